@@ -1,0 +1,1 @@
+"""Papers of the `agents` cluster; each subpackage holds one paper."""

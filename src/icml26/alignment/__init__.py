@@ -1,0 +1,1 @@
+"""Papers of the `alignment` cluster; each subpackage holds one paper."""

@@ -1,0 +1,1 @@
+"""Papers of the `decision` cluster; each subpackage holds one paper."""

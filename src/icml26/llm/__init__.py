@@ -1,0 +1,1 @@
+"""Papers of the `llm` cluster; each subpackage holds one paper."""

@@ -1,0 +1,1 @@
+"""Papers of the `science` cluster; each subpackage holds one paper."""

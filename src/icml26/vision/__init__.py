@@ -1,0 +1,1 @@
+"""Papers of the `vision` cluster; each subpackage holds one paper."""
