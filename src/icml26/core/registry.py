@@ -8,6 +8,7 @@ referenced by ``"module:attr"`` strings, and the public API is re-exported lazil
 from __future__ import annotations
 
 import difflib
+import os
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -50,7 +51,29 @@ def _discover() -> dict[str, Paper]:
                 raise ValueError(f"package {info.name!r} must hold the paper with slug "
                                  f"{info.name.replace('_', '-')!r}, found {paper.slug!r}")
             papers[paper.slug] = paper
+    papers.update(_extra_papers())
     return dict(sorted(papers.items(), key=lambda kv: (CLUSTERS.index(kv[1].cluster), kv[0])))
+
+
+def _extra_papers() -> dict[str, Paper]:
+    """Papers named by ``$ICML26_EXTRA_PAPERS`` ("module:attr" of a Paper or a list of them, comma-separated).
+
+    This is how code outside the package (a user's own paper, or the framework's fault-injection
+    fixtures in tests) joins the registry without living under ``icml26.<cluster>``.
+    """
+    from icml26.core.paper import resolve
+
+    out: dict[str, Paper] = {}
+    for ref in filter(None, (r.strip() for r in os.environ.get("ICML26_EXTRA_PAPERS", "").split(","))):
+        obj = resolve(ref) if ":" in ref else None
+        if obj is None:
+            raise ValueError(f"ICML26_EXTRA_PAPERS entry {ref!r} must be 'module:attr'")
+        items = obj if isinstance(obj, (list, tuple)) else [obj]
+        for p in items:
+            if not isinstance(p, Paper):
+                raise TypeError(f"{ref} holds {type(p).__name__}, not Paper")
+            out[p.slug] = p
+    return out
 
 
 def all_papers(cluster: str | None = None) -> list[Paper]:
@@ -58,6 +81,11 @@ def all_papers(cluster: str | None = None) -> list[Paper]:
     if cluster is not None and cluster not in CLUSTERS:
         raise ValueError(f"unknown cluster {cluster!r}; choose one of {', '.join(CLUSTERS)}")
     return [p for p in _discover().values() if cluster is None or p.cluster == cluster]
+
+
+def refresh() -> None:
+    """Forget the discovered papers (after changing ``$ICML26_EXTRA_PAPERS``)."""
+    _discover.cache_clear()
 
 
 def get_paper(slug: str) -> Paper:

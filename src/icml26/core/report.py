@@ -1,0 +1,289 @@
+"""The reproduction report: ``report/index.html`` (self-contained) and its Markdown twin ``REPORT.md``.
+
+Verdicts are recomputed here from the stored metrics, so the report always says what the
+stored runs support. Per paper the report uses the largest profile that has successful
+runs (``full`` before ``quick``) and says which one it used.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import re
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from icml26.core.paper import Paper, Verdict
+from icml26.core.store import Row, Store, code_hash
+
+PROFILE_PREFERENCE = ("full", "quick")
+COLOURS = {"reproduced": "#1a7f37", "partly": "#b08800", "not-reproduced": "#cf222e",
+           "not-checkable": "#6e7781", "not run": "#6e7781", "error": "#cf222e"}
+BADGE = {"reproduced": "✅ reproduced", "partly": "🟡 partly", "not-reproduced": "❌ not-reproduced",
+         "not-checkable": "⚪ not-checkable", "not run": "⚪ not run"}
+README_START = "<!-- verdicts:start -->"
+README_END = "<!-- verdicts:end -->"
+
+
+@dataclass
+class PaperResult:
+    paper: Paper
+    profile: str | None
+    rows: list[Row] = field(default_factory=list)
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    figure_png: bytes | None = None
+    figure_error: str | None = None
+    stale: bool = False
+
+    @property
+    def ok_rows(self) -> list[Row]:
+        return [r for r in self.rows if r.status == "ok" and r.metrics is not None]
+
+    @property
+    def failed_rows(self) -> list[Row]:
+        return [r for r in self.rows if r.status != "ok"]
+
+    @property
+    def runtime_s(self) -> float:
+        return float(sum(r.duration_s or 0.0 for r in self.rows))
+
+
+def collect(papers: Sequence[Paper], store: Store, *, profile: str | None = None,
+            figures: bool = True) -> list[PaperResult]:
+    """Gather rows, recompute verdicts and render figures for every paper."""
+    results = []
+    for paper in papers:
+        chosen, rows, stale = None, [], False
+        names = [profile] if profile else [p for p in PROFILE_PREFERENCE if p in paper.profiles]
+        for name in names:
+            h = code_hash(paper, paper.profile(name))
+            cand = store.latest(paper.slug, name, h)
+            if any(r.status == "ok" for r in cand):
+                chosen, rows, stale = name, cand, cand[0].code_hash != h
+                break
+            if cand and not rows:
+                chosen, rows, stale = name, cand, cand[0].code_hash != h
+        res = PaperResult(paper, chosen, rows, stale=stale)
+        ms = [r.metrics for r in res.ok_rows]
+        for claim in paper.claims:
+            try:
+                res.verdicts[claim.id] = claim.evaluate(ms)
+            except Exception as exc:  # noqa: BLE001
+                res.verdicts[claim.id] = Verdict("not-checkable", "check failed",
+                                                 f"the check raised {type(exc).__name__}: {exc}")
+        if figures and ms and paper.figure is not None:
+            try:
+                res.figure_png = _render(paper, ms)
+            except Exception:  # noqa: BLE001 - a broken figure must not sink the report
+                res.figure_error = traceback.format_exc(limit=3)
+        results.append(res)
+    return results
+
+
+def _render(paper: Paper, metrics: list[dict[str, Any]]) -> bytes | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from icml26.core.paper import resolve
+
+    fig = resolve(paper.figure)(metrics)  # type: ignore[arg-type]
+    if fig is None:
+        return None
+    if isinstance(fig, (list, tuple)):
+        fig = fig[0]
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    try:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    except Exception:  # noqa: BLE001 - Figure objects not managed by pyplot
+        pass
+    return buf.getvalue()
+
+
+def _status_of(res: PaperResult, claim_id: str) -> str:
+    if res.profile is None or not res.ok_rows:
+        return "not run"
+    return res.verdicts[claim_id].status
+
+
+def _counts(results: Sequence[PaperResult]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for res in results:
+        for c in res.paper.claims:
+            s = _status_of(res, c.id)
+            counts[s] = counts.get(s, 0) + 1
+    return counts
+
+
+def markdown_table(results: Sequence[PaperResult]) -> str:
+    """The verdict table (one row per claim), also used for the README."""
+    lines = ["| paper | claim | paper's value | ours | verdict | profile · seeds |",
+             "|---|---|---|---|---|---|"]
+    for res in results:
+        for c in res.paper.claims:
+            st = _status_of(res, c.id)
+            v = res.verdicts.get(c.id)
+            ours = v.measured if (v and st != "not run") else "—"
+            seeds = f"{res.profile} · {len(res.ok_rows)}" if res.profile else "—"
+            lines.append(f"| [{res.paper.slug}](#{res.paper.slug}) | {_md(c.statement)} | {_md(c.paper_value)} | "
+                         f"{_md(ours)} | {BADGE.get(st, st)} | {seeds} |")
+    counts = _counts(results)
+    total = sum(counts.values())
+    tally = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+    lines.append("")
+    lines.append(f"{len(results)} papers, {total} claims ({tally}).")
+    return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    return re.sub(r"\s+", " ", str(text)).replace("|", "\\|")
+
+
+def write_markdown(results: Sequence[PaperResult], out_dir: Path) -> Path:
+    fig_dir = out_dir / "figures"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = ["# icml26 reproduction report", "", f"Generated {now}. Each verdict is computed from the "
+             "metrics stored for that run; the paper's value is shown for comparison only.", "",
+             markdown_table(results), ""]
+    for res in results:
+        p = res.paper
+        parts += [f"## {p.slug}", "", f"**{p.title}** — {p.source} · cluster `{p.cluster}` · "
+                  f"feasibility {p.feasibility}", ""]
+        if p.summary:
+            parts += [p.summary, ""]
+        parts += [f"*Small-scale setting.* {p.substitution}", ""]
+        if res.profile is None:
+            parts += ["Not run yet.", ""]
+            continue
+        stale = " (rows from an older code version)" if res.stale else ""
+        parts += [f"Profile `{res.profile}`{stale}: {len(res.ok_rows)} seeds ok, {len(res.failed_rows)} failed, "
+                  f"{res.runtime_s:.1f} s of compute.", ""]
+        for c in p.claims:
+            v = res.verdicts[c.id]
+            parts += [f"- **{c.id}** — {BADGE.get(_status_of(res, c.id))}. {_md(c.statement)}",
+                      f"  - paper: {_md(c.paper_value)}", f"  - ours: {_md(v.measured)}",
+                      f"  - evidence: {_md(v.evidence)}"]
+        for r in res.failed_rows:
+            first = (r.error or "").strip().splitlines()[-1:] or [""]
+            parts.append(f"- seed {r.seed}: **{r.status}** — {_md(first[0])[:300]}")
+        if res.figure_png:
+            name = f"{p.slug}.png"
+            (fig_dir / name).write_bytes(res.figure_png)
+            parts += ["", f"![{p.slug}](figures/{name})"]
+        parts.append("")
+    path = out_dir / "REPORT.md"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;
+color:#1f2328;line-height:1.45}
+table{border-collapse:collapse;width:100%;font-size:0.9em}th,td{border:1px solid #d0d7de;padding:4px 6px;
+vertical-align:top;text-align:left}th{background:#f6f8fa}
+.v{color:#fff;border-radius:4px;padding:1px 6px;white-space:nowrap;font-weight:600}
+section{border-top:2px solid #d0d7de;margin-top:2em}img{max-width:100%}
+.sub{background:#f6f8fa;padding:.5em 1em;border-left:4px solid #8c959f}
+pre{white-space:pre-wrap;font-size:.8em;background:#fff8f8;padding:.5em}
+.muted{color:#6e7781}
+"""
+
+
+def _badge_html(status: str) -> str:
+    return f'<span class="v" style="background:{COLOURS.get(status, "#6e7781")}">{html.escape(status)}</span>'
+
+
+def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
+    e = html.escape
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    counts = _counts(results)
+    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+           "<title>icml26 reproduction report</title>", f"<style>{_CSS}</style></head><body>",
+           "<h1>icml26 reproduction report</h1>",
+           f"<p class='muted'>Generated {now}. Verdicts are computed from the metrics stored for each run "
+           "(several seeds, stated test); the paper's value is shown beside ours for comparison and never "
+           "decides a verdict.</p>",
+           "<p>" + " ".join(f"{_badge_html(k)} {v}" for k, v in sorted(counts.items())) + "</p>",
+           "<h2>Summary</h2><table id='summary'><thead><tr><th>paper</th><th>claim</th><th>paper's value</th>"
+           "<th>ours (CI)</th><th>verdict</th><th>seeds</th><th>runtime</th></tr></thead><tbody>"]
+    for res in results:
+        for c in res.paper.claims:
+            st = _status_of(res, c.id)
+            v = res.verdicts[c.id]
+            ours = v.measured if st != "not run" else "—"
+            if v.ci and st != "not run":
+                ours += f" (CI {v.ci[0]:.3g} – {v.ci[1]:.3g})"
+            seeds = f"{len(res.ok_rows)} ({res.profile})" if res.profile else "—"
+            runtime = f"{res.runtime_s:.1f} s" if res.profile else "—"
+            out.append(f"<tr data-paper='{e(res.paper.slug)}' data-claim='{e(c.id)}'>"
+                       f"<td><a href='#{e(res.paper.slug)}'>{e(res.paper.slug)}</a></td>"
+                       f"<td><b>{e(c.id)}</b>: {e(c.statement)}</td><td>{e(c.paper_value)}</td><td>{e(ours)}</td>"
+                       f"<td>{_badge_html(st)}</td><td>{e(seeds)}</td><td>{e(runtime)}</td></tr>")
+    out.append("</tbody></table>")
+    for res in results:
+        p = res.paper
+        out.append(f"<section id='{e(p.slug)}'><h2>{e(p.slug)}: {e(p.title)}</h2>")
+        out.append(f"<p class='muted'>{e(p.source)} · cluster <code>{e(p.cluster)}</code> · feasibility "
+                   f"{e(p.feasibility)}</p>")
+        if p.summary:
+            out.append(f"<p>{e(p.summary)}</p>")
+        out.append(f"<div class='sub'><b>Small-scale setting.</b> {e(p.substitution)}</div>")
+        if res.profile is None:
+            out.append("<p>Not run yet.</p></section>")
+            continue
+        stale = " (rows from an older code version)" if res.stale else ""
+        out.append(f"<p>Profile <code>{e(res.profile)}</code>{e(stale)}: {len(res.ok_rows)} seeds ok, "
+                   f"{len(res.failed_rows)} failed, {res.runtime_s:.1f} s of compute.</p><ul>")
+        for c in p.claims:
+            v = res.verdicts[c.id]
+            out.append(f"<li>{_badge_html(_status_of(res, c.id))} <b>{e(c.id)}</b>: {e(c.statement)}<br>"
+                       f"<i>paper</i>: {e(c.paper_value)}<br><i>ours</i>: {e(v.measured)}<br>"
+                       f"<i>evidence</i>: {e(v.evidence)}</li>")
+        out.append("</ul>")
+        for r in res.failed_rows:
+            out.append(f"<p>seed {r.seed}: <b>{e(r.status)}</b></p><pre>{e((r.error or '')[-1500:])}</pre>")
+        if res.figure_png:
+            b64 = base64.b64encode(res.figure_png).decode()
+            out.append(f"<img alt='figure for {e(p.slug)}' src='data:image/png;base64,{b64}'>")
+        elif res.figure_error:
+            out.append(f"<pre>figure failed:\n{e(res.figure_error)}</pre>")
+        out.append("</section>")
+    out.append("</body></html>")
+    path = out_dir / "index.html"
+    path.write_text("\n".join(out), encoding="utf-8")
+    return path
+
+
+def update_readme(readme: Path, results: Sequence[PaperResult]) -> bool:
+    """Replace the verdict table between the README's markers; False if the markers are absent."""
+    if not readme.exists():
+        return False
+    text = readme.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        return False
+    table = markdown_table(results).replace("](#", "](report/REPORT.md#")
+    new = re.sub(re.escape(README_START) + r".*?" + re.escape(README_END),
+                 lambda _: f"{README_START}\n{table}\n{README_END}", text, flags=re.S)
+    readme.write_text(new, encoding="utf-8")
+    return True
+
+
+def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report", *,
+          profile: str | None = None, readme: str | Path | None = None) -> tuple[Path, Path, list[PaperResult]]:
+    """Write ``index.html`` and ``REPORT.md`` into ``out_dir``; optionally refresh a README table."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results = collect(papers, store, profile=profile)
+    md = write_markdown(results, out)
+    page = write_html(results, out)
+    if readme is not None:
+        update_readme(Path(readme), results)
+    return page, md, results

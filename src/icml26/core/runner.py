@@ -1,0 +1,272 @@
+"""Run jobs ``(paper, profile, seed)`` and store each result as soon as it finishes.
+
+Backends
+--------
+``local`` (default): one fresh worker process per job from a fork server (so a crash,
+hang or ``os._exit`` in one job cannot take another down), at most ``jobs`` at once, a
+per-job timeout after which the worker is killed, and BLAS/torch threads limited per
+worker. ``ray``: the same jobs as Ray tasks (see :mod:`icml26.core.ray_backend`).
+
+Whatever the backend, only the driver writes the store, one row per finished job, so an
+interrupted run (Ctrl-C) keeps every finished job exactly once and a re-run completes
+only the missing ones.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from icml26.core.paper import Paper, Profile
+from icml26.core.store import Store, code_hash
+
+
+@dataclass(frozen=True)
+class Job:
+    paper: str
+    profile: str
+    seed: int
+    timeout_s: float
+    code_hash: str
+    cpus: int = 1
+    gpu: bool = False
+
+
+@dataclass
+class Outcome:
+    job: Job
+    status: str  # ok | error | timeout | crashed | skipped
+    metrics: dict[str, Any] | None = None
+    error: str | None = None
+    duration_s: float = 0.0
+
+
+@dataclass
+class RunSummary:
+    outcomes: list[Outcome] = field(default_factory=list)
+    skipped: list[Job] = field(default_factory=list)  # already stored
+    interrupted: bool = False
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status not in ("ok", "skipped")]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.interrupted
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, store: Store | None = None,
+         force: bool = False, timeout_s: float | None = None) -> tuple[list[Job], list[Job]]:
+    """Jobs to run and jobs skipped because the store already has them for this code version."""
+    if seeds is not None and seeds < 1:
+        raise ValueError(f"seeds must be >= 1, got {seeds}")
+    if timeout_s is not None and timeout_s <= 0:
+        raise ValueError(f"timeout must be > 0 seconds, got {timeout_s}")
+    todo: list[Job] = []
+    skipped: list[Job] = []
+    for paper in papers:
+        prof: Profile = paper.profile(profile)
+        h = code_hash(paper, prof)
+        n = seeds if seeds is not None else prof.seeds
+        done = store.done(paper.slug, prof.name, h) if (store is not None and not force) else set()
+        for s in range(n):
+            job = Job(paper.slug, prof.name, s, float(timeout_s or prof.timeout_s), h, prof.cpus, prof.gpu)
+            (skipped if s in done else todo).append(job)
+    return todo, skipped
+
+
+# -- the worker side ------------------------------------------------------------------------
+def execute_job(slug: str, profile: str, seed: int, threads: int) -> dict[str, Any]:
+    """Run one job in this process (used by every backend's worker)."""
+    from icml26.core.registry import get_paper
+    from icml26.core.seeding import set_threads
+
+    set_threads(threads)
+    return get_paper(slug).run_seed(profile, seed)
+
+
+def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, extra: str | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what an interrupt means
+    if extra is not None:  # the fork server may predate the driver's environment
+        os.environ["ICML26_EXTRA_PAPERS"] = extra
+    t0 = time.perf_counter()
+    try:
+        metrics = execute_job(slug, profile, seed, threads)
+        msg: tuple[Any, ...] = ("ok", metrics, None, time.perf_counter() - t0)
+    except BaseException:  # noqa: BLE001 - every failure becomes an error row
+        msg = ("error", None, traceback.format_exc(), time.perf_counter() - t0)
+    try:
+        conn.send(msg)
+    except Exception:  # noqa: BLE001 - e.g. metrics that cannot be pickled
+        conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0))
+    conn.close()
+
+
+_CTX: Any = None
+
+
+def _context() -> Any:
+    global _CTX
+    if _CTX is None:
+        if "forkserver" in mp.get_all_start_methods():
+            _CTX = mp.get_context("forkserver")
+            preload = ["numpy", "icml26.core.registry", "icml26.core.paper"]
+            try:
+                import importlib.util
+
+                if importlib.util.find_spec("torch") is not None:
+                    preload.append("torch")  # imported, never run, in the server: cheap, fork-safe
+            except (ImportError, ValueError):
+                pass
+            _CTX.set_forkserver_preload(preload)
+        else:
+            _CTX = mp.get_context("spawn")
+    return _CTX
+
+
+Callback = Callable[[Outcome], None]
+
+
+def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int | None = None,
+              on_start: Callable[[Job], None] | None = None, on_done: Callback | None = None,
+              poll_s: float = 0.1) -> tuple[list[Outcome], bool]:
+    """Run jobs in worker processes; returns (outcomes, interrupted)."""
+    workers = workers or default_jobs()
+    if workers < 1:
+        raise ValueError(f"jobs must be >= 1, got {workers}")
+    threads = threads or max(1, default_jobs() // workers)
+    ctx = _context()
+    pending = deque(jobs)
+    running: dict[Any, tuple[Job, Any, Connection, float]] = {}
+    outcomes: list[Outcome] = []
+
+    def finish(key: Any, out: Outcome) -> None:
+        running.pop(key)
+        outcomes.append(out)
+        if on_done:
+            on_done(out)
+
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                job = pending.popleft()
+                parent, child = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_worker, args=(child, job.paper, job.profile, job.seed, threads,
+                                         os.environ.get("ICML26_EXTRA_PAPERS")),
+                                   name=f"icml26:{job.paper}:{job.profile}:{job.seed}", daemon=True)
+                proc.start()
+                child.close()
+                running[proc.sentinel] = (job, proc, parent, time.monotonic())
+                if on_start:
+                    on_start(job)
+            conns = [r[2] for r in running.values()]
+            wait(conns + list(running), timeout=poll_s)
+            now = time.monotonic()
+            for key, (job, proc, conn, t0) in list(running.items()):
+                if conn.poll():
+                    try:
+                        status, metrics, err, dur = conn.recv()
+                    except (EOFError, OSError):
+                        proc.join(1)
+                        finish(key, Outcome(job, "crashed", error=f"worker exited with code {proc.exitcode} "
+                                                                 "before reporting a result",
+                                            duration_s=now - t0))
+                        continue
+                    proc.join(5)
+                    if proc.is_alive():
+                        proc.kill()
+                    conn.close()
+                    finish(key, Outcome(job, status, metrics, err, dur))
+                elif not proc.is_alive():
+                    proc.join()
+                    conn.close()
+                    finish(key, Outcome(job, "crashed", error=f"worker process died with exit code "
+                                                             f"{proc.exitcode} (killed, os._exit or out of memory)",
+                                        duration_s=now - t0))
+                elif now - t0 > job.timeout_s:
+                    proc.kill()
+                    proc.join()
+                    conn.close()
+                    finish(key, Outcome(job, "timeout", error=f"timed out after {job.timeout_s:.0f} s; worker killed",
+                                        duration_s=now - t0))
+        return outcomes, False
+    except KeyboardInterrupt:
+        for job, proc, conn, _ in running.values():
+            proc.kill()
+        for job, proc, conn, _ in running.values():
+            proc.join()
+            conn.close()
+        return outcomes, True
+
+
+def run_jobs(jobs: Sequence[Job], *, backend: str = "local", workers: int | None = None,
+             address: str | None = None, on_start: Callable[[Job], None] | None = None,
+             on_done: Callback | None = None) -> tuple[list[Outcome], bool]:
+    """Dispatch to a backend; ``on_done`` is called in the driver as each job finishes."""
+    if backend == "local":
+        return run_local(jobs, workers=workers, on_start=on_start, on_done=on_done)
+    if backend == "ray":
+        from icml26.core.ray_backend import run_ray
+
+        return run_ray(jobs, address=address, workers=workers, on_start=on_start, on_done=on_done)
+    raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
+
+
+def evaluate_and_store(paper: Paper, profile: str, store: Store) -> dict[str, Any]:
+    """Compute the claims' verdicts from the stored metrics of one (paper, profile) and cache them."""
+    prof = paper.profile(profile)
+    h = code_hash(paper, prof)
+    rows = [r for r in store.latest(paper.slug, profile, h) if r.status == "ok" and r.metrics is not None]
+    verdicts = {}
+    for claim in paper.claims:
+        try:
+            verdicts[claim.id] = claim.evaluate([r.metrics for r in rows])
+        except Exception as exc:  # noqa: BLE001 - a broken check is reported, not hidden
+            from icml26.core.paper import Verdict
+
+            verdicts[claim.id] = Verdict("not-checkable", "check failed",
+                                         f"the check raised {type(exc).__name__}: {exc}")
+    store.record_verdicts(paper.slug, profile, h, verdicts, len(rows))
+    return verdicts
+
+
+def execute(papers: Sequence[Paper], profile: str, store: Store, *, seeds: int | None = None,
+            workers: int | None = None, force: bool = False, backend: str = "local",
+            address: str | None = None, timeout_s: float | None = None,
+            on_plan: Callable[[list[Job], list[Job]], None] | None = None,
+            on_start: Callable[[Job], None] | None = None, on_done: Callback | None = None) -> RunSummary:
+    """Plan, run, store and evaluate: the whole of ``icml26 run``."""
+    todo, skipped = plan(papers, profile, seeds=seeds, store=store, force=force, timeout_s=timeout_s)
+    if on_plan:
+        on_plan(todo, skipped)
+    summary = RunSummary(skipped=skipped)
+    env_backend = backend
+
+    def record(out: Outcome) -> None:
+        j = out.job
+        store.record(paper=j.paper, profile=j.profile, seed=j.seed, status=out.status, code_hash=j.code_hash,
+                     metrics=out.metrics, error=out.error, duration_s=out.duration_s, backend=env_backend)
+        if on_done:
+            on_done(out)
+
+    outcomes, interrupted = run_jobs(todo, backend=backend, workers=workers, address=address,
+                                     on_start=on_start, on_done=record)
+    summary.outcomes = outcomes
+    summary.interrupted = interrupted
+    if not interrupted:
+        for paper in papers:
+            evaluate_and_store(paper, profile, store)
+    return summary

@@ -1,0 +1,293 @@
+"""Results store: one embedded SQLite file, one row per job (paper, profile, seed, code version).
+
+Rows are written by the driver as each job finishes, in their own transaction, so an
+interrupted run leaves every finished job stored exactly once and nothing half-written.
+A row is keyed by ``(paper, profile, seed, code_hash)``: re-running a job under the same
+code replaces its row (an error row becomes an ``ok`` row once it succeeds), and a
+changed implementation gets fresh rows beside the old ones.
+
+The file is checked on open: a file that is not SQLite, or an SQLite database that was
+not written by icml26, raises :class:`StoreError` and is never modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import socket
+import sqlite3
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+APP_ID = "icml26-results"
+SCHEMA_VERSION = "1"
+DEFAULT_PATH = Path("runs") / "results.sqlite"
+JOB_STATUSES = ("ok", "error", "timeout", "crashed", "skipped")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    paper       TEXT NOT NULL,
+    profile     TEXT NOT NULL,
+    seed        INTEGER NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('ok','error','timeout','crashed','skipped')),
+    metrics     TEXT,
+    error       TEXT,
+    duration_s  REAL,
+    code_hash   TEXT NOT NULL,
+    version     TEXT,
+    git_commit  TEXT,
+    python      TEXT,
+    torch       TEXT,
+    numpy       TEXT,
+    host        TEXT,
+    backend     TEXT,
+    created_at  TEXT NOT NULL,
+    UNIQUE (paper, profile, seed, code_hash)
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    paper       TEXT NOT NULL,
+    profile     TEXT NOT NULL,
+    claim       TEXT NOT NULL,
+    code_hash   TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    measured    TEXT NOT NULL,
+    evidence    TEXT NOT NULL,
+    n_seeds     INTEGER NOT NULL,
+    computed_at TEXT NOT NULL,
+    PRIMARY KEY (paper, profile, claim)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The results file cannot be used (corrupt, foreign, or from a newer schema)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    paper: str
+    profile: str
+    seed: int
+    status: str
+    metrics: dict[str, Any] | None
+    error: str | None
+    duration_s: float | None
+    code_hash: str
+    created_at: str
+    version: str | None = None
+    git_commit: str | None = None
+    host: str | None = None
+    backend: str | None = None
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("ICML26_STORE", str(DEFAULT_PATH)))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@lru_cache(maxsize=1)
+def environment() -> dict[str, str | None]:
+    """Versions and host recorded with every row (torch only if already imported or cheap to find)."""
+    from importlib import metadata
+
+    import icml26
+
+    def version_of(dist: str) -> str | None:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return None
+
+    commit = None
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5)
+        if out.returncode == 0:
+            commit = out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"version": icml26.__version__, "git_commit": commit, "python": platform.python_version(),
+            "torch": version_of("torch"), "numpy": version_of("numpy"), "host": socket.gethostname()}
+
+
+def code_hash(paper: Any, profile: Any) -> str:
+    """Fingerprint of the code and settings a job depends on.
+
+    Hashes the paper's own package, its cluster's shared ``_*.py`` modules, ``icml26/nn``,
+    the contract module and the profile's parameters. Editing any of them invalidates
+    stored rows; editing another paper does not.
+    """
+    import icml26
+
+    root = Path(icml26.__file__).resolve().parent
+    cluster_dir = root / paper.cluster
+    files: list[Path] = sorted((cluster_dir / paper.slug.replace("-", "_")).rglob("*.py"))
+    files += sorted(cluster_dir.glob("_*.py"))
+    files += sorted((root / "nn").rglob("*.py")) if (root / "nn").exists() else []
+    files += [root / "core" / "paper.py", root / "core" / "seeding.py"]
+    h = hashlib.sha256()
+    for f in files:
+        if f.name == "__init__.py" and f.parent == cluster_dir:
+            continue
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    h.update(json.dumps({"name": profile.name, "params": dict(profile.params)}, sort_keys=True,
+                        default=str).encode())
+    return h.hexdigest()[:16]
+
+
+class Store:
+    """SQLite-backed results store. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
+        self.path = Path(path) if path is not None else default_path()
+        if self.path.exists():
+            self._check_file()
+        elif not create:
+            raise StoreError(f"no results store at {self.path}")
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            self.conn.execute("PRAGMA busy_timeout = 30000")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self._init_schema()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a usable icml26 results store: {exc}") from exc
+
+    # -- opening -------------------------------------------------------------------------
+    def _check_file(self) -> None:
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a results file")
+        with open(self.path, "rb") as fh:
+            head = fh.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise StoreError(f"{self.path} is not an SQLite file (corrupt or foreign); "
+                             "it was left untouched — choose another path with --store")
+        if not head:
+            return  # an empty file: treat as new
+        try:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30.0)
+            try:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if not tables:
+                    return
+                if "meta" not in tables:
+                    raise StoreError(f"{self.path} is an SQLite database that icml26 did not write "
+                                     f"(tables: {sorted(tables)}); it was left untouched")
+                meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                conn.execute("PRAGMA quick_check").fetchall()
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is corrupt ({exc}); it was left untouched") from exc
+        if meta.get("app") != APP_ID:
+            raise StoreError(f"{self.path} is an SQLite database of another application; left untouched")
+        if meta.get("schema", "0") > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema {meta.get('schema')}, newer than this icml26 "
+                             f"({SCHEMA_VERSION}); upgrade icml26")
+
+    def _init_schema(self) -> None:
+        self.conn.executescript(_SCHEMA)
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('app', ?)", (APP_ID,))
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -------------------------------------------------------------------------
+    def record(self, *, paper: str, profile: str, seed: int, status: str, code_hash: str,
+               metrics: dict[str, Any] | None = None, error: str | None = None,
+               duration_s: float | None = None, backend: str = "local",
+               env: dict[str, str | None] | None = None) -> None:
+        """Store one finished job, replacing an earlier row of the same job and code version."""
+        if status not in JOB_STATUSES:
+            raise ValueError(f"status must be one of {JOB_STATUSES}, got {status!r}")
+        env = env or environment()
+        payload = json.dumps(metrics, allow_nan=True) if metrics is not None else None
+        self.conn.execute(
+            "INSERT OR REPLACE INTO runs(paper, profile, seed, status, metrics, error, duration_s, code_hash,"
+            " version, git_commit, python, torch, numpy, host, backend, created_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (paper, profile, int(seed), status, payload, error, duration_s, code_hash, env.get("version"),
+             env.get("git_commit"), env.get("python"), env.get("torch"), env.get("numpy"), env.get("host"),
+             backend, _now()))
+
+    def record_verdicts(self, paper: str, profile: str, code_hash: str, verdicts: dict[str, Any],
+                        n_seeds: int) -> None:
+        with self.conn:
+            self.conn.execute("BEGIN")
+            self.conn.execute("DELETE FROM verdicts WHERE paper=? AND profile=?", (paper, profile))
+            for claim, v in verdicts.items():
+                self.conn.execute(
+                    "INSERT INTO verdicts VALUES (?,?,?,?,?,?,?,?,?)",
+                    (paper, profile, claim, code_hash, v.status, v.measured, v.evidence, n_seeds, _now()))
+
+    # -- reading -------------------------------------------------------------------------
+    def _rows(self, where: str, args: Sequence[Any]) -> Iterator[Row]:
+        cur = self.conn.execute(
+            "SELECT paper, profile, seed, status, metrics, error, duration_s, code_hash, created_at, version,"
+            f" git_commit, host, backend FROM runs WHERE {where} ORDER BY seed, created_at", tuple(args))
+        for r in cur:
+            yield Row(r[0], r[1], r[2], r[3], json.loads(r[4]) if r[4] else None, r[5], r[6], r[7], r[8],
+                      r[9], r[10], r[11], r[12])
+
+    def rows(self, paper: str | None = None, profile: str | None = None,
+             code_hash: str | None = None) -> list[Row]:
+        clauses, args = ["1=1"], []
+        for col, val in (("paper", paper), ("profile", profile), ("code_hash", code_hash)):
+            if val is not None:
+                clauses.append(f"{col}=?")
+                args.append(val)
+        return list(self._rows(" AND ".join(clauses), args))
+
+    def done(self, paper: str, profile: str, code_hash: str) -> set[int]:
+        """Seeds already stored successfully for this code version."""
+        cur = self.conn.execute("SELECT seed FROM runs WHERE paper=? AND profile=? AND code_hash=? AND status='ok'",
+                                (paper, profile, code_hash))
+        return {r[0] for r in cur}
+
+    def latest(self, paper: str, profile: str, code_hash: str | None = None) -> list[Row]:
+        """Rows of one (paper, profile): for ``code_hash`` if given and present, else the newest code version."""
+        if code_hash is not None:
+            rows = self.rows(paper, profile, code_hash)
+            if rows:
+                return rows
+        cur = self.conn.execute("SELECT code_hash FROM runs WHERE paper=? AND profile=? ORDER BY created_at DESC, id DESC"
+                                " LIMIT 1", (paper, profile))
+        r = cur.fetchone()
+        return self.rows(paper, profile, r[0]) if r else []
+
+    def stored_verdicts(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """paper -> profile -> claim -> {status, measured, n_seeds} as last computed."""
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+        for paper, profile, claim, status, measured, n in self.conn.execute(
+                "SELECT paper, profile, claim, status, measured, n_seeds FROM verdicts"):
+            out.setdefault(paper, {}).setdefault(profile, {})[claim] = {
+                "status": status, "measured": measured, "n_seeds": n}
+        return out
+
+    def profiles_of(self, paper: str) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT profile FROM runs WHERE paper=?", (paper,))]
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
