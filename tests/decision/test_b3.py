@@ -1,0 +1,169 @@
+"""Unit tests for Box Thirding (arXiv:2602.18186) and its baselines, on cases with known answers."""
+
+import math
+
+import numpy as np
+import pytest
+
+from icml26.decision.b3 import (
+    R0,
+    BoxThirding,
+    BoxThirdingBatch,
+    doubling_successive_halving,
+    fit_subset_size,
+    successive_halving,
+    uniform_sampling,
+)
+
+
+class Env:
+    """Arms with given means; ``noise`` = sd of Gaussian rewards (0: deterministic). Counts pulls."""
+
+    def __init__(self, means, noise=0.0, seed=0):
+        self.means = np.asarray(means, dtype=float)
+        self.noise = noise
+        self.rng = np.random.default_rng(seed)
+        self.pulls = 0
+
+    def __call__(self, arm, n):
+        self.pulls += n
+        return self.means[arm] + self.noise * self.rng.standard_normal(n)
+
+
+def test_default_ratio_solves_balance_equation():
+    assert abs(4 - R0 - R0 ** 1.5) < 1e-12 and 1 < R0 < 2
+
+
+def test_cumulative_pulls_per_level():
+    b = BoxThirdingBatch(10, t0=1, ratio=R0, seed=0)
+    assert [b.n_pulls(l) for l in range(6)] == [1, 2, 3, 6, 9, 16]
+    b = BoxThirdingBatch(10, t0=3, ratio=1.5, seed=0)
+    assert [b.n_pulls(l) for l in range(4)] == [3, 5, 7, 11]  # ceil(3 * 1.5^l)
+
+
+def test_hand_traced_three_arms():
+    # t0=1, r=1.5: n = 1, 2, 3. Admit 3 arms (3 pulls); resolve level 0 (+1 pull on the best);
+    # every arm screened: lone median lifted (+1), then the two level-1 arms duel (+1 on winner).
+    env = Env([0.2, 0.9, 0.5])
+    b3 = BoxThirding(3, t0=1, ratio=1.5, seed=4).run(env, 1000)
+    assert b3.pulls_used == env.pulls == 6
+    assert b3.recommend() == 1
+    st = b3.state()
+    assert sum(len(q) for q in st["levels"]) == 1
+
+
+@pytest.mark.parametrize("n_arms", [27, 10, 50])
+def test_deterministic_rewards_end_with_best_arm(n_arms):
+    means = np.random.default_rng(n_arms).permutation(np.linspace(0, 1, n_arms))
+    env = Env(means)
+    b3 = BoxThirding(n_arms, seed=1).run(env, 10**6)
+    assert b3.n_screened == n_arms
+    assert b3.recommend() == int(np.argmax(means))
+
+
+def test_deterministic_best_screened_arm_is_never_discarded():
+    means = np.random.default_rng(0).random(2000)
+    env = Env(means)
+    b3 = BoxThirding(2000, seed=3)
+    for t in range(50, 3000, 97):
+        b3.run(env, t)
+        scr = b3.screened()
+        best = int(scr[np.argmax(means[scr])])
+        alive = {a[0] for q in b3.state()["levels"] for a, _ in q}
+        assert best in alive
+        # the recommendation is the best arm of its (top) level
+        top = [a[0] for a, _ in b3.state()["levels"][-1]]
+        assert means[b3.recommend()] == max(means[top])
+
+
+def test_anytime_same_state_as_single_run():
+    means = np.random.default_rng(5).beta(1, 8, 3000)
+    one = BoxThirding(3000, seed=11)
+    one.run(Env(means, noise=0.5, seed=2), 7000)
+    env = Env(means, noise=0.5, seed=2)
+    two = BoxThirding(3000, seed=11)
+    for t in (10, 999, 2500, 2501, 7000):
+        two.run(env, t)
+    assert one.state() == two.state()
+    assert one.recommend() == two.recommend()
+    assert one.pulls_used == two.pulls_used <= 7000
+    assert one._b.rng.bit_generator.state == two._b.rng.bit_generator.state
+
+
+def test_budget_accounting_never_exceeds():
+    means = np.random.default_rng(1).random(500)
+    for budget in (1, 2, 7, 100, 1234):
+        env = Env(means, noise=0.1)
+        b3 = BoxThirding(500, seed=0).run(env, budget)
+        assert b3.pulls_used == env.pulls <= budget
+        for fn in (successive_halving, uniform_sampling, doubling_successive_halving):
+            env = Env(means, noise=0.1)
+            fn(env, 500, budget, seed=0)
+            assert env.pulls <= budget
+
+
+def test_screened_count_is_linear_in_budget():
+    # c0 = Theta(T): each screened arm costs at least n_0 pulls and, for r < 2, on average at most
+    # n_0 + sum_l 2^-(l+1) (n_{l+1} - n_l) (the cost once every level it may reach is resolved)
+    b = BoxThirdingBatch(10**6, 4, seed=0)
+    cost = b.n_pulls(0) + sum(2.0 ** -(l + 1) * (b.n_pulls(l + 1) - b.n_pulls(l)) for l in range(80))
+    rng = np.random.default_rng(0)
+    c0 = []
+    for t in (10000, 40000):
+        b.run(lambda arms, n: rng.binomial(n, 0.3, size=arms.shape).astype(float), t)
+        assert t / cost <= b.n_screened <= t / b.n_pulls(0)
+        c0.append(b.n_screened)
+    assert 3.5 <= c0[1] / c0[0] <= 4.0
+
+
+def test_successive_halving_tiny_deterministic():
+    means = [0.1, 0.7, 0.3, 0.9, 0.2, 0.8, 0.4, 0.5]
+    for seed in range(5):
+        assert successive_halving(Env(means), 8, 24, subset_size=8, seed=seed) == 3
+        assert uniform_sampling(Env(means), 8, 8, subset_size=8, seed=seed) == 3
+        assert doubling_successive_halving(Env(means), 8, 10**4, first_budget=32, seed=seed) == 3
+
+
+def test_fit_subset_size():
+    assert fit_subset_size(5000, 1000) == 128  # 128 * 7 = 896 <= 1000 < 129 * 8
+    assert fit_subset_size(10, 10**6) == 10
+    assert fit_subset_size(5000, 1) == 1
+    for t in (50, 500, 5000):
+        n = fit_subset_size(10**5, t)
+        assert n * math.ceil(math.log2(n)) <= t < (n + 1) * math.ceil(math.log2(n + 1))
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"n_arms": 0}, "n_arms"), ({"n_arms": 2.5}, "n_arms"), ({"n_arms": 5, "t0": 0}, "t0"),
+    ({"n_arms": 5, "t0": 1.5}, "t0"), ({"n_arms": 5, "ratio": 2.0}, "ratio"),
+    ({"n_arms": 5, "ratio": 0.9}, "ratio"), ({"n_arms": 5, "ratio": float("nan")}, "ratio"),
+    ({"n_arms": 5, "ratio": float("inf")}, "ratio"), ({"n_arms": 5, "seed": -1}, "seed"),
+])
+def test_constructor_validation(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        BoxThirding(**kwargs)
+
+
+def test_run_validation():
+    env = Env([0.1, 0.5, 0.3])
+    b3 = BoxThirding(3, seed=0)
+    for bad in (0, -3, float("nan"), float("inf"), 2.5):
+        with pytest.raises(ValueError, match="budget"):
+            b3.run(env, bad)
+    with pytest.raises(ValueError, match="pull"):
+        b3.run("not callable", 10)
+    with pytest.raises(ValueError, match="shape"):
+        BoxThirding(3, seed=0).run(lambda a, n: np.zeros(n + 1), 10)
+    with pytest.raises(ValueError, match="NaN"):
+        BoxThirding(3, seed=0).run(lambda a, n: np.full(n, np.nan), 10)
+    b3.run(env, 5)
+    with pytest.raises(ValueError, match="budget"):
+        b3.run(env, b3.pulls_used - 1)
+    with pytest.raises(ValueError, match="subset_size"):
+        successive_halving(env, 3, 100, subset_size=4)
+    with pytest.raises(ValueError, match="budget"):
+        uniform_sampling(env, 3, 0)
+    with pytest.raises(ValueError, match="first_budget"):
+        doubling_successive_halving(env, 3, 100, first_budget=0)
+    with pytest.raises(ValueError, match="n_arms"):
+        successive_halving(env, 0, 100)
