@@ -119,10 +119,12 @@ def check_matches_sh(ms: list[dict]) -> Verdict:
     b3, sh = series_of(ms, "bernoulli/b3/regret"), series_of(ms, "bernoulli/sh/regret")
     ratios = b3.mean(0) / np.maximum(sh.mean(0), 1e-12)
     ok = ratios <= 1.5
+    c0 = series_of(ms, "bernoulli/b3/c0").mean(0)
+    n_sh = ms[0]["sh_subset"]
     parts = []
     for k, t in enumerate(ts):
         lo, hi = _ratio_ci(b3[:, k], sh[:, k])
-        parts.append(f"T={t}: {b3[:, k].mean():.3f} vs {sh[:, k].mean():.3f} (ratio {ratios[k]:.2f} [{lo:.2f}, {hi:.2f}])")
+        parts.append(f"T={t}: {b3[:, k].mean():.3f} vs {sh[:, k].mean():.3f} (ratio {ratios[k]:.2f} [{lo:.2f}, {hi:.2f}]; arms screened B3 {c0[k]:.0f}, SH {n_sh[k]:.0f})")
     return Verdict(
         decide(bool(ok.all()), partly=bool(ok.mean() >= 0.5)),
         "simple regret B3 vs SH with T known (bernoulli): " + "; ".join(parts),
@@ -286,7 +288,7 @@ def figure(ms: list[dict]):
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("simple regret (mean reward units)")
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"B3 vs baselines, N={ms[0].get('n_arms', '')} arms, Beta(1,8) means; "
+    fig.suptitle(f"B3 vs baselines, N={int(ms[0]['n_arms'])} arms, Beta(1,8) means; "
                  f"{len(ms)} seeds, 95% bootstrap CI")
     fig.tight_layout()
     return fig
