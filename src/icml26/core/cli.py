@@ -175,6 +175,8 @@ def _run(papers: list[Paper], profile: str, seeds: int | None, jobs: int | None,
     for o in summary.failed:
         last = (o.error or "").strip().splitlines()[-1:] or [""]
         err.print(f"[red]{o.status}[/red] {o.job.paper}/{o.job.profile}/seed {o.job.seed}: {last[0][:300]}")
+    for o in summary.not_run:
+        err.print(f"[yellow]skipped[/yellow] {o.job.paper}/{o.job.profile}/seed {o.job.seed}: {o.error}")
     if summary.interrupted:
         err.print("[yellow]interrupted:[/yellow] finished jobs are stored; re-run to complete the rest")
     return summary.ok

@@ -60,6 +60,10 @@ class RunSummary:
         return [o for o in self.outcomes if o.status not in ("ok", "skipped")]
 
     @property
+    def not_run(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "skipped"]
+
+    @property
     def ok(self) -> bool:
         return not self.failed and not self.interrupted
 
@@ -212,12 +216,30 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
         return outcomes, True
 
 
+def _local_gpu() -> bool:
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except ImportError:
+        return False
+
+
 def run_jobs(jobs: Sequence[Job], *, backend: str = "local", workers: int | None = None,
              address: str | None = None, on_start: Callable[[Job], None] | None = None,
              on_done: Callback | None = None) -> tuple[list[Outcome], bool]:
     """Dispatch to a backend; ``on_done`` is called in the driver as each job finishes."""
     if backend == "local":
-        return run_local(jobs, workers=workers, on_start=on_start, on_done=on_done)
+        skipped: list[Outcome] = []
+        if any(j.gpu for j in jobs) and not _local_gpu():
+            skipped = [Outcome(j, "skipped", error="the profile needs a GPU and this machine has none; not run "
+                                                   "(it would not be the paper's setting on CPU)") for j in jobs if j.gpu]
+            jobs = [j for j in jobs if not j.gpu]
+            for out in skipped:
+                if on_done:
+                    on_done(out)
+        outcomes, interrupted = run_local(jobs, workers=workers, on_start=on_start, on_done=on_done)
+        return skipped + outcomes, interrupted
     if backend == "ray":
         from icml26.core.ray_backend import run_ray
 
