@@ -44,8 +44,8 @@ PAPER = Paper(
     run=f"{_EXP}:run",
     figure=f"{_EXP}:figure",
     profiles={
-        "quick": Profile("quick", seeds=3, timeout_s=60, params={
-            "designs": ["two", "gauss"], "ns": [1000, 4000, 16000], "n_eval": 20000,
+        "quick": Profile("quick", seeds=5, timeout_s=60, params={
+            "designs": ["two", "gauss"], "ns": [1000, 2000, 4000, 8000, 16000], "n_eval": 20000,
             "n_limit": 200000, "n_em": 8000, "per_user": 5,
             "taus": [0.5, 0.2, 0.05], "n_starts": 4}),
         "full": Profile("full", seeds=8, timeout_s=300, params={

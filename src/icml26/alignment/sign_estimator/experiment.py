@@ -270,6 +270,7 @@ def contradict_beats_em_panel(ms: list[dict]) -> list[dict]:
 def figure(ms: list[dict]):
     """Angle to beta_bar vs n (log-log) per design: BT, sign, BT large-n limit, n^-1/3 guide."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
     ns = np.array(_ns(ms), dtype=float)
     designs = sorted({k.split("/")[0] for k in ms[0] if "/" in k},
@@ -284,10 +285,12 @@ def figure(ms: list[dict]):
             ax.errorbar(ns, m, yerr=1.96 * se, marker="o", label=label, color=color, capsize=3)
         lim = seeds_of(ms, f"{d}/bt_limit_angle").mean()
         ax.axhline(lim, color="tab:red", ls=":", lw=1, label="BT large-n limit")
-        a_sg = np.mean([seeds_of(ms, _key(d, int(ns[0]), "angle_sign")).mean()])
+        a_sg = seeds_of(ms, _key(d, int(ns[0]), "angle_sign")).mean()
         ax.plot(ns, a_sg * (ns / ns[0]) ** (-1 / 3), "k--", lw=1, label="n^(-1/3) guide")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("comparisons n")
         ax.set_ylabel("angle to beta_bar (degrees)")
         ax.set_title(f"design '{d}'" + (" (asymmetric, outside theory)" if d == "two-asym" else ""))
