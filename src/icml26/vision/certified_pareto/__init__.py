@@ -1,0 +1,91 @@
+"""Rethinking Evaluation Paradigms in IBP-based Certified Training (arXiv:2606.02134).
+
+Certified training methods trade natural (clean) accuracy against certified accuracy
+under an l_inf ball, and papers usually report one point of that trade-off. The paper
+evaluates each method by its Pareto front instead: a multi-objective hyperparameter
+search per method maximises (natural accuracy, certified accuracy), and methods are
+compared by their fronts (dominance, hypervolume, which method owns which end). This
+package holds the protocol (search spaces, Optuna multi-objective study, non-dominated
+filtering, 2-D hypervolume, dominance), the four certified-training losses it compares
+(IBP, CROWN-IBP, SABR, MTL-IBP) and our own sound IBP / CROWN-IBP bounds for ReLU MLPs.
+"""
+
+from icml26.core.paper import Claim, Paper, Profile
+from icml26.core.registry import lazy_exports
+
+_X = "icml26.vision.certified_pareto.experiment"
+_METHODS = ["ibp", "crown-ibp", "sabr", "mtl-ibp"]
+
+PAPER = Paper(
+    slug="certified-pareto",
+    title="Rethinking Evaluation Paradigms in IBP-based Certified Training",
+    source="arXiv:2606.02134",
+    cluster="vision",
+    feasibility="A",
+    substitution=(
+        "Keeps: the evaluation protocol (one multi-objective HPO study per method maximising natural and "
+        "certified accuracy on a validation split, the non-dominated trials as the method's front, fronts "
+        "re-evaluated on test and compared with each method's published configuration and with each other), "
+        "the CTRAIN search spaces (warm-up, ramp-up, lr, optimiser, two lr decays, l1, train-eps factor; kappa, "
+        "beta, SABR lambda, MTL-IBP alpha, PGD steps/step/eps factor), and the four methods' losses with the "
+        "smoothed eps schedule and Shi initialisation. Replaces: MNIST/CIFAR-10/TinyImageNet and CNN7 by "
+        "scikit-learn's 8x8 digits (eps = 0.1 on [0, 1] pixels) and a 64-64-64-10 ReLU MLP trained 10 epochs; "
+        "100 BoTorch trials merged over seeds by 12 multivariate-TPE trials per (method, seed) (Optuna's GP "
+        "sampler costs ~0.4 s per suggestion, too slow for the budget); complete verification by the best of "
+        "our own sound IBP / CROWN-IBP bounds (auto_LiRPA does not install with current torch/numpy); the "
+        "published configurations' epoch counts are scaled to our 10 epochs. The Shi et al. IBP regulariser "
+        "is not implemented (its weight is dropped from the search space). Every certified test point is "
+        "attacked by 50-step PGD to check the bounds."
+    ),
+    run=f"{_X}:run",
+    figure=f"{_X}:figure",
+    profiles={
+        "quick": Profile("quick", seeds=2, params={
+            "eps": 0.1, "epochs": 5, "methods": _METHODS, "n_trials": 3, "sampler": "tpe",
+            "pgd_steps": 20, "pgd_restarts": 1}, timeout_s=120),
+        "full": Profile("full", seeds=4, params={
+            "eps": 0.1, "epochs": 10, "methods": _METHODS, "n_trials": 12, "sampler": "tpe",
+            "pgd_steps": 50, "pgd_restarts": 2}, timeout_s=600),
+    },
+    claims=(
+        Claim(
+            id="undertuned",
+            statement=("Published single configurations are under-tuned: the multi-objective search finds "
+                       "configurations that dominate them, e.g. more natural accuracy at matched certified "
+                       "accuracy."),
+            paper_value=("CROWN-IBP gains ~6 pt natural accuracy at matched certified accuracy (CIFAR-10, CNN7); "
+                         "MTL-IBP on TinyImageNet gains ~2 pt in both natural and certified accuracy"),
+            check=f"{_X}:check_undertuned", contradict=f"{_X}:contradict_undertuned", reference=0.06),
+        Claim(
+            id="front-hv",
+            statement=("A method's Pareto front describes its trade-off better than one configuration: its "
+                       "hypervolume exceeds that of the single published point."),
+            paper_value="qualitative (fronts vs single published points in all settings)",
+            check=f"{_X}:check_front_hv", contradict=f"{_X}:contradict_front_hv"),
+        Claim(
+            id="complementarity",
+            statement=("No single method dominates the whole front: SABR is strongest at high natural accuracy, "
+                       "MTL-IBP at high certified accuracy."),
+            paper_value="qualitative: SABR vs MTL-IBP fronts cross on CIFAR-10 eps = 2/255 and 8/255",
+            check=f"{_X}:check_complementarity", contradict=f"{_X}:contradict_complementarity"),
+        Claim(
+            id="sound",
+            statement=("Certificates are sound: no test point certified by the bounds is broken by an "
+                       "adversarial attack."),
+            paper_value="implicit (certified accuracy <= adversarial accuracy); complete verifiers in the paper",
+            check=f"{_X}:check_sound", contradict=f"{_X}:contradict_sound"),
+    ),
+)
+
+_EXPORTS = {
+    **{name: ".method" for name in (
+        "METHODS", "TrainConfig", "make_mlp", "smoothed_eps", "ramp_fraction", "pgd_attack", "ibp_loss",
+        "crown_ibp_loss", "sabr_loss", "mtl_ibp_loss", "train_certified", "certify", "evaluate", "dominates",
+        "pareto_mask", "hypervolume_2d", "nat_gain_at_matched_cert", "suggest_config", "make_sampler",
+        "run_study")},
+    **{name: ".bounds" for name in (
+        "input_box", "margin_spec", "ibp_bounds", "crown_ibp_lower", "margin_lower_bounds",
+        "worst_case_logits")},
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["PAPER", *_EXPORTS]
