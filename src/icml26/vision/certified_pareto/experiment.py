@@ -5,7 +5,9 @@ initialisation, CROWN-IBP, SABR, MTL-IBP) a multi-objective Optuna study over th
 search space maximises (natural accuracy, certified accuracy) on a validation split; the
 non-dominated trials form the method's Pareto front, whose configurations are then
 re-evaluated on the test split and compared with one "published" configuration per
-method (the method paper's MNIST eps = 0.1 recipe, its epoch counts scaled to our budget).
+method (the method paper's MNIST eps = 0.1 recipe, its epoch counts scaled to our budget
+and its learning rate 5e-4 raised tenfold, fixed before any comparison, because our runs
+take ~300x fewer optimiser steps and at 5e-4 all recipes stay near chance accuracy).
 
 Replaced: MNIST / CIFAR-10 / TinyImageNet and the CNN7 by scikit-learn's 8x8 digits
 (pixels in [0, 1], eps = 0.1) and a 64-64-64-10 ReLU MLP trained for a few epochs; 100
@@ -72,9 +74,16 @@ PUBLISHED = {
 }
 
 
-def published_config(method: str, epochs: int) -> TrainConfig:
-    """The published recipe of ``method`` with its epoch counts scaled from its own length to ``epochs``."""
+def published_config(method: str, epochs: int, lr_scale: float = 1.0) -> TrainConfig:
+    """The published recipe of ``method`` with its epoch counts scaled from its own length to ``epochs``.
+
+    ``lr_scale`` multiplies the published learning rate: our runs take ~300x fewer optimiser steps than
+    the MNIST recipes, and at the published 5e-4 every method stays near chance accuracy after 10 epochs.
+    """
+    if lr_scale <= 0:
+        raise ValueError(f"lr_scale must be > 0, got {lr_scale}")
     p = dict(PUBLISHED[method])
+    p["learning_rate"] *= lr_scale
     total, warm, ramp, (d1, d2) = p.pop("total"), p.pop("warm"), p.pop("ramp"), p.pop("decays")
     f = epochs / total
     w = max(1 if warm else 0, round(warm * f))
@@ -113,7 +122,7 @@ def run(profile: Profile, seed: int) -> dict:
     all_front: list[tuple[float, float, str]] = []
     for mi, method in enumerate(methods):
         base = torch_seed_base + 100 * mi
-        d = _train_eval(published_config(method, epochs), data, eps, epochs, widths, base, pgd_steps, pgd_restarts)
+        d = _train_eval(published_config(method, epochs, float(profile.get("default_lr_scale", 1.0))), data, eps, epochs, widths, base, pgd_steps, pgd_restarts)
         unsound += d["unsound"]
         n_checked += d["n_certified"]
         counter = {"k": 0}
