@@ -1,0 +1,142 @@
+"""A continuous four-room navigation task with two equally short routes (gymnasium API).
+
+Stand-in for the paper's 2D toy navigation tasks (arXiv:2601.21718, Sec. 5.1): the agent
+(a point in [0, 1]^2) starts in the bottom-left room and must reach a goal in the
+top-right room. Walls cross at the centre; each wall half has a doorway, so the goal can
+be reached through the bottom-right room or through the top-left room, two routes of
+the same length from states on the diagonal. The scripted expert picks one route per
+episode at random (more often the one its start favours) and steers through the two
+doorways of that route with Gaussian action noise, which makes the expert's action
+distribution bimodal in the start room: the ambiguity PIDM's future state resolves.
+
+Actions are continuous 2-D velocities in [-1, 1]^2 scaled by ``step_size``; a move that
+would enter a wall stops at the last free point (checked on sub-steps).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+WALL_HALF = 0.01  # walls are 0.02 thick, centred on x = 0.5 and y = 0.5
+DOORS = ((0.17, 0.33), (0.67, 0.83))  # door intervals along each wall
+GOAL = np.array([0.75, 0.75], dtype=np.float32)
+ROUTES = {
+    0: np.array([[0.42, 0.25], [0.58, 0.25], [0.75, 0.42], [0.75, 0.58]], dtype=np.float32),  # via bottom-right
+    1: np.array([[0.25, 0.42], [0.25, 0.58], [0.42, 0.75], [0.58, 0.75]], dtype=np.float32),  # via top-left
+}
+
+
+def in_wall(p: np.ndarray) -> np.ndarray:
+    """p: (n, 2) positions -> (n,) bool, True inside a wall (or outside the arena)."""
+    x, y = p[:, 0], p[:, 1]
+    out = (x < 0) | (x > 1) | (y < 0) | (y > 1)
+
+    def in_door(u):
+        return ((u > DOORS[0][0]) & (u < DOORS[0][1])) | ((u > DOORS[1][0]) & (u < DOORS[1][1]))
+
+    vert = (np.abs(x - 0.5) < WALL_HALF) & ~in_door(y)
+    horz = (np.abs(y - 0.5) < WALL_HALF) & ~in_door(x)
+    return out | vert | horz
+
+
+def step_positions(pos: np.ndarray, act: np.ndarray, step_size: float, n_sub: int = 4) -> np.ndarray:
+    """Move each position by step_size * clip(act, -1, 1), stopping before any wall."""
+    act = np.clip(act, -1.0, 1.0) * step_size
+    cur = pos.copy()
+    blocked = np.zeros(pos.shape[0], dtype=bool)
+    for i in range(1, n_sub + 1):
+        cand = pos + act * (i / n_sub)
+        bad = in_wall(cand)
+        blocked |= bad
+        ok = ~blocked
+        cur[ok] = cand[ok]
+    return cur.astype(np.float32)
+
+
+def sample_starts(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.uniform(0.08, 0.42, size=(n, 2)).astype(np.float32)
+
+
+def sample_free(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Uniform positions in free space (rejection sampling)."""
+    out = np.empty((0, 2), dtype=np.float32)
+    while out.shape[0] < n:
+        p = rng.uniform(0.02, 0.98, size=(2 * n, 2)).astype(np.float32)
+        out = np.concatenate([out, p[~in_wall(p)]])
+    return out[:n]
+
+
+class FourRoomsNav(gym.Env):
+    """gymnasium environment: observation (x, y), action 2-D velocity in [-1, 1]^2."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, step_size: float = 0.03, goal_radius: float = 0.05, max_steps: int = 120):
+        if step_size <= 0 or goal_radius <= 0 or max_steps < 1:
+            raise ValueError("step_size, goal_radius must be > 0 and max_steps >= 1")
+        self.step_size, self.goal_radius, self.max_steps = step_size, goal_radius, max_steps
+        self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(2,), dtype=np.float32)
+        self.action_space = gym.spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+        self.pos = np.zeros(2, dtype=np.float32)
+        self.t = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if options and "start" in options:
+            self.pos = np.asarray(options["start"], dtype=np.float32).copy()
+        else:
+            self.pos = sample_starts(self.np_random, 1)[0]
+        self.t = 0
+        return self.pos.copy(), {}
+
+    def step(self, action):
+        self.pos = step_positions(self.pos[None], np.asarray(action, dtype=np.float32)[None], self.step_size)[0]
+        self.t += 1
+        reached = bool(np.linalg.norm(self.pos - GOAL) < self.goal_radius)
+        return self.pos.copy(), float(reached), reached, self.t >= self.max_steps, {}
+
+
+def expert_episode(env: FourRoomsNav, rng: np.random.Generator, start: np.ndarray, route_temp: float = 0.1,
+                   noise_sd: float = 0.1) -> tuple[np.ndarray, np.ndarray, int]:
+    """One scripted expert demonstration.
+
+    Route 0 (bottom-right) is taken with probability sigmoid((x0 - y0) / route_temp) for the
+    start (x0, y0): near the diagonal both routes are equally likely (bimodal expert).
+    Returns states (T + 1, 2), actions (T, 2) and the route.
+    """
+    if route_temp <= 0 or noise_sd < 0:
+        raise ValueError("route_temp must be > 0 and noise_sd >= 0")
+    obs, _ = env.reset(options={"start": start})
+    p0 = 1.0 / (1.0 + np.exp(-(float(start[0]) - float(start[1])) / route_temp))
+    route = 0 if rng.uniform() < p0 else 1
+    wps = list(ROUTES[route]) + [GOAL]
+    states, actions = [obs], []
+    w = 0
+    for _ in range(env.max_steps):
+        while w < len(wps) - 1 and np.linalg.norm(wps[w] - obs) < 0.02:
+            w += 1
+        vec = wps[w] - obs
+        dist = float(np.linalg.norm(vec))
+        a = vec / max(dist, 1e-8) * min(1.0, dist / env.step_size)
+        a = np.clip(a + rng.normal(0.0, noise_sd, 2), -1.0, 1.0).astype(np.float32)
+        obs, _, term, trunc, _ = env.step(a)
+        states.append(obs)
+        actions.append(a)
+        if term or trunc:
+            break
+    return np.asarray(states, dtype=np.float32), np.asarray(actions, dtype=np.float32), route
+
+
+def rollout_success(policy_act, starts: np.ndarray, step_size: float = 0.03, goal_radius: float = 0.05,
+                    max_steps: int = 120) -> float:
+    """Closed-loop success rate of ``policy_act((m, 2) states) -> (m, 2) actions`` from each start (batched)."""
+    pos = np.asarray(starts, dtype=np.float32).copy()
+    done = np.zeros(pos.shape[0], dtype=bool)
+    for _ in range(max_steps):
+        live = ~done
+        if not live.any():
+            break
+        pos[live] = step_positions(pos[live], policy_act(pos[live]), step_size)
+        done |= np.linalg.norm(pos - GOAL, axis=1) < goal_radius
+    return float(done.mean())

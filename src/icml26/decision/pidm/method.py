@@ -1,0 +1,267 @@
+"""Predictive inverse dynamics models (PIDM) vs behaviour cloning (BC).
+
+Implements the objects of "When does predictive inverse dynamics outperform behavior
+cloning?" (Schaefer et al.; arXiv:2601.21718):
+
+- BC (Sec. 3): a policy ``pi_mu(s_t) -> a_t`` fitted by supervised regression on
+  expert (state, action) pairs.
+- PIDM (Sec. 3): a state predictor ``p(s_t) -> s_{t+k}`` and an inverse dynamics model
+  (IDM) ``pi_xi(s_t, s_{t+k}) -> a_t`` trained on ground-truth futures; at test time
+  ``a_t = pi_xi(s_t, p(s_t))``.  In the paper's 2D navigation experiments the state
+  predictor is instance based: it finds the demonstrated state closest (L2) to ``s_t``
+  and returns the state ``k`` steps later in that same demonstration
+  (:class:`ClosestReferencePredictor`). It never averages two routes, because it always
+  returns a state that one demonstration actually visited.
+- Theorem 1 (squared loss): with Bayes-optimal predictors
+  ``f*_bc(s) = E[a|s]`` and ``f*_idm(s, s') = E[a|s, s']``,
+  ``Delta = EPE(f*_bc) - EPE(f*_idm; p*) = E_s[ Var_{s'~p*(.|s)}( E[a|s,s'] ) ] >= 0``
+  (law of total variance). :func:`linear_gaussian_delta` evaluates it for a
+  bimodal linear-Gaussian toy where it reduces to a one-dimensional integral.
+
+Networks are small MLPs (torch); training is full-batch Adam.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def _as_2d(name: str, x, width: int | None = None) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim != 2 or x.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array (n, d), got shape {x.shape}")
+    if width is not None and x.shape[1] != width:
+        raise ValueError(f"{name} must have {width} columns, got {x.shape[1]}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return x
+
+
+def mlp(d_in: int, d_out: int, hidden: int = 128, depth: int = 2) -> nn.Sequential:
+    """ReLU MLP with ``depth`` hidden layers of width ``hidden``."""
+    if d_in < 1 or d_out < 1 or hidden < 1 or depth < 1:
+        raise ValueError("mlp sizes must be positive")
+    layers: list[nn.Module] = []
+    d = d_in
+    for _ in range(depth):
+        layers += [nn.Linear(d, hidden), nn.ReLU()]
+        d = hidden
+    layers.append(nn.Linear(d, d_out))
+    return nn.Sequential(*layers)
+
+
+@dataclass
+class Regressor:
+    """A fitted MLP with input standardisation: ``predict(X) -> Y``."""
+
+    net: nn.Sequential
+    x_mean: np.ndarray
+    x_std: np.ndarray
+
+    def predict(self, X) -> np.ndarray:
+        X = _as_2d("X", X, self.x_mean.shape[0])
+        with torch.no_grad():
+            Z = torch.from_numpy((X - self.x_mean) / self.x_std)
+            return self.net(Z).numpy()
+
+
+def fit_regressor(X, Y, loss: str = "l1", hidden: int = 128, depth: int = 2, steps: int = 1000,
+                  lr: float = 1e-3, batch_size: int | None = None, seed: int = 0) -> Regressor:
+    """Fit an MLP ``X -> Y`` with Adam (full batch unless ``batch_size`` is given).
+
+    X: (n, d_in), Y: (n, d_out). ``loss`` is ``"l1"`` (the paper's code uses L1 for
+    continuous actions) or ``"mse"`` (the loss of the theory section).
+    """
+    X = _as_2d("X", X)
+    Y = _as_2d("Y", Y)
+    if X.shape[0] != Y.shape[0]:
+        raise ValueError(f"X and Y must have the same number of rows, got {X.shape[0]} and {Y.shape[0]}")
+    if loss not in ("l1", "mse"):
+        raise ValueError(f"loss must be 'l1' or 'mse', got {loss!r}")
+    if steps < 1 or lr <= 0:
+        raise ValueError("steps must be >= 1 and lr > 0")
+    g = torch.Generator().manual_seed(int(seed))
+    torch.manual_seed(int(seed))
+    x_mean, x_std = X.mean(0), X.std(0) + 1e-6
+    net = mlp(X.shape[1], Y.shape[1], hidden, depth)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    Xt = torch.from_numpy((X - x_mean) / x_std)
+    Yt = torch.from_numpy(Y)
+    crit = nn.L1Loss() if loss == "l1" else nn.MSELoss()
+    n = X.shape[0]
+    for _ in range(int(steps)):
+        if batch_size is None or batch_size >= n:
+            xb, yb = Xt, Yt
+        else:
+            idx = torch.randint(0, n, (batch_size,), generator=g)
+            xb, yb = Xt[idx], Yt[idx]
+        opt.zero_grad()
+        crit(net(xb), yb).backward()
+        opt.step()
+    net.eval()
+    return Regressor(net, x_mean, x_std)
+
+
+def make_pairs(trajectories: list[np.ndarray], actions: list[np.ndarray] | None, k: int = 1):
+    """Training tuples from trajectories.
+
+    trajectories: list of (T_i + 1, d_s) state arrays; actions: list of (T_i, d_a) arrays or None.
+    Returns (S_t, S_{t+k}, A_t) stacked over all t with t + k <= T_i (the future is clipped
+    to the final state, as the paper's data loader pads by repetition).
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if not trajectories:
+        raise ValueError("trajectories must be non-empty")
+    S, F, A = [], [], []
+    for i, tr in enumerate(trajectories):
+        tr = np.asarray(tr, dtype=np.float32)
+        T = tr.shape[0] - 1
+        if T < 1:
+            continue
+        idx = np.arange(T)
+        S.append(tr[idx])
+        F.append(tr[np.minimum(idx + k, T)])
+        if actions is not None:
+            a = np.asarray(actions[i], dtype=np.float32)
+            if a.shape[0] != T:
+                raise ValueError(f"actions[{i}] must have {T} rows (one per transition), got {a.shape[0]}")
+            A.append(a)
+    if not S:
+        raise ValueError("all trajectories are shorter than one transition")
+    return np.concatenate(S), np.concatenate(F), (np.concatenate(A) if actions is not None else None)
+
+
+class BCPolicy:
+    """Behaviour cloning: ``a = pi_mu(s)``."""
+
+    def __init__(self, **fit_kwargs):
+        self.fit_kwargs = fit_kwargs
+        self.model: Regressor | None = None
+
+    def fit(self, states, actions) -> "BCPolicy":
+        self.model = fit_regressor(states, actions, **self.fit_kwargs)
+        return self
+
+    def act(self, s) -> np.ndarray:
+        if self.model is None:
+            raise RuntimeError("fit the policy first")
+        return self.model.predict(s)
+
+
+class ClosestReferencePredictor:
+    """Instance-based state predictor: the demonstrated state ``k`` steps after the nearest one.
+
+    Keeps every state of the reference trajectories (action-free data suffices). For a
+    query ``s`` it finds the closest stored state (L2) and returns the state ``k`` steps
+    later in the same trajectory (the last state if the trajectory ends first).
+    """
+
+    def __init__(self, trajectories: list[np.ndarray], k: int = 1):
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        if not trajectories:
+            raise ValueError("trajectories must be non-empty")
+        states, futures = [], []
+        for tr in trajectories:
+            tr = _as_2d("trajectory", tr)
+            T = tr.shape[0] - 1
+            idx = np.arange(tr.shape[0])
+            states.append(tr)
+            futures.append(tr[np.minimum(idx + k, T)])
+        self.states = np.concatenate(states)
+        self.futures = np.concatenate(futures)
+        self.k = k
+
+    def predict(self, s) -> np.ndarray:
+        s = _as_2d("s", s, self.states.shape[1])
+        d2 = ((s[:, None, :] - self.states[None, :, :]) ** 2).sum(-1)
+        return self.futures[np.argmin(d2, axis=1)]
+
+
+class PIDMPolicy:
+    """PIDM: ``a = pi_xi(s, p(s))`` with an IDM fitted on ground-truth (s_t, s_{t+k}) pairs.
+
+    ``bias_sd`` adds Gaussian noise of that standard deviation to the predicted future
+    state (a controlled predictor bias for the bias sweep of Corollary 1).
+    """
+
+    def __init__(self, k: int = 1, **fit_kwargs):
+        self.k = k
+        self.fit_kwargs = fit_kwargs
+        self.idm: Regressor | None = None
+        self.predictor: ClosestReferencePredictor | None = None
+        self.bias_sd = 0.0
+        self.rng = np.random.default_rng(0)
+
+    def fit(self, trajectories, actions, extra_state_trajectories=None, extra_transitions=None) -> "PIDMPolicy":
+        """trajectories/actions: expert demos. extra_state_trajectories: action-free demos for the
+        predictor. extra_transitions: (S, S_next, A) non-expert one-step data for the IDM (k = 1 only)."""
+        S, F, A = make_pairs(trajectories, actions, self.k)
+        X = np.concatenate([S, F], 1)
+        Y = A
+        if extra_transitions is not None:
+            Se, Fe, Ae = (_as_2d(n, v) for n, v in zip(("S", "S_next", "A"), extra_transitions))
+            X = np.concatenate([X, np.concatenate([Se, Fe], 1)])
+            Y = np.concatenate([Y, Ae])
+        self.idm = fit_regressor(X, Y, **self.fit_kwargs)
+        refs = list(trajectories) + list(extra_state_trajectories or [])
+        self.predictor = ClosestReferencePredictor(refs, self.k)
+        return self
+
+    def act(self, s) -> np.ndarray:
+        if self.idm is None or self.predictor is None:
+            raise RuntimeError("fit the policy first")
+        s = _as_2d("s", s)
+        f = self.predictor.predict(s)
+        if self.bias_sd > 0:
+            f = f + self.rng.normal(0.0, self.bias_sd, size=f.shape).astype(np.float32)
+        return self.idm.predict(np.concatenate([s, f], 1))
+
+
+# ---------------------------------------------------------------------------
+# Theorem 1 on a bimodal linear-Gaussian toy
+# ---------------------------------------------------------------------------
+
+def sample_linear_gaussian(rng: np.random.Generator, n: int, c: float = 0.5, delta: float = 1.0,
+                           sigma_a: float = 0.3, sigma_eta: float = 0.3):
+    """s ~ N(0,1); a = c s + z delta + eps, z = +-1 w.p. 1/2, eps ~ N(0, sigma_a^2);
+    s' = s + a + eta, eta ~ N(0, sigma_eta^2). Returns (s, a, s') each of shape (n,)."""
+    if n < 1 or sigma_a <= 0 or sigma_eta <= 0:
+        raise ValueError("n must be >= 1 and sigma_a, sigma_eta > 0")
+    s = rng.normal(size=n)
+    z = rng.choice([-1.0, 1.0], size=n)
+    a = c * s + z * delta + rng.normal(0, sigma_a, n)
+    sp = s + a + rng.normal(0, sigma_eta, n)
+    return s, a, sp
+
+
+def linear_gaussian_idm(s, sp, c: float = 0.5, delta: float = 1.0, sigma_a: float = 0.3, sigma_eta: float = 0.3):
+    """Bayes IDM E[a | s, s'] for the toy: c s + rho d + (1 - rho) delta tanh(d delta / v), d = s' - s - c s."""
+    v = sigma_a ** 2 + sigma_eta ** 2
+    rho = sigma_a ** 2 / v
+    d = np.asarray(sp) - np.asarray(s) - c * np.asarray(s)
+    return c * np.asarray(s) + rho * d + (1 - rho) * delta * np.tanh(d * delta / v)
+
+
+def linear_gaussian_delta(delta: float = 1.0, sigma_a: float = 0.3, sigma_eta: float = 0.3, n_grid: int = 20001) -> float:
+    """Theorem 1's Delta = E_s Var_{s'|s}(E[a|s,s']) for the toy, by quadrature over d = s' - s - c s.
+
+    d given s is the mixture 1/2 N(delta, v) + 1/2 N(-delta, v), v = sigma_a^2 + sigma_eta^2,
+    independent of s, so Delta = Var_d(g(d)) with g the IDM minus c s.
+    """
+    if sigma_a <= 0 or sigma_eta <= 0:
+        raise ValueError("sigma_a and sigma_eta must be > 0")
+    v = sigma_a ** 2 + sigma_eta ** 2
+    rho = sigma_a ** 2 / v
+    lim = abs(delta) + 12 * np.sqrt(v)
+    d = np.linspace(-lim, lim, n_grid)
+    dens = 0.5 * (np.exp(-(d - delta) ** 2 / (2 * v)) + np.exp(-(d + delta) ** 2 / (2 * v))) / np.sqrt(2 * np.pi * v)
+    w = dens / dens.sum()
+    g = rho * d + (1 - rho) * delta * np.tanh(d * delta / v)
+    m = (w * g).sum()
+    return float((w * (g - m) ** 2).sum())
