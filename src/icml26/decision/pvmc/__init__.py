@@ -15,7 +15,7 @@ from icml26.core.registry import lazy_exports
 _E = "icml26.decision.pvmc.experiment"
 
 _COMMON = {"ex_dx": 2, "ex_T": 5, "ex_N": 10, "smooth_T": 20, "smooth_Ns": [10, 50, 200],
-           "N": 32, "batch": 16, "beta": 1.0, "pf_alpha": 0.5, "window": 5, "lr": 5e-3}
+           "N": 16, "batch": 16, "beta": 1.0, "pf_alpha": 0.5, "window": 5, "lr": 1e-2}
 
 PAPER = Paper(
     slug="pvmc",
@@ -31,8 +31,8 @@ PAPER = Paper(
         "P-VAE (same sampler, IWAE bound on the N diagonal trajectories) and differentiable SMC "
         "(bootstrap PF with soft resampling, alpha=0.5, genealogy smoother). Replaces the 5-D "
         "linear-Gaussian benchmark (1000 trajectories, T=50, N=50, 50 epochs, Kalman proposal, lr 1e-3) "
-        "by a random stable 2-D model (full: 160 train / 64 test trajectories, T=50, N=32, 10 epochs, "
-        "lr 5e-3, MLP proposal on a +-5 observation window); no learned control variate, one joint "
+        "by a random stable 2-D model (full: 160 train / 64 test trajectories, T=50, N=16, 25 epochs, "
+        "lr 1e-2, MLP proposal on a +-5 observation window); no learned control variate, one joint "
         "Adam step instead of alternating proposal/model steps. Exactness checks use known 2-D models "
         "in float64 against an exact Kalman/RTS reference. Lotka-Volterra and SPX are not run; speed is "
         "CPU single-thread seconds/epoch at T=200, not GPU."
@@ -44,9 +44,9 @@ PAPER = Paper(
             **_COMMON, "ex_draws": 2000, "smooth_reps": 4, "smooth_Ns": [10, 40, 160],
             "T": 20, "n_train": 32, "n_test": 16, "epochs": 2}),
         "full": Profile("full", seeds=5, timeout_s=400, params={
-            **_COMMON, "ex_draws": 20000, "smooth_reps": 20,
-            "T": 50, "n_train": 160, "n_test": 64, "epochs": 10,
-            "time_T": 200, "time_steps": 3}),
+            **_COMMON, "ex_draws": 10000, "smooth_reps": 10, "smooth_Ns": [10, 40, 160],
+            "T": 50, "n_train": 160, "n_test": 64, "epochs": 25,
+            "time_T": 200, "time_N": 32, "time_steps": 3}),
     },
     claims=(
         Claim(id="unbiased",

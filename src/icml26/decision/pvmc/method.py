@@ -69,16 +69,19 @@ def _check_chain(l0: Tensor, log_kernels: Tensor) -> None:
 def log_matmul_exp(a: Tensor, b: Tensor) -> Tensor:
     """``log(exp(a) @ exp(b))`` with a max shift per row of ``a`` and per column of ``b``.
 
-    a: (..., n, k), b: (..., k, m) -> (..., n, m). Rows/columns that are all ``-inf``
-    stay ``-inf``; underflow of the shifted product gives ``-inf`` rather than NaN.
+    a: (..., n, k), b: (..., k, m) -> (..., n, m). A row of ``a`` (column of ``b``) that is all
+    ``-inf`` gives ``-inf``; an underflowing shifted product is floored at ``log(tiny)`` so
+    that neither the value nor the gradient becomes NaN.
     """
-    a_max = a.amax(dim=-1, keepdim=True)
-    b_max = b.amax(dim=-2, keepdim=True)
-    a_max = torch.where(torch.isfinite(a_max), a_max, torch.zeros_like(a_max)).detach()
-    b_max = torch.where(torch.isfinite(b_max), b_max, torch.zeros_like(b_max)).detach()
+    a_max = a.amax(dim=-1, keepdim=True).detach()
+    b_max = b.amax(dim=-2, keepdim=True).detach()
+    a_ok, b_ok = torch.isfinite(a_max), torch.isfinite(b_max)
+    a_max = torch.where(a_ok, a_max, torch.zeros_like(a_max))
+    b_max = torch.where(b_ok, b_max, torch.zeros_like(b_max))
     prod = torch.exp(a - a_max) @ torch.exp(b - b_max)
     tiny = torch.finfo(prod.dtype).tiny
-    return torch.log(prod.clamp_min(tiny)) + a_max + b_max
+    out = torch.log(prod.clamp_min(tiny)) + a_max + b_max
+    return torch.where(a_ok & b_ok, out, torch.full_like(out, -math.inf))
 
 
 def associative_scan(op: Callable[[Tensor, Tensor], Tensor], elems: Tensor) -> Tensor:
@@ -423,22 +426,27 @@ def soft_resampling_pf(ssm: LinearGaussianSSM, y: Tensor, n_particles: int, alph
     log_Z = torch.logsumexp(logw, -1) - math.log(N)
     W = torch.softmax(logw, -1)
     filt = [(W.unsqueeze(-1) * x).sum(1)]
-    paths = x.unsqueeze(2)                                                       # (B, N, t+1, dx)
+    xs, ancestors = [x], []
     for t in range(1, T1):
-        q = alpha * W + (1 - alpha) / N
-        a = torch.multinomial(q.detach(), N, replacement=True)                 # (B, N)
         # log W and log q in log space: a zero weight must not produce a NaN gradient
         logW = torch.log_softmax(logw, -1)
         log_q = torch.logaddexp(logW + math.log(alpha), torch.full_like(logW, math.log((1 - alpha) / N))) \
             if alpha < 1 else logW
+        a = torch.multinomial(torch.exp(log_q.detach()), N, replacement=True)  # (B, N)
         log_pre = torch.gather(logW, 1, a) - torch.gather(log_q, 1, a)
-        idx = a.unsqueeze(-1).expand(-1, -1, x.shape[-1])
-        x = ssm.sample_transition(torch.gather(x, 1, idx))
-        paths = torch.cat([torch.gather(paths, 1, a[:, :, None, None].expand(-1, -1, t, x.shape[-1])),
-                           x.unsqueeze(2)], 2)
+        x = ssm.sample_transition(torch.gather(x, 1, a.unsqueeze(-1).expand(-1, -1, x.shape[-1])))
         logw = log_pre + ssm.log_observation(y[:, t:t + 1], x)
         log_Z = log_Z + torch.logsumexp(logw, -1) - torch.logsumexp(log_pre, -1)
         W = torch.softmax(logw, -1)
         filt.append((W.unsqueeze(-1) * x).sum(1))
+        xs.append(x)
+        ancestors.append(a)
+    # genealogy: trace each final particle's ancestral path backwards (O(T N))
+    idx = torch.arange(N).expand(B, N)
+    path = [xs[-1]]
+    for t in range(T1 - 2, -1, -1):
+        idx = torch.gather(ancestors[t], 1, idx)
+        path.insert(0, torch.gather(xs[t], 1, idx.unsqueeze(-1).expand(-1, -1, x.shape[-1])))
+    paths = torch.stack(path, 2)                                                 # (B, N, T+1, dx)
     smooth = (W[:, :, None, None] * paths).sum(1)
     return {"log_Z": log_Z, "filter_mean": torch.stack(filt, 1), "smooth_mean": smooth}
