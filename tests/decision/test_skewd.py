@@ -1,0 +1,140 @@
+"""Unit tests for SkewD (arXiv:2511.14441): likelihood, penalties, HSIC, the CMA-ES + ECM fit, decisions."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from icml26.decision.skewd.experiment import _decide, sample_pair
+from icml26.decision.skewd.method import (
+    difference_penalty, fit_lsnm, hsic, penalized_nll, select_penalties, skewd, sn_logpdf, spline_design)
+
+FAST = dict(cma_population=20, cma_iters=40, ecm_max_iter=40, lambda_starts=(-5.0, 5.0))
+
+
+def test_sn_logpdf_matches_scipy():
+    y = np.linspace(-3, 4, 41)
+    for lam in (0.0, -2.0, 5.0):
+        ref = stats.skewnorm.logpdf(y, lam, loc=0.3, scale=1.7)
+        np.testing.assert_allclose(sn_logpdf(y, 0.3, 1.7, lam), ref, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(sn_logpdf(y, 0.0, 1.0, 0.0), stats.norm.logpdf(y), atol=1e-12)
+
+
+def test_difference_penalty_null_space():
+    K = difference_penalty(8)
+    assert K.shape == (8, 8)
+    np.testing.assert_allclose(K @ np.ones(8), 0, atol=1e-12)          # constants are unpenalised
+    np.testing.assert_allclose(K @ np.arange(8.0), 0, atol=1e-12)      # so are linear sequences
+    v = np.arange(8.0) ** 2
+    assert v @ K @ v > 0
+    with pytest.raises(ValueError, match="p must exceed"):
+        difference_penalty(2)
+
+
+def test_spline_design_partition_of_unity():
+    x = np.linspace(-2, 2, 50)
+    B, _ = spline_design(x, 12)
+    assert B.shape == (50, 14)
+    np.testing.assert_allclose(B.sum(axis=1), 1.0, atol=1e-10)
+
+
+def test_penalized_nll_batch_matches_rowwise():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=60)
+    y = np.sin(x) + 0.3 * rng.normal(size=60)
+    N, _ = spline_design(x, 6)
+    Z, _ = spline_design(x, 4)
+    K, M = difference_penalty(N.shape[1]), difference_penalty(Z.shape[1])
+    theta = rng.normal(scale=0.3, size=(5, N.shape[1] + Z.shape[1] + 1))
+    batch = penalized_nll(theta, y, N, Z, K, M, 0.7, 1.3)
+    for i in range(5):
+        b, r, lam = theta[i, :N.shape[1]], theta[i, N.shape[1]:-1], theta[i, -1]
+        ll = stats.skewnorm.logpdf(y, lam, loc=N @ b, scale=np.exp(0.5 * Z @ r)).sum()
+        ref = -ll + 0.35 * b @ K @ b + 0.65 * r @ M @ r
+        assert batch[i] == pytest.approx(ref, rel=1e-9)
+    # lambda omitted when skew=False equals lambda = 0
+    th0 = theta.copy()
+    th0[:, -1] = 0.0
+    np.testing.assert_allclose(penalized_nll(theta[:, :-1], y, N, Z, K, M, 0.7, 1.3, skew=False),
+                               penalized_nll(th0, y, N, Z, K, M, 0.7, 1.3))
+
+
+def test_hsic_detects_dependence():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=200)
+    indep = hsic(a, rng.normal(size=200))
+    dep = hsic(a, a**2 + 0.1 * rng.normal(size=200))
+    assert dep > 5 * indep
+    assert hsic(a, a**2) == pytest.approx(hsic(a**2, a))
+
+
+def test_fit_recovers_skew_and_improves_on_cma():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-2, 2, 500)
+    y = np.tanh(x) + 0.3 * stats.skewnorm.rvs(6.0, size=500, random_state=rng)
+    fit = fit_lsnm(x, y, 1.0, 1.0, skew=True, seed=0, **FAST)
+    assert fit.nll_ecm <= fit.nll_cma + 1e-9
+    assert fit.lam > 2.0                       # true shape 6; the sign and size are recovered
+    # the scale of the noise, 0.3 * sd(SN(6)) ~ 0.18 ... fitted g is the SN scale 0.3
+    assert 0.2 < np.median(fit.scale) < 0.45
+    gfit = fit_lsnm(x, y, 1.0, 1.0, skew=False, seed=0, **FAST)
+    assert gfit.lam == 0.0
+    assert fit.loglik > gfit.loglik            # the skew model fits skewed noise better
+
+
+def test_gaussian_fit_on_gaussian_noise_heteroscedastic_scale():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-2, 2, 600)
+    g = 0.2 + 0.2 * (x + 2)
+    y = x + g * rng.normal(size=600)
+    fit = fit_lsnm(x, y, 1.0, 1.0, skew=False, seed=1, **FAST)
+    # the estimated scale follows the true increasing scale
+    assert np.corrcoef(fit.scale, g)[0, 1] > 0.9
+    assert np.mean(np.abs(fit.mean - x)) < 0.15
+
+
+def test_skewd_orients_clear_ls_pair_both_ways():
+    rng = np.random.default_rng(4)
+    cause, effect = sample_pair(300, "LS", 20.0, rng)
+    cause, effect = (cause - cause.mean()) / cause.std(), (effect - effect.mean()) / effect.std()
+    assert skewd(cause, effect, seed=0, **FAST).indep_dir == 1
+    assert skewd(effect, cause, seed=0, **FAST).indep_dir == 0
+
+
+def test_sample_pair_shapes_and_ls_scale():
+    rng = np.random.default_rng(5)
+    x, y = sample_pair(100, "AN", -2.0, rng)
+    assert x.shape == y.shape == (100,)
+    with pytest.raises(ValueError, match="noise"):
+        sample_pair(10, "XX", 0.0, rng)
+
+
+def test_decide_ties():
+    assert _decide(1.0, 0.0) == 1.0 and _decide(0.0, 1.0) == 0.0 and _decide(0.0, 0.0) == 0.5
+
+
+def test_select_penalties_returns_grid_point():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=80)
+    y = np.sin(x) + 0.2 * rng.normal(size=80)
+    grid = [(0.1, 1.0), (10.0, 1.0)]
+    assert select_penalties(x, y, grid, n_folds=2, cma_population=10, cma_iters=10) in grid
+
+
+@pytest.mark.parametrize("bad", [
+    dict(x=np.array([1.0, np.nan] * 10)),
+    dict(x=np.ones((5, 5))),
+    dict(x=np.arange(19.0)),
+    dict(x=np.ones(20)),
+    dict(alpha=-1.0),
+    dict(kappa=0.0),
+])
+def test_fit_lsnm_validates_inputs(bad):
+    kw = dict(x=np.linspace(0, 1, 20), y=np.linspace(0, 1, 20) ** 2, alpha=1.0, kappa=1.0)
+    kw.update(bad)
+    with pytest.raises(ValueError):
+        fit_lsnm(kw.pop("x"), kw.pop("y"), **kw, **FAST)
+
+
+def test_hsic_validates():
+    with pytest.raises(ValueError, match="same length"):
+        hsic(np.arange(5.0), np.arange(6.0))
