@@ -33,7 +33,7 @@ PAPER = Paper(
         "bank; baselines Random, MFI (D-optimal for MIRT; checked against catsim's MaxInfoSelector "
         "in 1-D), KLI and BECAT re-implemented from its paper. Accuracy = MSE to the true ability; "
         "'fewer questions' = shortest GPM test matching a baseline's full-length MSE. Banks of "
-        "60-200 items and 8-15 questions instead of the paper's sizes."
+        "60-150 items and 8-15 questions instead of the paper's sizes."
     ),
     run=f"{_EXP}:run",
     figure=f"{_EXP}:figure",
@@ -42,7 +42,7 @@ PAPER = Paper(
             "n_items": 60, "n_train": 300, "n_test": 200, "test_length": 8, "train_iters": 30,
             **_COMMON}),
         "full": Profile("full", seeds=4, timeout_s=600, params={
-            "n_items": 200, "n_train": 2000, "n_test": 500, "test_length": 15, "train_iters": 60,
+            "n_items": 150, "n_train": 2000, "n_test": 400, "test_length": 15, "train_iters": 60,
             **_COMMON}),
     },
     claims=(
@@ -77,10 +77,10 @@ PAPER = Paper(
 __getattr__ = lazy_exports(__name__, {
     "prob": ".method", "item_gradients": ".method", "map_estimate": ".method",
     "information": ".method", "select_random": ".method", "select_mfi": ".method",
-    "select_kli": ".method", "select_becat": ".method", "becat_expected_distance": ".method",
+    "select_kli": ".method", "select_becat": ".method", "becat_gains": ".method", "becat_expected_distance": ".method",
     "gpm_features": ".method", "make_policy": ".method", "select_gpm": ".method",
     "path_matching_loss": ".method", "train_gpm": ".method", "run_cat": ".method",
 })
 __all__ = ["PAPER", "prob", "item_gradients", "map_estimate", "information", "select_random",
-           "select_mfi", "select_kli", "select_becat", "becat_expected_distance", "gpm_features",
+           "select_mfi", "select_kli", "select_becat", "becat_gains", "becat_expected_distance", "gpm_features",
            "make_policy", "select_gpm", "path_matching_loss", "train_gpm", "run_cat"]

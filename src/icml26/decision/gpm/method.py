@@ -167,20 +167,20 @@ def becat_expected_distance(theta: np.ndarray, a: np.ndarray, c: np.ndarray, row
     return out
 
 
-def select_becat(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndarray,
-                 selected: np.ndarray, rng: np.random.Generator, extra: int = 5) -> np.ndarray:
-    """BECAT greedy step (Zhuang et al. 2023): facility-location surrogate of the expected
-    gradient difference, ``F(S) = sum_{i in V minus S} max_{j in S} w_ij`` with ``w_ij = d -
-    E||grad l_i - grad l_j||`` over a reference set V = S plus |S| + ``extra`` random unanswered
-    items; picks the unanswered item with the largest marginal gain F(S + q) - F(S).
+def becat_gains(theta: np.ndarray, a: np.ndarray, c: np.ndarray, selected: np.ndarray,
+                ref: np.ndarray) -> np.ndarray:
+    """BECAT's marginal gains ``F(S + q) - F(S)`` for every item q (Zhuang et al. 2023).
 
-    selected: (B, t) indices answered so far (t may be 0). Returns (B,) indices.
+    Facility-location surrogate of the expected gradient difference: ``F(S) = sum_{i in V
+    minus S} max_{j in S} w_ij`` with ``w_ij = D - E||grad l_i - grad l_j||`` (D a constant
+    making w >= 0; an empty S covers nothing), evaluated on the reference set V = S + ref + {q}.
+    theta: (B, d); selected: (B, t) answered items (t may be 0); ref: (B, R) unanswered
+    reference items. Returns (B, Q).
     """
-    B, Q = avail.shape
+    B = theta.shape[0]
+    Q = a.shape[0]
     t = selected.shape[1]
-    n_ref = min(t + extra, int(avail.sum(axis=1).min()))
-    ref = np.argsort(np.where(avail > 0, rng.random((B, Q)), np.inf), axis=1)[:, :n_ref]
-    V = np.concatenate([selected, ref], axis=1)                      # (B, t + n_ref)
+    V = np.concatenate([selected, ref], axis=1)                      # (B, t + R)
     in_S = np.zeros(V.shape, dtype=bool)
     in_S[:, :t] = True
     cand = np.broadcast_to(np.arange(Q), (B, Q))
@@ -188,18 +188,28 @@ def select_becat(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndar
     if t:
         E_vs = becat_expected_distance(theta, a, c, V, selected)    # (B, |V|, t)
         E_qs = becat_expected_distance(theta, a, c, cand, selected)  # (B, Q, t)
-        dmax = max(E_vc.max(), E_vs.max(), E_qs.max())
-        m_V = (dmax - E_vs).max(axis=2)                              # (B, |V|) best coverage now
-        m_q = (dmax - E_qs).max(axis=2)                              # (B, Q)
+        D = max(E_vc.max(), E_vs.max(), E_qs.max())
+        m_V = (D - E_vs).max(axis=2)                                 # (B, |V|) coverage by S
+        m_q = (D - E_qs).max(axis=2)                                 # (B, Q)
     else:
-        dmax = E_vc.max()
+        D = E_vc.max()
         m_V = np.zeros(V.shape)
         m_q = np.zeros((B, Q))
-    gain_terms = np.maximum(0.0, (dmax - E_vc) - m_V[:, :, None])    # (B, |V|, Q)
+    gain_terms = np.maximum(0.0, (D - E_vc) - m_V[:, :, None])       # (B, |V|, Q)
     gain_terms = np.where(in_S[:, :, None], 0.0, gain_terms)
-    same = V[:, :, None] == np.arange(Q)[None, None, :]              # i == q is not counted
-    gain = np.where(same, 0.0, gain_terms).sum(axis=1) - m_q
-    return _masked_argmax(gain, avail)
+    same = V[:, :, None] == np.arange(Q)[None, None, :]              # q leaves V minus S
+    # when q lies outside V it joins V for F(S) only, where it is covered by m_q
+    return np.where(same, 0.0, gain_terms).sum(axis=1) - m_q
+
+
+def select_becat(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndarray,
+                 selected: np.ndarray, rng: np.random.Generator, extra: int = 5) -> np.ndarray:
+    """BECAT greedy step: reference set = |S| + ``extra`` random unanswered items (as in the
+    authors' EduCAT implementation); picks the unanswered item with the largest gain. Returns (B,)."""
+    B, Q = avail.shape
+    n_ref = min(selected.shape[1] + extra, int(avail.sum(axis=1).min()))
+    ref = np.argsort(np.where(avail > 0, rng.random((B, Q)), np.inf), axis=1)[:, :n_ref]
+    return _masked_argmax(becat_gains(theta, a, c, selected, ref), avail)
 
 
 # ----------------------------------------------------------------------------- GPM
