@@ -350,7 +350,7 @@ def online_dpo(r_star, Phi, pi_ref, beta: float, sampler: str = "pilaf", lr: flo
     if polish and gnorm >= tol:
         from scipy.optimize import root
 
-        sol = root(_online_grad, theta, args=(Phi, log_ref, beta, P, sampler), method="hybr", tol=1e-14)
+        sol = root(_online_grad, theta, args=(Phi, log_ref, beta, P, sampler), method="lm", tol=1e-14)
         g2 = float(np.linalg.norm(_online_grad(sol.x, Phi, log_ref, beta, P, sampler)))
         if np.all(np.isfinite(sol.x)) and g2 < gnorm:
             theta, gnorm = sol.x, g2
@@ -368,7 +368,8 @@ def fit_bt_from_samples(X_diff, y, penalty: str = "l1", Cs=None, cv: int = 5) ->
     reward model; ``penalty="l2"`` is weight decay, the DPO fit of a log-linear policy
     (whose implicit-reward differences are linear in the same features). The inverse
     penalty ``C`` is chosen from ``Cs`` by ``cv``-fold cross-validated log-loss
-    (scikit-learn ``LogisticRegressionCV``). Returns the weights ``w: (d,)``.
+    (scikit-learn ``LogisticRegressionCV``; default grid ``C in 10^[-4, 1]``, 11 values, the
+    same for both penalties). Returns the weights ``w: (d,)``.
     """
     from sklearn.linear_model import LogisticRegressionCV
 
@@ -386,15 +387,15 @@ def fit_bt_from_samples(X_diff, y, penalty: str = "l1", Cs=None, cv: int = 5) ->
         raise ValueError(f"penalty must be 'l1' or 'l2', got {penalty!r}")
     if len(np.unique(y)) < 2:
         return np.zeros(X.shape[1])
-    Cs = np.logspace(-2, 2, 9) if Cs is None else np.asarray(Cs, dtype=float)
+    Cs = np.logspace(-4, 1, 11) if Cs is None else np.asarray(Cs, dtype=float)
     solver = "liblinear" if penalty == "l1" else "lbfgs"
     kw = {"l1_ratios": (1.0,) if penalty == "l1" else (0.0,), "use_legacy_attributes": False}
     try:
         model = LogisticRegressionCV(Cs=Cs, cv=cv, solver=solver, fit_intercept=False,
-                                     scoring="neg_log_loss", max_iter=2000, tol=1e-4, **kw)
+                                     scoring="neg_log_loss", max_iter=300, tol=1e-4, random_state=0, **kw)
     except TypeError:  # scikit-learn < 1.8 spells the penalty the old way
         model = LogisticRegressionCV(Cs=Cs, cv=cv, penalty=penalty, solver=solver,
                                      fit_intercept=False, scoring="neg_log_loss", max_iter=2000,
-                                     tol=1e-4)
+                                     tol=1e-4, random_state=0)
     model.fit(X, y.astype(int))
     return model.coef_.ravel().copy()
