@@ -379,6 +379,8 @@ def figure(ms):
     lim = max(up.max(), 1e-3) * 1.05
     ax2.plot([0, lim], [0, lim], "k--", lw=1, label="online = best in class")
     ax2.axhline(0, color="grey", lw=1, label="online = RLHF = DPO")
+    ax2.set_xscale("symlog", linthresh=1e-3)
+    ax2.set_yscale("symlog", linthresh=1e-3)
     ax2.set_xlabel("best-in-class V - V_RLHF (reward units)")
     ax2.set_ylabel("V_online DPO - V_RLHF (reward units)")
     ax2.set_title("Isomorphic, both mis-specified")
