@@ -120,7 +120,7 @@ def test_pilaf_pair_distribution():
 
 
 def test_first_order_sampler_gradient_is_value_gradient_near_optimum():
-    """With mu ∝ pi⊗pi/sigmoid'(dh), grad L = -(2/beta)*... ∇V to first order in r* - h."""
+    """With mu ∝ pi⊗pi/sigmoid'(dh), grad L = -(2 beta / Z) grad V to first order in r* - h."""
     rng = np.random.default_rng(8)
     K, beta = 6, 1.0
     Phi = rng.normal(size=(K, 2))
