@@ -41,10 +41,10 @@ PAPER = Paper(
     run=f"{_E}:run",
     figure=f"{_E}:figure",
     profiles={
-        "quick": Profile("quick", seeds=2, timeout_s=60, params={
+        "quick": Profile("quick", seeds=2, timeout_s=300, params={
             "n_max": 4, "n_instances": 6, "n_contexts": 4, "n_types": 3, "n_leader": 2, "n_follower": 2,
             "n_hypotheses": 14, "n_sequences": 30, "seq_len": 8, "harmless_max_z": 5}),
-        "full": Profile("full", seeds=5, timeout_s=400, params={
+        "full": Profile("full", seeds=5, timeout_s=900, params={
             "n_max": 5, "n_instances": 10, "n_contexts": 5, "n_types": 3, "n_leader": 3, "n_follower": 2,
             "n_hypotheses": 20, "n_sequences": 100, "seq_len": 12, "harmless_max_z": 8}),
     },

@@ -211,9 +211,12 @@ def check_sl_below_ldim(metrics: list[Metrics]) -> Verdict:
     hz_z = _pool(metrics, "harmless", "z")
     sep_ok = bool(np.all(np.abs(hz_sl) <= TOL) and np.all(hz_ld >= hz_z - TOL))
     ok = viol <= TOL and sep_ok and strict > 0
+    # how much SLdim varies among instances that Ldim cannot tell apart
+    spread = max((float(np.ptp(sl[ld == v])) for v in np.unique(ld) if np.sum(ld == v) > 1), default=0.0)
     return Verdict("reproduced" if ok else "not-reproduced",
                    f"max(SLdim - Ldim) = {viol:.2e}; SLdim < Ldim strictly on {100 * strict:.0f}% of {sl.size} "
-                   f"instances; harmless class: SLdim = {hz_sl.max():.1e} while Ldim = Z up to {hz_ld.max():.0f}",
+                   f"instances; SLdim spans up to {spread:.2f} among instances with equal Ldim; "
+                   f"harmless class: SLdim = {hz_sl.max():.1e} while Ldim = Z up to {hz_ld.max():.0f}",
                    f"{len(metrics)} seeds; pass iff SLdim <= Ldim + {TOL:g} on every instance, at least one strict, "
                    f"and the harmless class has SLdim = 0 with Ldim >= Z for every Z",
                    value=strict)
