@@ -277,7 +277,7 @@ class LinearGaussianSSM(nn.Module):
         return x_prev @ self.A.T + torch.exp(self.log_q) * torch.randn_like(x_prev)
 
     def sample_prior(self, shape: tuple[int, ...]) -> Tensor:
-        return self.m0 + torch.exp(self.log_s0) * torch.randn(*shape, self.dx, dtype=self.m0.dtype)
+        return self.m0 + torch.exp(self.log_s0) * torch.randn(*shape, self.dx, dtype=self.m0.dtype, device=self.m0.device)
 
     @torch.no_grad()
     def simulate(self, batch: int, T: int) -> tuple[Tensor, Tensor]:
@@ -288,7 +288,7 @@ class LinearGaussianSSM(nn.Module):
         for _ in range(T):
             xs.append(self.sample_transition(xs[-1]))
         x = torch.stack(xs, 1)
-        y = x @ self.C.T + torch.exp(self.log_r) * torch.randn(batch, T + 1, self.dy, dtype=x.dtype)
+        y = x @ self.C.T + torch.exp(self.log_r) * torch.randn(batch, T + 1, self.dy, dtype=x.dtype, device=x.device)
         return x, y
 
 
@@ -313,9 +313,9 @@ class GaussianWindowProposal(nn.Module):
         """y (B, T+1, dy) -> mean (B, T+1, dx), log_std (B, T+1, dx)."""
         B, T1, dy = y.shape
         k = self.k
-        pad = torch.zeros(B, k, dy, dtype=y.dtype)
+        pad = torch.zeros(B, k, dy, dtype=y.dtype, device=y.device)
         yp = torch.cat([pad, y, pad], 1)
-        mask = torch.cat([torch.zeros(B, k, 1), torch.ones(B, T1, 1), torch.zeros(B, k, 1)], 1).to(y.dtype)
+        mask = torch.cat([torch.zeros(B, k, 1), torch.ones(B, T1, 1), torch.zeros(B, k, 1)], 1).to(y)
         feats = torch.cat([yp, mask], -1).unfold(1, 2 * k + 1, 1)   # (B, T+1, dy+1, 2k+1)
         out = self.net(feats.reshape(B, T1, -1))
         mean, log_std = out[..., :self.dx], out[..., self.dx:]
@@ -331,7 +331,7 @@ class GaussianWindowProposal(nn.Module):
         if n_particles < 1:
             raise ValueError(f"n_particles must be >= 1, got {n_particles}")
         mean, log_std = self.params(y)
-        eps = torch.randn(*mean.shape[:2], n_particles, self.dx, dtype=mean.dtype)
+        eps = torch.randn(*mean.shape[:2], n_particles, self.dx, dtype=mean.dtype, device=mean.device)
         X = mean.unsqueeze(2) + torch.exp(log_std).unsqueeze(2) * eps
         if stick_the_landing:
             log_v = _gauss_logpdf_diag(X, mean.detach().unsqueeze(2), log_std.detach().unsqueeze(2))
@@ -442,7 +442,7 @@ def soft_resampling_pf(ssm: LinearGaussianSSM, y: Tensor, n_particles: int, alph
         xs.append(x)
         ancestors.append(a)
     # genealogy: trace each final particle's ancestral path backwards (O(T N))
-    idx = torch.arange(N).expand(B, N)
+    idx = torch.arange(N, device=y.device).expand(B, N)
     path = [xs[-1]]
     for t in range(T1 - 2, -1, -1):
         idx = torch.gather(ancestors[t], 1, idx)
