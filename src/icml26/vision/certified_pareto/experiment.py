@@ -302,7 +302,7 @@ def figure(ms: list[dict]):
         ax.scatter(100 * np.array(x[f"{m}_trials_nat"]), 100 * np.array(x[f"{m}_trials_cert"]), s=12,
                    color="0.7", label="HPO trials (test)")
         for i, y in enumerate(ms):
-            ax.step(100 * np.array(y[f"{m}_front_nat"]), 100 * np.array(y[f"{m}_front_cert"]), where="post",
+            ax.step(100 * np.array(y[f"{m}_front_nat"]), 100 * np.array(y[f"{m}_front_cert"]), where="pre", marker="o", ms=3,
                     color=COLORS[m], alpha=1.0 if i == 0 else 0.35, label="front (tuned on val)" if i == 0 else None)
             ax.scatter([100 * y[f"{m}_default_nat"]], [100 * y[f"{m}_default_cert"]], marker="*", s=90,
                        color="k", label="published config" if i == 0 else None, zorder=3)
@@ -312,7 +312,7 @@ def figure(ms: list[dict]):
     axes[0].legend(fontsize=7, loc="lower left")
     ax = axes[-1]
     for m in methods:
-        ax.step(100 * np.array(x[f"{m}_front_nat"]), 100 * np.array(x[f"{m}_front_cert"]), where="post",
+        ax.step(100 * np.array(x[f"{m}_front_nat"]), 100 * np.array(x[f"{m}_front_cert"]), where="pre", marker="o", ms=3,
                 color=COLORS[m], label=LABELS[m])
     ax.set_title("fronts, seed 0")
     ax.set_xlabel("natural accuracy (%)")
