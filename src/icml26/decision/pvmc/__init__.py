@@ -35,7 +35,8 @@ PAPER = Paper(
         "lr 1e-2, MLP proposal on a +-5 observation window); no learned control variate, one joint "
         "Adam step instead of alternating proposal/model steps. Exactness checks use known 2-D models "
         "in float64 against an exact Kalman/RTS reference. Lotka-Volterra and SPX are not run; speed is "
-        "CPU single-thread seconds/epoch at T=200, not GPU."
+        "CPU single-thread seconds/epoch (CPU time) at T=200 with N=32 (and the training N=16), not GPU; "
+        "timing is taken in the full profile only."
     ),
     run=f"{_E}:run",
     figure=f"{_E}:figure",
