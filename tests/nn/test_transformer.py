@@ -78,3 +78,39 @@ def test_validation():
         m(torch.zeros(1, 65, dtype=torch.long))
     with pytest.raises(ValueError, match="idx"):
         m(torch.zeros(5, dtype=torch.long))
+
+
+def test_custom_mixer_replaces_attention():
+    class ZeroMixer(torch.nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.lin = torch.nn.Linear(cfg.d_model, cfg.d_model)
+
+        def forward(self, x, past=None):
+            return 0.0 * self.lin(x), None
+
+    torch.manual_seed(0)
+    m = TinyLM(LMConfig(vocab_size=17, d_model=32, n_layers=2, n_heads=4, max_len=64), mixer=ZeroMixer).eval()
+    assert all(isinstance(b.attn, ZeroMixer) for b in m.blocks)
+    a = torch.randint(0, 17, (2, 10))
+    b = a.clone()
+    b[:, 0] = (b[:, 0] + 1) % 17
+    la, _ = m(a)
+    lb, _ = m(b)
+    torch.testing.assert_close(la[:, 1:], lb[:, 1:])  # no token mixing at all
+
+
+def test_masked_targets_score_only_the_kept_positions():
+    from icml26.nn import lm_loss
+
+    m = _model()
+    batch = torch.randint(0, 17, (3, 12))
+    target = torch.full((3, 11), -100)
+    target[:, 5] = batch[:, 6]
+    logits, _ = m(batch[:, :-1])
+    ref = torch.nn.functional.cross_entropy(logits[:, 5], batch[:, 6])
+    torch.testing.assert_close(lm_loss(m, batch, target=target), ref)
+    with pytest.raises(ValueError, match="target"):
+        lm_loss(m, batch, target=target[:, :5])
+    losses = train_lm(m, lambda g: (batch, target), steps=3, seed=0)
+    assert len(losses) == 3

@@ -9,10 +9,19 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def lm_loss(model: nn.Module, batch: torch.Tensor, pad_id: int | None = None) -> torch.Tensor:
-    """Mean next-token cross-entropy of ``batch`` (batch, seq); positions whose target is ``pad_id`` are ignored."""
+def lm_loss(model: nn.Module, batch: torch.Tensor, pad_id: int | None = None,
+            target: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean next-token cross-entropy of ``batch`` (batch, seq); positions whose target is ``pad_id`` are ignored.
+
+    ``target`` (batch, seq - 1), optional, replaces the shifted batch as the labels; entries -100
+    are ignored (e.g. to score only the answer tokens of a recall task).
+    """
     logits, _ = model(batch[:, :-1])
-    target = batch[:, 1:]
+    if target is None:
+        target = batch[:, 1:]
+    elif target.shape != (batch.shape[0], batch.shape[1] - 1):
+        raise ValueError(f"target must be (batch, seq - 1) = {(batch.shape[0], batch.shape[1] - 1)}, "
+                         f"got {tuple(target.shape)}")
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
                            ignore_index=-100 if pad_id is None else pad_id)
 
@@ -22,7 +31,8 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], torch.T
              pad_id: int | None = None, seed: int = 0, log_every: int = 0) -> list[float]:
     """Train with AdamW, linear warm-up then cosine decay; returns the loss of every step.
 
-    ``sample_batch(generator) -> (batch, seq)`` long tensor draws one training batch.
+    ``sample_batch(generator) -> (batch, seq)`` long tensor draws one training batch; it may also
+    return ``(batch, target)`` with ``target`` (batch, seq - 1) labels, -100 where ignored.
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
@@ -42,7 +52,10 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], torch.T
     losses = []
     for step in range(steps):
         batch = sample_batch(gen)
-        loss = lm_loss(model, batch, pad_id)
+        if isinstance(batch, tuple):
+            loss = lm_loss(model, batch[0], pad_id, target=batch[1])
+        else:
+            loss = lm_loss(model, batch, pad_id)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip:

@@ -8,10 +8,15 @@ residual), learned absolute positions, tied input/output embeddings. Shapes:
 
 ``forward(idx, cache=cache, start=len_so_far)`` appends the new keys/values to the cache, so
 incremental decoding gives the same logits as a full forward pass (tested).
+
+``TinyLM(cfg, mixer=factory)`` swaps the attention of every block for another token mixer:
+``factory(cfg)`` returns a module with ``forward(x, past) -> (y, new_past)`` (``x, y``:
+(batch, seq, d_model)); the default is causal softmax attention.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -68,10 +73,10 @@ class CausalSelfAttention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, cfg: LMConfig):
+    def __init__(self, cfg: LMConfig, mixer: Callable[[LMConfig], nn.Module] | None = None):
         super().__init__()
         self.ln1 = nn.LayerNorm(cfg.d_model)
-        self.attn = CausalSelfAttention(cfg)
+        self.attn = CausalSelfAttention(cfg) if mixer is None else mixer(cfg)
         self.ln2 = nn.LayerNorm(cfg.d_model)
         self.mlp = nn.Sequential(nn.Linear(cfg.d_model, cfg.mlp_ratio * cfg.d_model), nn.GELU(),
                                  nn.Linear(cfg.mlp_ratio * cfg.d_model, cfg.d_model), nn.Dropout(cfg.dropout))
@@ -85,12 +90,12 @@ class Block(nn.Module):
 class TinyLM(nn.Module):
     """Decoder-only language model; ``forward(idx, cache, start) -> (logits, new_cache)``."""
 
-    def __init__(self, cfg: LMConfig):
+    def __init__(self, cfg: LMConfig, mixer: Callable[[LMConfig], nn.Module] | None = None):
         super().__init__()
         self.cfg = cfg
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.pos = nn.Embedding(cfg.max_len, cfg.d_model)
-        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.blocks = nn.ModuleList(Block(cfg, mixer) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
         self.head.weight = self.tok.weight  # tied embeddings
