@@ -1,0 +1,162 @@
+"""Unit tests for PINNfluence (arXiv:2409.08958): derivatives, DeepXDE agreement, influence sign and
+first-order accuracy on a quadratic loss, diagnostics on hand-made influence arrays, validation."""
+
+import math
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.science.pinnfluence.experiment import sample_points
+from icml26.science.pinnfluence.method import (CompositeLoss, cancellation_score, component_fractions,
+                                               damped_inverse, directionality, influence_scores,
+                                               init_params, mlp_derivatives, n_params, per_point,
+                                               residuals, train_gradients)
+
+LAYERS = [2, 5, 4, 1]
+
+
+def _theta(seed=0):
+    return init_params(LAYERS, torch.Generator().manual_seed(seed)) + 0.1
+
+
+def _net_from_theta(theta):
+    net = torch.nn.Sequential(torch.nn.Linear(2, 5), torch.nn.Tanh(), torch.nn.Linear(5, 4), torch.nn.Tanh(),
+                              torch.nn.Linear(4, 1)).double()
+    torch.nn.utils.vector_to_parameters(theta, net.parameters())  # weight then bias, as in _unflatten
+    return net
+
+
+def test_mlp_derivatives_match_autograd():
+    theta = _theta()
+    X = torch.rand(7, 2, dtype=torch.float64, requires_grad=True)
+    u, u_x, u_t, u_xx = mlp_derivatives(theta, X, LAYERS)
+    ref = _net_from_theta(theta)(X)[:, 0]
+    g = torch.autograd.grad(ref.sum(), X, create_graph=True)[0]
+    gxx = torch.autograd.grad(g[:, 0].sum(), X)[0][:, 0]
+    torch.testing.assert_close(u, ref)
+    torch.testing.assert_close(u_x, g[:, 0])
+    torch.testing.assert_close(u_t, g[:, 1])
+    torch.testing.assert_close(u_xx, gxx)
+
+
+def test_residual_and_points_match_deepxde():
+    os.environ.setdefault("DDE_BACKEND", "pytorch")
+    dde = pytest.importorskip("deepxde")
+    geom = dde.geometry.GeometryXTime(dde.geometry.Interval(-1, 1), dde.geometry.TimeDomain(0, 1))
+
+    def pde(x, y):
+        dy_t = dde.grad.jacobian(y, x, i=0, j=1)
+        dy_xx = dde.grad.hessian(y, x, i=0, j=0)
+        return dy_t - dy_xx + torch.exp(-x[:, 1:]) * (torch.sin(np.pi * x[:, 0:1])
+                                                      - np.pi ** 2 * torch.sin(np.pi * x[:, 0:1]))
+
+    bc = dde.icbc.DirichletBC(geom, lambda x: np.zeros((len(x), 1)), lambda _, on_b: on_b)
+    ic = dde.icbc.IC(geom, lambda x: np.sin(np.pi * x[:, 0:1]), lambda _, on_i: on_i)
+    np.random.seed(3)
+    data = dde.data.TimePDE(geom, pde, [bc, ic], num_domain=20, num_boundary=4, num_initial=4,
+                            train_distribution="Hammersley")
+    X, on_bc, on_ic = sample_points(20, 4, 4, seed=3)
+    np.testing.assert_allclose(X, np.asarray(data.train_x_all, dtype=np.float64), atol=1e-6)
+    assert list(data.num_bcs) == [int(on_bc.sum()), int(on_ic.sum())]
+
+    theta = _theta(1)
+    Xt = torch.tensor(X, requires_grad=True)
+    r_dde = pde(Xt, _net_from_theta(theta)(Xt))[:, 0]
+    dde.grad.clear()
+    r_pde, r_bc, r_ic = residuals(theta, torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic), LAYERS)
+    torch.testing.assert_close(r_pde, r_dde.detach())
+    # DeepXDE's component losses are the means of the squared residuals
+    loss = CompositeLoss(torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic), LAYERS)
+    comp = loss.component_losses(theta)
+    assert comp["pde"] == pytest.approx(float((r_dde ** 2).mean()), rel=1e-10)
+    assert comp["bc"] == pytest.approx(float((r_bc ** 2).mean()), rel=1e-10)
+    assert comp["ic"] == pytest.approx(float((r_ic ** 2).mean()), rel=1e-10)
+
+
+def test_drop_removes_exactly_one_points_terms():
+    X, on_bc, on_ic = sample_points(10, 2, 2)
+    X, on_bc, on_ic = torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic)
+    theta = _theta(2)
+    full = CompositeLoss(X, on_bc, on_ic, LAYERS)
+    z = int(torch.nonzero(on_ic)[0])
+    dropped = CompositeLoss(X, on_bc, on_ic, LAYERS, drop=z)
+    pp = per_point({k: v[None, :].detach().numpy() for k, v in zip(full.names, full.components(theta))},
+                   on_bc.numpy(), on_ic.numpy())[0]
+    assert float(full(theta) - dropped(theta)) == pytest.approx(pp[z].sum(), rel=1e-10)
+
+
+def test_influence_predicts_small_downweighting_on_quadratic_loss():
+    """For L = sum_z w_z (a_z.theta - y_z)^2 + ridge, removing eps of term z moves f = c.theta by
+    eps * c^T H^{-1} grad l_z to first order (the captum sign convention)."""
+    rng = np.random.default_rng(0)
+    A, y, c = rng.normal(size=(12, 4)), rng.normal(size=12), rng.normal(size=4)
+    w, ridge = np.full(12, 0.5), 0.1
+
+    def solve(weights):
+        H = 2 * (A.T * weights) @ A + 2 * ridge * np.eye(4)
+        return np.linalg.solve(H, 2 * (A.T * weights) @ y), H
+
+    theta, H = solve(w)
+    grads = 2 * (w * (A @ theta - y))[:, None] * A  # (n, P) per-term gradients at the optimum
+    I = influence_scores(torch.tensor(c[None, :]), {"pde": torch.tensor(grads)},
+                         damped_inverse(torch.tensor(H), 0.0))["pde"][0]
+    eps = 1e-6
+    for z in range(3):
+        w2 = w.copy()
+        w2[z] *= 1 - eps
+        theta2, _ = solve(w2)
+        assert (c @ theta2 - c @ theta) / eps == pytest.approx(I[z], rel=1e-4)
+    # at a stationary point of the full loss (ridge term included) influences sum to minus the ridge part
+    assert I.sum() == pytest.approx(-float(c @ np.linalg.solve(H, 2 * ridge * theta)), rel=1e-8)
+
+
+def test_damped_inverse_full_projection_and_damping():
+    M = torch.tensor(np.random.default_rng(1).normal(size=(5, 5)))
+    H = M @ M.T + torch.eye(5, dtype=torch.float64)
+    torch.testing.assert_close(damped_inverse(H, 0.0), torch.linalg.inv(H))
+    torch.testing.assert_close(damped_inverse(H, 0.0, projection_dim=5), torch.linalg.inv(H))
+    torch.testing.assert_close(damped_inverse(H, 0.5), torch.linalg.inv(H + 0.5 * torch.eye(5, dtype=torch.float64)))
+    P1 = damped_inverse(H, 0.0, projection_dim=1)
+    assert torch.linalg.matrix_rank(P1) == 1
+
+
+def test_diagnostics_on_hand_made_influences():
+    I = np.zeros((1, 3, 3))
+    I[0, 0, 0] = 2.0                      # interior point: PDE term only
+    I[0, 1, 0], I[0, 1, 1] = 1.0, -1.0    # boundary point whose terms cancel exactly
+    I[0, 2, 0], I[0, 2, 2] = 1.0, 1.0     # initial point whose terms agree
+    np.testing.assert_allclose(component_fractions(I)[0], [4 / 6, 1 / 6, 1 / 6])
+    assert cancellation_score(I, np.array([False, True, True])) == pytest.approx(0.5)
+    U, p = directionality(I.sum(2), np.array([0.5]), np.array([0.2, 0.9, 0.0]))
+    np.testing.assert_allclose(U, [(2 + 2) / 4])
+    np.testing.assert_allclose(p, [2 / 3])
+
+
+def test_train_gradients_shapes_and_per_point_scatter():
+    X, on_bc, on_ic = sample_points(6, 2, 2)
+    loss = CompositeLoss(torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic), LAYERS)
+    G = train_gradients(loss, _theta())
+    assert G["pde"].shape == (len(X), n_params(LAYERS))
+    assert G["bc"].shape[0] == on_bc.sum() and G["ic"].shape[0] == on_ic.sum()
+    g_total = torch.func.grad(loss)(_theta())
+    torch.testing.assert_close(G["pde"].sum(0) + G["bc"].sum(0) + G["ic"].sum(0), g_total)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: init_params([2]),
+    lambda: mlp_derivatives(_theta(), torch.zeros(3, 3, dtype=torch.float64), LAYERS),
+    lambda: mlp_derivatives(torch.zeros(5, dtype=torch.float64), torch.zeros(3, 2, dtype=torch.float64), LAYERS),
+    lambda: CompositeLoss(torch.full((3, 2), math.nan, dtype=torch.float64), torch.zeros(3, dtype=torch.bool),
+                          torch.zeros(3, dtype=torch.bool), LAYERS),
+    lambda: CompositeLoss(torch.zeros(3, 2, dtype=torch.float64), torch.zeros(3, dtype=torch.bool),
+                          torch.zeros(3, dtype=torch.bool), LAYERS, drop=5),
+    lambda: damped_inverse(torch.eye(3, dtype=torch.float64), -1.0),
+    lambda: damped_inverse(torch.eye(3, dtype=torch.float64), 0.0, projection_dim=4),
+    lambda: cancellation_score(np.zeros((1, 2, 3)), np.array([False, False])),
+    lambda: directionality(np.zeros((2, 3)), np.zeros(1), np.zeros(3)),
+])
+def test_invalid_input_raises(call):
+    with pytest.raises(ValueError):
+        call()
