@@ -192,3 +192,14 @@ def test_checks_fail_on_contradicted_metrics():
         assert check(getattr(ex, f"contradict_{claim}")(ms)).status != "reproduced"
     assert ex.questions_to_reach([0.5, 0.3, 0.2], 0.3) == 2.0
     assert ex.questions_to_reach([0.5, 0.3, 0.2], 0.1) == 4.0
+
+
+def test_map_estimate_converges_with_steep_items():
+    rng = np.random.default_rng(8)
+    a = np.array([[6.0], [5.0], [4.0], [0.3]]); c = np.array([-12.0, 10.0, 0.0, 0.5])
+    for _ in range(20):
+        y = (rng.random((1, 4)) < 0.5).astype(float)
+        th = M.map_estimate(y, np.ones((1, 4)), a, c)
+        p = M.prob(th, a, c)
+        g = -((y - p) @ a) + th
+        assert np.abs(g).max() < 1e-8

@@ -73,8 +73,9 @@ def item_gradients(theta: np.ndarray, a: np.ndarray, c: np.ndarray, y: np.ndarra
 
 
 def map_estimate(y: np.ndarray, mask: np.ndarray, a: np.ndarray, c: np.ndarray,
-                 prior_var: float = 1.0, iters: int = 25) -> np.ndarray:
-    """MAP ability under an N(0, prior_var I) prior from the answered items (batched Newton).
+                 prior_var: float = 1.0, iters: int = 50, max_step: float = 1.0) -> np.ndarray:
+    """MAP ability under an N(0, prior_var I) prior from the answered items (batched Newton,
+    steps capped at ``max_step`` in norm).
 
     y, mask: (B, Q) responses and 0/1 answered mask. Returns theta (B, d).
     """
@@ -94,6 +95,10 @@ def map_estimate(y: np.ndarray, mask: np.ndarray, a: np.ndarray, c: np.ndarray,
         w = mask * p * (1 - p)                                              # (B, Q)
         H = np.einsum("bq,qi,qj->bij", w, a, a) + eye                       # (B, d, d)
         step = np.linalg.solve(H, g[..., None])[..., 0]
+        # damped Newton: a full step can overshoot far from the optimum (the objective is
+        # strictly convex, so capping the step length keeps every iterate a descent path)
+        norm = np.linalg.norm(step, axis=1, keepdims=True)
+        step = step * np.minimum(1.0, max_step / np.maximum(norm, 1e-300))
         theta = theta - step
         if np.max(np.abs(step)) < 1e-8:
             break
