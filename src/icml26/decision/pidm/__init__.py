@@ -39,13 +39,13 @@ PAPER = Paper(
     run=f"{_E}:run",
     figure=f"{_E}:figure",
     profiles={
-        "quick": Profile("quick", seeds=2, timeout_s=60, params={
+        "quick": Profile("quick", seeds=2, timeout_s=300, params={
             "n_demos": [2, 8, 32], "steps": 500, "hidden": 64, "lr": 1e-3, "k": 1, "n_eval": 50,
             "step_size": 0.03, "max_steps": 120, "route_temp": 0.3, "noise_sd": 0.1, "match_tol": 0.05,
             "n_extra_free": 8, "n_extra_random": 1000, "bias_n": 8, "bias_sd": [0.0, 0.1, 0.3],
             "toy_delta": 1.0, "toy_sigma_a": 0.3, "toy_sigma_eta": [0.3, 1.0], "toy_n_train": 5000,
             "toy_n_test": 10000, "toy_bias_sd": [0.0, 0.3, 3.0]}),
-        "full": Profile("full", seeds=5, timeout_s=400, params={
+        "full": Profile("full", seeds=5, timeout_s=900, params={
             "n_demos": [2, 4, 8, 16, 32], "steps": 500, "hidden": 64, "lr": 1e-3, "k": 1, "n_eval": 100,
             "step_size": 0.03, "max_steps": 120, "route_temp": 0.3, "noise_sd": 0.1, "match_tol": 0.05,
             "n_extra_free": 16, "n_extra_random": 2000, "bias_n": 4, "bias_sd": [0.0, 0.03, 0.1, 0.3],
