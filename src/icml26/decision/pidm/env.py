@@ -1,6 +1,6 @@
 """A continuous four-room navigation task with two equally short routes (gymnasium API).
 
-Stand-in for the paper's 2D toy navigation tasks (arXiv:2601.21718, Sec. 5.1): the agent
+Stand-in for the paper's 2-D toy navigation tasks (arXiv:2601.21718): the agent
 (a point in [0, 1]^2) starts in the bottom-left room and must reach a goal in the
 top-right room. Walls cross at the centre; each wall half has a doorway, so the goal can
 be reached through the bottom-right room or through the top-left room, two routes of

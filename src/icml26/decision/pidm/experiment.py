@@ -1,7 +1,7 @@
 """Small-scale reproduction of arXiv:2601.21718: PIDM vs BC on a bimodal 2-D navigation task.
 
 One seed:
-1. Navigation (Sec. 5.1 stand-in). Scripted expert demonstrations on the four-room task of
+1. Navigation (stand-in for the paper's 2-D tasks). Scripted expert demonstrations on the four-room task of
    ``env.py`` (two equally short routes, route chosen at random per episode). For each number
    of demonstrations n in ``n_demos`` we train BC (MLP, L1 loss as in the paper's code) and
    PIDM (closest-reference state predictor k steps ahead + MLP IDM on (s_t, s_{t+k}), L1 loss)

@@ -3,9 +3,9 @@
 Implements the objects of "When does predictive inverse dynamics outperform behavior
 cloning?" (Schaefer et al.; arXiv:2601.21718):
 
-- BC (Sec. 3): a policy ``pi_mu(s_t) -> a_t`` fitted by supervised regression on
+- BC: a policy ``pi_mu(s_t) -> a_t`` fitted by supervised regression on
   expert (state, action) pairs.
-- PIDM (Sec. 3): a state predictor ``p(s_t) -> s_{t+k}`` and an inverse dynamics model
+- PIDM: a state predictor ``p(s_t) -> s_{t+k}`` and an inverse dynamics model
   (IDM) ``pi_xi(s_t, s_{t+k}) -> a_t`` trained on ground-truth futures; at test time
   ``a_t = pi_xi(s_t, p(s_t))``.  In the paper's 2D navigation experiments the state
   predictor is instance based: it finds the demonstrated state closest (L2) to ``s_t``
