@@ -49,7 +49,7 @@ PAPER = Paper(
     figure=f"{_X}:figure",
     profiles={
         "quick": Profile("quick", seeds=2, params={**_MODEL, "epochs": 6, "rates": [0.5],
-                                                    "variants": _ALL}, timeout_s=60),
+                                                    "variants": _ALL}, timeout_s=120),
         "full": Profile("full", seeds=5, params={**_MODEL, "epochs": 20, "rates": [0.0, 0.3, 0.6],
                                                   "variants": _ALL}, timeout_s=400),
     },
