@@ -11,10 +11,10 @@ per modality, ``d`` hidden width, ``E`` experts, ``K`` experts chosen per token,
    random training inputs of ``m`` (the "modality pool"), encoded by ``E_m``.
 3. *Fusion layer*: multi-head self-attention over all ``M*L`` tokens, then a per-modality sparse
    MoE feed-forward block applied to the tokens of the modalities that are present.
-4. *Routing* (Sec. 3, noisy top-K gate): logits ``u = h W_g + eps * softplus(h W_noise)``,
+4. *Routing* (noisy top-K gate): logits ``u = h W_g + eps * softplus(h W_noise)``,
    ``eps ~ N(0, 1)`` during training; the ``K`` largest logits choose the experts.
    Experts are ``Linear -> GELU -> Linear``.
-5. *Confidence-guided gate* (Sec. 4): each expert ``i`` has a head
+5. *Confidence-guided gate* (the paper's main proposal): each expert ``i`` has a head
    ``c_i = sigmoid(w_i^T LN_i(e_i(h)) + b_i)`` and the mixture is ``y = sum_{i in TopK} c_i e_i(h)``;
    the softmax routing score is *not* a mixture weight. The heads are trained towards the
    probability that a shared probe ``P`` puts on the true label given that expert's output:
