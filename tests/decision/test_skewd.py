@@ -93,11 +93,14 @@ def test_gaussian_fit_on_gaussian_noise_heteroscedastic_scale():
 
 
 def test_skewd_orients_clear_ls_pair_both_ways():
-    rng = np.random.default_rng(4)
-    cause, effect = sample_pair(300, "LS", 20.0, rng)
-    cause, effect = (cause - cause.mean()) / cause.std(), (effect - effect.mean()) / effect.std()
-    assert skewd(cause, effect, seed=0, **FAST).indep_dir == 1
-    assert skewd(effect, cause, seed=0, **FAST).indep_dir == 0
+    # y = tanh(x) + g(x) N with increasing scale g and strongly right-skewed N
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    y = np.tanh(x) + (0.1 + 0.1 * (x + 3)) * stats.skewnorm.rvs(10.0, size=300, random_state=rng)
+    x, y = (x - x.mean()) / x.std(), (y - y.mean()) / y.std()
+    fw = skewd(x, y, 0.1, 1.0, seed=0, **FAST)
+    assert fw.indep_dir == 1 and fw.fit_xy.lam > 2.0
+    assert skewd(y, x, 0.1, 1.0, seed=0, **FAST).indep_dir == 0
 
 
 def test_sample_pair_shapes_and_ls_scale():

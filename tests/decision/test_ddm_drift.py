@@ -1,0 +1,139 @@
+"""Unit tests for the time-varying-drift DDM approximation (ddm-drift)."""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from icml26.decision.ddm_drift.experiment import xauc
+from icml26.decision.ddm_drift.method import (
+    NudgeDrift, WatchTimeDDM, approx_cdf, cdf_from_density, frozen_density, inverse_gaussian_density,
+    ks_distance, optimal_signal_time, simulate_first_passage, simulate_first_passage_paths,
+    tangent_density, window_response_probability)
+
+
+def test_inverse_gaussian_matches_scipy():
+    t = np.linspace(0.05, 30, 200)
+    a, mu, sigma = 2.0, 0.4, 1.3
+    # T ~ IG with mean a/mu and shape a^2/sigma^2; scipy: invgauss(mu=m/lam, scale=lam)
+    m, lam = a / mu, a**2 / sigma**2
+    ref = stats.invgauss.pdf(t, m / lam, scale=lam)
+    np.testing.assert_allclose(inverse_gaussian_density(t, a, mu, sigma), ref, rtol=1e-10)
+
+
+def test_tangent_is_exact_for_constant_drift():
+    t = np.linspace(0.0, 25, 500)
+    d = NudgeDrift(0.3)
+    np.testing.assert_allclose(tangent_density(t, 1.5, d, 0.8), inverse_gaussian_density(t, 1.5, 0.3, 0.8),
+                               rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(frozen_density(t, 1.5, d, 0.8), inverse_gaussian_density(t, 1.5, 0.3, 0.8))
+
+
+def test_nudge_drift_M_is_integral_of_mu():
+    d = NudgeDrift(0.2, 1.5, 2.0, 0.7)
+    for T in (1.0, 2.0, 3.3, 10.0):
+        val, _ = integrate.quad(lambda s: float(d.mu(s)), 0, T, points=[2.0])
+        assert float(d.M(T)) == pytest.approx(val, rel=1e-8)
+    assert float(NudgeDrift(0.5).M(4.0)) == pytest.approx(2.0)
+
+
+def test_cdf_from_density_trapezoid_and_clip():
+    t = np.linspace(0, 1, 101)
+    F = cdf_from_density(t, 2 * t)
+    np.testing.assert_allclose(F, t**2, atol=1e-4)
+    assert cdf_from_density(t, 5 * np.ones_like(t))[-1] == 1.0
+    with pytest.raises(ValueError):
+        cdf_from_density(t[::-1], t)
+
+
+def test_simulation_matches_inverse_gaussian():
+    a, mu = 1.0, 0.5
+    s = simulate_first_passage(NudgeDrift(mu).M, a, 1.0, 10000, 0.02, 10.0, seed=3)
+    t = np.linspace(0, 10, 801)
+    F = approx_cdf(t, a, NudgeDrift(mu))
+    assert ks_distance(s, t, F) < 1.63 / np.sqrt(10000) + 0.003
+    # common random numbers: same seed, same paths
+    np.testing.assert_array_equal(s, simulate_first_passage(NudgeDrift(mu).M, a, 1.0, 10000, 0.02, 10.0, seed=3))
+
+
+def test_bridge_correction_removes_discretisation_bias():
+    # with a coarse grid and no bridge correction the crossing probability would be biased low
+    a, mu = 1.0, 0.2
+    s = simulate_first_passage(NudgeDrift(mu).M, a, 1.0, 20000, 0.2, 5.0, seed=0)
+    t = np.linspace(0, 5, 401)
+    exact = approx_cdf(t, a, NudgeDrift(mu))[-1]
+    assert np.mean(s <= 5.0) == pytest.approx(exact, abs=0.02)
+
+
+def test_per_path_simulation_agrees_with_shared_drift():
+    d = NudgeDrift(0.4, 1.0, 1.0, 1.0)
+    dt, K = 0.02, 500
+    Mt = np.tile(d.M(dt * np.arange(1, K + 1)), (3000, 1))
+    s1 = simulate_first_passage_paths(Mt, 2.0, 1.0, dt, seed=5)
+    s2 = simulate_first_passage(d.M, 2.0, 1.0, 3000, dt, K * dt, seed=5, chunk=2000)
+    np.testing.assert_array_equal(s1, s2)
+
+
+def test_tangent_improves_with_threshold_for_small_signal():
+    d = NudgeDrift(0.5, 0.5, 1.0, 1.0)
+    t = np.linspace(0, 20, 1001)
+    ks = []
+    for a in (1.0, 6.0):
+        s = simulate_first_passage(d.M, a, 1.0, 10000, 0.02, 20.0, seed=1)
+        ks.append(ks_distance(s, t, approx_cdf(t, a, d)))
+    assert ks[1] < ks[0]
+
+
+def test_window_probability_and_optimal_time_interior():
+    a, mu0, delta, kappa, W = 4.0, 0.5, 1.0, 0.5, 2.0
+    tau_max = 12.0
+    tau_star, r_star = optimal_signal_time(W, a, mu0, delta, kappa, tau_max, n_tau=25)
+    assert 0.0 < tau_star < tau_max
+    grid = window_response_probability(W, a, mu0, delta, kappa, np.linspace(0, tau_max, 61))
+    assert r_star >= grid.max() - 1e-3
+    # no signal: window probability equals the inverse-Gaussian mass in the window
+    r0 = window_response_probability(W, a, mu0, 0.0, kappa, [3.0])[0]
+    ig, _ = integrate.quad(lambda s: inverse_gaussian_density(np.array([s]), a, mu0)[0], 3.0, 5.0)
+    assert r0 == pytest.approx(ig, abs=1e-4)
+
+
+def test_watch_time_mle_recovers_threshold():
+    rng = np.random.default_rng(0)
+    n, d = 500, 3
+    X = rng.standard_normal((n, d))
+    L = np.full(n, 25.0)
+    tau = np.full(n, np.inf)
+    mu = 0.4 + X @ np.array([0.1, -0.1, 0.0])
+    dt = 0.02
+    t = dt * np.arange(1, 1251)
+    T = simulate_first_passage_paths(mu[:, None] * t[None, :], 2.0, 1.0, dt, seed=1)
+    y = np.minimum(T, L)
+    model = WatchTimeDDM(n_grid=60).fit(X, tau, L, y, (T <= L).astype(float))
+    assert model.a == pytest.approx(2.0, rel=0.15)
+    assert model.w[0] > 0.03 and model.w[1] < -0.03
+    pred = model.predict_restricted_mean(X, tau, L)
+    assert stats.spearmanr(pred, mu).statistic < -0.95      # faster drift, shorter watch time
+
+
+def test_xauc_perfect_and_reversed():
+    rng = np.random.default_rng(0)
+    y = rng.random(300)
+    assert xauc(y, y, rng) == 1.0
+    assert xauc(y, -y, rng) == 0.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tangent_density([1.0], -1.0, NudgeDrift(0.1)),
+    lambda: tangent_density([np.nan], 1.0, NudgeDrift(0.1)),
+    lambda: tangent_density([], 1.0, NudgeDrift(0.1)),
+    lambda: NudgeDrift(0.1, 1.0, 1.0, kappa=0.0),
+    lambda: NudgeDrift(np.nan),
+    lambda: approx_cdf(np.linspace(0, 1, 5), 1.0, NudgeDrift(0.1), kind="exact"),
+    lambda: simulate_first_passage(NudgeDrift(0.1).M, 1.0, 1.0, 0, 0.1, 1.0),
+    lambda: simulate_first_passage_paths(np.ones(5), 1.0, 1.0, 0.1),
+    lambda: window_response_probability(1.0, 1.0, 0.1, 0.5, 1.0, [-1.0]),
+    lambda: optimal_signal_time(1.0, 1.0, 0.1, 0.5, 1.0, tau_max=5.0, n_tau=2),
+    lambda: WatchTimeDDM().fit(np.ones((3, 2)), np.ones(2), np.ones(3), np.ones(3), np.ones(3)),
+])
+def test_input_validation(call):
+    with pytest.raises(ValueError):
+        call()
