@@ -114,3 +114,14 @@ def test_masked_targets_score_only_the_kept_positions():
         lm_loss(m, batch, target=target[:, :5])
     losses = train_lm(m, lambda g: (batch, target), steps=3, seed=0)
     assert len(losses) == 3
+
+
+def test_on_step_callback_sees_every_step():
+    m = _model()
+    seen = []
+
+    def batch(gen):
+        return torch.randint(0, 17, (4, 10), generator=gen)
+
+    train_lm(m, batch, steps=5, seed=0, on_step=lambda s, model: seen.append((s, model.training)))
+    assert [s for s, _ in seen] == list(range(5))

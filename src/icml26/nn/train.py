@@ -28,11 +28,14 @@ def lm_loss(model: nn.Module, batch: torch.Tensor, pad_id: int | None = None,
 
 def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], torch.Tensor], *, steps: int,
              lr: float = 3e-3, weight_decay: float = 0.01, warmup: int = 20, grad_clip: float = 1.0,
-             pad_id: int | None = None, seed: int = 0, log_every: int = 0) -> list[float]:
+             pad_id: int | None = None, seed: int = 0, log_every: int = 0,
+             on_step: Callable[[int, nn.Module], None] | None = None) -> list[float]:
     """Train with AdamW, linear warm-up then cosine decay; returns the loss of every step.
 
     ``sample_batch(generator) -> (batch, seq)`` long tensor draws one training batch; it may also
     return ``(batch, target)`` with ``target`` (batch, seq - 1) labels, -100 where ignored.
+    ``on_step(step, model)``, optional, runs after every optimiser step (e.g. to evaluate
+    checkpoints); the model is back in training mode afterwards.
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
@@ -63,6 +66,9 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], torch.T
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
+        if on_step is not None:
+            on_step(step, model)
+            model.train()
         if log_every and step % log_every == 0:
             print(f"step {step}: loss {losses[-1]:.4f}")
     model.eval()
