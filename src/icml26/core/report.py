@@ -122,6 +122,30 @@ def _counts(results: Sequence[PaperResult]) -> dict[str, int]:
     return counts
 
 
+def _paper_counts(res: PaperResult) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in res.paper.claims:
+        st = _status_of(res, c.id)
+        out[st] = out.get(st, 0) + 1
+    return out
+
+
+def overview_rows(results: Sequence[PaperResult]) -> list[tuple[str, str, str, str, str, dict[str, int]]]:
+    """(slug, title, cluster, feasibility, profile/seeds, verdict counts) per paper."""
+    return [(r.paper.slug, r.paper.title, r.paper.cluster, r.paper.feasibility,
+             f"{r.profile} · {len(r.ok_rows)}" if r.profile else "—", _paper_counts(r)) for r in results]
+
+
+def markdown_overview(results: Sequence[PaperResult]) -> str:
+    lines = ["| paper | cluster | feas. | profile · seeds | reproduced | partly | not reproduced | other |",
+             "|---|---|---|---|---|---|---|---|"]
+    for slug, title, cluster, feas, prof, cnt in overview_rows(results):
+        other = sum(v for k, v in cnt.items() if k not in ("reproduced", "partly", "not-reproduced"))
+        lines.append(f"| [{slug}](#{slug}) — {_md(title)} | {cluster} | {feas} | {prof} | {cnt.get('reproduced', 0)} | "
+                     f"{cnt.get('partly', 0)} | {cnt.get('not-reproduced', 0)} | {other} |")
+    return "\n".join(lines)
+
+
 def markdown_table(results: Sequence[PaperResult]) -> str:
     """The verdict table (one row per claim), also used for the README."""
     lines = ["| paper | claim | paper's value | ours | verdict | profile · seeds |",
@@ -152,7 +176,7 @@ def write_markdown(results: Sequence[PaperResult], out_dir: Path) -> Path:
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = ["# icml26 reproduction report", "", f"Generated {now}. Each verdict is computed from the "
              "metrics stored for that run; the paper's value is shown for comparison only.", "",
-             markdown_table(results), ""]
+             "## Papers", "", markdown_overview(results), "", "## Claims", "", markdown_table(results), ""]
     for res in results:
         p = res.paper
         parts += [f"## {p.slug}", "", f"**{p.title}** — {p.source} · cluster `{p.cluster}` · "
@@ -212,7 +236,14 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
            "(several seeds, stated test); the paper's value is shown beside ours for comparison and never "
            "decides a verdict.</p>",
            "<p>" + " ".join(f"{_badge_html(k)} {v}" for k, v in sorted(counts.items())) + "</p>",
-           "<h2>Summary</h2><table id='summary'><thead><tr><th>paper</th><th>claim</th><th>paper's value</th>"
+           "<h2>Papers</h2><table id='papers'><thead><tr><th>paper</th><th>cluster</th><th>feas.</th>"
+           "<th>profile · seeds</th><th>verdicts</th></tr></thead><tbody>"]
+    for slug, title, cluster, feas, prof, cnt in overview_rows(results):
+        badges = " ".join(f"{_badge_html(k)}&nbsp;{v}" for k, v in sorted(cnt.items()))
+        out.append(f"<tr><td><a href='#{e(slug)}'>{e(slug)}</a> — {e(title)}</td><td>{e(cluster)}</td>"
+                   f"<td>{e(feas)}</td><td>{e(prof)}</td><td>{badges}</td></tr>")
+    out += ["</tbody></table>",
+           "<h2>Claims</h2><table id='summary'><thead><tr><th>paper</th><th>claim</th><th>paper's value</th>"
            "<th>ours (CI)</th><th>verdict</th><th>seeds</th><th>runtime</th></tr></thead><tbody>"]
     for res in results:
         for c in res.paper.claims:
@@ -269,7 +300,7 @@ def update_readme(readme: Path, results: Sequence[PaperResult]) -> bool:
     text = readme.read_text(encoding="utf-8")
     if README_START not in text or README_END not in text:
         return False
-    table = markdown_table(results).replace("](#", "](report/REPORT.md#")
+    table = (markdown_overview(results) + "\n\n" + markdown_table(results)).replace("](#", "](report/REPORT.md#")
     new = re.sub(re.escape(README_START) + r".*?" + re.escape(README_END),
                  lambda _: f"{README_START}\n{table}\n{README_END}", text, flags=re.S)
     readme.write_text(new, encoding="utf-8")
