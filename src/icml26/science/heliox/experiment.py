@@ -1,0 +1,477 @@
+"""Small-scale reproduction of HelioX (ICML 2026): DHS tree solves, their adjoint, and
+training a Hodgkin-Huxley compartmental model through them, on CPU.
+
+Kept from the paper (and from DHS, its predecessor, Zhang et al. 2023): the compartmental
+cable model with NEURON's fixed-step backward-Euler scheme, the Hines tree solve ordered by
+the DHS schedule (k deepest ready nodes per step), the adjoint (transposed) tree solve as the
+hand-written backward pass, gradient-based fitting of channel densities through the
+simulator, and NEURON as the reference simulator. Replaced: fused CUDA kernels and
+multi-stream concurrency by vectorised numpy/torch on one CPU thread (parallel *steps* are
+counted instead of GPU time); BAAIWorm and deep biophysical MLPs by a ball-and-stick cell
+whose channel densities are fitted to a target voltage trace; the GPU speed-up over NEURON by
+a CPU throughput comparison (batched cells vs NEURON), which is not the paper's setting.
+
+One seed measures:
+1. exact-solve: DHS-ordered solves of random diagonally dominant tree systems vs scipy's
+   sparse LU (float64);
+2. optimal-schedule: DHS step counts vs exhaustive search on small trees and vs the lower
+   bound max(ceil(N/k), height) on larger ones;
+3. exact-gradient: adjoint tree-solve gradients vs central finite differences and vs
+   autograd through a dense solve; gradients through a whole HH simulation vs finite
+   differences;
+4. matches-neuron: somatic spike times and voltage of our simulator vs NEURON (in process,
+   same morphology, hh + pas, dt, IClamp);
+5. trains: Adam on log channel densities (gnabar, gkbar, g_pas) of a ball-and-stick cell
+   to fit a target trace;
+6. no-autodiff-overhead: time of forward+backward through tree solves with the adjoint
+   backward vs the same solve recorded on autograd's tape;
+7. faster-than-neuron: CPU time of the batched vectorised simulator vs NEURON for the same
+   cells.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+
+from icml26.core.paper import Profile, Verdict
+from icml26.core.seeding import seed_everything
+from icml26.core.stats import fmt_p, one_sample_test, seeds_of
+from icml26.science.heliox.method import (Biophysics, Stimulus, ball_and_stick, dhs_schedule,
+                                          dhs_solve, hines_matrix, hines_solve, make_plan,
+                                          optimal_steps_bruteforce, random_tree, simulate,
+                                          soma_hh_dend_pas, spike_times, tree_depth, tree_solve)
+
+DT = 0.025  # ms, NEURON's default and the card's setting
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def random_system(parent: np.ndarray, rng: np.random.Generator, batch: int | None = None):
+    """A random strictly diagonally dominant Hines system on ``parent`` (negative off-diagonals,
+    as axial coupling gives)."""
+    n = parent.size
+    shape = (n,) if batch is None else (n, batch)
+    a = -rng.uniform(0.1, 2.0, shape)
+    b = -rng.uniform(0.1, 2.0, shape)
+    a[0] = b[0] = 0.0
+    d = rng.uniform(0.05, 1.0, shape) + np.abs(b)
+    np.add.at(d, parent[1:], np.abs(a[1:]))
+    rhs = rng.normal(size=shape)
+    return d, a, b, rhs
+
+
+def _neuron_ball_and_stick(nseg: int, dend_L: float, stim: Stimulus, t_stop: float, batch_amps=None):
+    """Build the same ball-and-stick cell(s) in NEURON and return (soma traces, areas, ri, cpu s)."""
+    from neuron import h
+
+    h.load_file("stdrun.hoc")
+    amps = [stim.amp] if batch_amps is None else list(batch_amps)
+    cells, recs, clamps = [], [], []
+    for amp in amps:
+        soma = h.Section(name="soma")
+        soma.L = soma.diam = 20.0
+        soma.nseg = 1
+        dend = h.Section(name="dend")
+        dend.L, dend.diam, dend.nseg = dend_L, 2.0, nseg
+        dend.connect(soma(0.5))
+        for sec in (soma, dend):
+            sec.Ra = 100.0
+            sec.cm = 1.0
+        soma.insert("hh")
+        dend.insert("pas")
+        for seg in dend:
+            seg.pas.g = 0.001
+            seg.pas.e = -65.0
+        ic = h.IClamp(soma(0.5))
+        ic.delay, ic.dur, ic.amp = stim.delay, stim.dur, float(amp)
+        recs.append(h.Vector().record(soma(0.5)._ref_v))
+        cells.append((soma, dend))
+        clamps.append(ic)
+    h.celsius = 6.3
+    h.usetable_hh = 0  # exact rate functions (our simulator evaluates them exactly)
+    h.dt = DT
+    h.finitialize(-65.0)
+    t0 = time.process_time()
+    h.continuerun(t_stop)
+    cpu = time.process_time() - t0
+    area = np.array([seg.area() for seg in cells[0][0]] + [seg.area() for seg in cells[0][1]])
+    ri = np.array([seg.ri() for seg in cells[0][1]])
+    traces = np.array([np.array(r) for r in recs])
+    del cells, recs, clamps
+    return traces, area, ri, cpu
+
+
+def _fit_bio(morph, logs: torch.Tensor, batch: int) -> Biophysics:
+    soma = torch.as_tensor((morph.section == 0).astype(float))[:, None]
+    s = torch.exp(logs)  # (3, B): scales of gnabar, gkbar, g_pas
+    return Biophysics(cm=torch.ones(morph.n, dtype=torch.float64),
+                      gnabar=0.12 * s[0] * soma, gkbar=0.036 * s[1] * soma,
+                      gl=(0.0003 * soma).expand(-1, batch), g_pas=0.001 * s[2] * (1 - soma),
+                      e_pas=torch.full((morph.n,), -65.0, dtype=torch.float64))
+
+
+# ------------------------------------------------------------------ run
+
+
+def run(profile: Profile, seed: int) -> dict:
+    seed_everything(seed)
+    rng = np.random.default_rng(seed)
+    P = profile.params
+    out: dict = {}
+
+    # 1. exact solve ------------------------------------------------------------------
+    import scipy.sparse.linalg as spla
+
+    errs_dhs, errs_serial = [], []
+    for i in range(P["n_systems"]):
+        n = P["solve_sizes"][i % len(P["solve_sizes"])]
+        parent = random_tree(n, rng, branchiness=rng.uniform(0.05, 0.6))
+        d, a, b, rhs = random_system(parent, rng)
+        ref = spla.spsolve(hines_matrix(parent, d, a, b).tocsc(), rhs)
+        scale = np.max(np.abs(ref))
+        for k in P["solve_threads"]:
+            x = dhs_solve(make_plan(parent, k), d, a, b, rhs)
+            errs_dhs.append(np.max(np.abs(x - ref)) / scale)
+        errs_serial.append(np.max(np.abs(hines_solve(parent, d, a, b, rhs) - ref)) / scale)
+    out["solve_max_rel_err"] = float(np.max(errs_dhs))
+    out["solve_serial_max_rel_err"] = float(np.max(errs_serial))
+
+    # 2. schedule optimality ------------------------------------------------------------
+    n_opt = n_small = 0
+    for i in range(P["n_small_trees"]):
+        n = int(rng.integers(P["small_n"][0], P["small_n"][1] + 1))
+        parent = random_tree(n, rng, branchiness=rng.uniform(0.2, 0.8))
+        for k in P["small_threads"]:
+            n_small += 1
+            n_opt += len(dhs_schedule(parent, k)) == optimal_steps_bruteforce(parent, k)
+    out["sched_optimal_frac"] = n_opt / n_small
+    out["sched_small_cases"] = float(n_small)
+    violations, ratio = 0, {}
+    lower_gap = []
+    for n in P["bound_sizes"]:
+        parent = random_tree(n, rng, branchiness=0.1)
+        height = int(tree_depth(parent).max()) + 1
+        for k in P["bound_threads"]:
+            steps = len(dhs_schedule(parent, k))
+            lower = max(math.ceil(n / k), height)
+            violations += (steps < lower) + (k == 1 and steps != n)
+            lower_gap.append(steps - lower)
+            ratio[f"N{n}_k{k}"] = n / steps
+    out["sched_bound_violations"] = float(violations)
+    out["sched_max_gap_to_lower_bound"] = float(max(lower_gap))
+    out["sched_serial_over_dhs_steps"] = ratio
+
+    # 3. gradients ----------------------------------------------------------------------
+    parent = random_tree(P["grad_n"], rng, branchiness=0.4)
+    plan = make_plan(parent, 4)
+    d, a, b, rhs = (torch.tensor(x) for x in random_system(parent, rng))
+    w = torch.tensor(rng.normal(size=parent.size))
+    leaves = [x.clone().requires_grad_() for x in (d, a, b, rhs)]
+    (tree_solve(plan, *leaves) * w).sum().backward()
+    g_adj = torch.cat([x.grad[1:] if j in (1, 2) else x.grad for j, x in enumerate(leaves)])
+    # dense reference: autograd through torch.linalg.solve on the assembled matrix
+    dense = [x.clone().requires_grad_() for x in (d, a, b, rhs)]
+    A = torch.diag(dense[0])
+    idx = torch.arange(1, parent.size)
+    par = torch.as_tensor(parent[1:])
+    A = A.index_put((idx, par), dense[2][1:]).index_put((par, idx), dense[1][1:])
+    (torch.linalg.solve(A, dense[3]) * w).sum().backward()
+    g_dense = torch.cat([x.grad[1:] if j in (1, 2) else x.grad for j, x in enumerate(dense)])
+    # central finite differences on every entry
+    base = [x.numpy().copy() for x in (d, a, b, rhs)]
+    fd = []
+    eps = 1e-6
+    wn = w.numpy()
+    for j in range(4):
+        for i in range(1 if j in (1, 2) else 0, parent.size):
+            hi = [x.copy() for x in base]
+            lo = [x.copy() for x in base]
+            hi[j][i] += eps
+            lo[j][i] -= eps
+            fd.append((wn @ hines_solve(parent, *hi) - wn @ hines_solve(parent, *lo)) / (2 * eps))
+    fd = torch.tensor(fd)
+    out["grad_solve_rel_err_fd"] = float(torch.linalg.norm(g_adj - fd) / torch.linalg.norm(fd))
+    out["grad_solve_rel_err_dense"] = float(torch.linalg.norm(g_adj - g_dense) / torch.linalg.norm(g_dense))
+
+    # gradient through a whole HH simulation (adjoint solve inside BPTT) vs finite differences
+    morph_g = ball_and_stick(P["fit_nseg"], dend_L=150.0)
+    stim_g = Stimulus(0, 0.5, 20.0, float(rng.uniform(0.3, 0.5)))
+    logs0 = torch.tensor(rng.normal(0, 0.1, size=(3, 1)))
+    target = torch.tensor(rng.normal(-40, 20, size=(int(round(P["grad_t"] / DT)) + 1, 1, 1)))
+
+    def sim_loss(logs, torch_backend=True):
+        if torch_backend:
+            v = simulate(morph_g, _fit_bio(morph_g, logs, 1), stim_g, P["grad_t"], DT, backend="torch")
+            return ((v - target) ** 2).mean()
+        s = np.exp(logs)
+        soma = (morph_g.section == 0).astype(float)
+        bio = Biophysics(cm=np.ones(morph_g.n), gnabar=0.12 * s[0] * soma, gkbar=0.036 * s[1] * soma,
+                         gl=0.0003 * soma, g_pas=0.001 * s[2] * (1 - soma), e_pas=np.full(morph_g.n, -65.0))
+        v = simulate(morph_g, bio, stim_g, P["grad_t"], DT)
+        return float(((v - target.numpy()) ** 2).mean())
+
+    lg = logs0.clone().requires_grad_()
+    sim_loss(lg).backward()
+    g_sim = lg.grad[:, 0].numpy()
+    fd_sim = []
+    for j in range(3):
+        e = np.zeros(3)
+        e[j] = 1e-5
+        base_l = logs0[:, 0].numpy()
+        fd_sim.append((sim_loss(base_l + e, False) - sim_loss(base_l - e, False)) / 2e-5)
+    fd_sim = np.array(fd_sim)
+    out["grad_sim_rel_err_fd"] = float(np.linalg.norm(g_sim - fd_sim) / np.linalg.norm(fd_sim))
+
+    # 4. NEURON comparison ----------------------------------------------------------------
+    stim = Stimulus(0, float(rng.uniform(1.0, 5.0)), P["neuron_t"], float(rng.uniform(0.3, 0.8)))
+    traces, area_n, ri_n, _ = _neuron_ball_and_stick(P["neuron_nseg"], 500.0, stim, P["neuron_t"])
+    morph = ball_and_stick(P["neuron_nseg"])
+    out["geom_max_rel_diff"] = float(max(np.max(np.abs(area_n - morph.area) / morph.area),
+                                         np.max(np.abs(ri_n - morph.ri[1:]) / morph.ri[1:])))
+    v_ours = simulate(morph, soma_hh_dend_pas(morph), stim, P["neuron_t"], DT)[:, 0, 0]
+    v_ref = traces[0]
+    st_ours, st_ref = spike_times(v_ours, DT), spike_times(v_ref, DT)
+    out["neuron_n_spikes"] = float(st_ref.size)
+    out["neuron_spike_count_diff"] = float(abs(st_ours.size - st_ref.size))
+    m = min(st_ours.size, st_ref.size)
+    out["neuron_max_spike_dt_ms"] = float(np.max(np.abs(st_ours[:m] - st_ref[:m]))) if m else float("nan")
+    out["neuron_rmse_mv"] = float(np.sqrt(np.mean((v_ours - v_ref) ** 2)))
+    out["trace_ours"] = v_ours[:: P["trace_stride"]].tolist()
+    out["trace_neuron"] = v_ref[:: P["trace_stride"]].tolist()
+    out["trace_dt_ms"] = DT * P["trace_stride"]
+
+    # 5. training: fit channel densities by gradient descent through the simulator --------
+    B = P["fit_replicas"]
+    morph_f = ball_and_stick(P["fit_nseg"], dend_L=150.0)
+    stim_f = Stimulus(0, 0.5, 20.0, 0.4)
+    with torch.no_grad():
+        target_f = simulate(morph_f, _fit_bio(morph_f, torch.zeros(3, B, dtype=torch.float64), B),
+                            stim_f, P["fit_t"], DT, backend="torch", batch=B)
+    logs = torch.tensor(rng.normal(0, P["fit_init_sd"], size=(3, B))).requires_grad_()
+    opt = torch.optim.Adam([logs], lr=P["fit_lr"])
+    curve = []
+    for _ in range(P["fit_iters"]):
+        opt.zero_grad()
+        v = simulate(morph_f, _fit_bio(morph_f, logs, B), stim_f, P["fit_t"], DT, backend="torch", batch=B)
+        per = ((v - target_f) ** 2).mean(dim=(0, 1))
+        per.sum().backward()
+        opt.step()
+        curve.append(per.detach().numpy().tolist())
+    curve = np.array(curve)  # (iters, B)
+    out["fit_loss_curve"] = curve.mean(axis=1).tolist()
+    out["fit_loss_drop"] = (curve[0] / curve.min(axis=0)).tolist()  # per replica, best checkpoint
+    out["fit_min_loss_drop"] = float(np.min(curve[0] / curve.min(axis=0)))
+    out["fit_final_param_err"] = float(torch.max(torch.abs(logs.detach())).item())
+
+    # 6. adjoint backward vs autograd tape through the same DHS solve ---------------------
+    parent = random_tree(P["overhead_n"], rng, branchiness=0.3)
+    plan = make_plan(parent, P["overhead_k"])
+    sysm = [torch.tensor(x) for x in random_system(parent, rng, batch=P["overhead_batch"])]
+
+    def fwd_bwd(adjoint: bool) -> float:
+        leaves = [x.clone().requires_grad_() for x in sysm]
+        t0 = time.process_time()
+        x = tree_solve(plan, *leaves) if adjoint else _tape_solve(plan, *leaves)
+        (x ** 2).sum().backward()
+        return time.process_time() - t0
+
+    t_adj = min(fwd_bwd(True) for _ in range(P["overhead_repeats"]))
+    t_tape = min(fwd_bwd(False) for _ in range(P["overhead_repeats"]))
+    out["overhead_time_adjoint_s"] = t_adj
+    out["overhead_time_tape_s"] = t_tape
+    out["overhead_speedup"] = t_tape / t_adj
+
+    # 7. CPU throughput vs NEURON ------------------------------------------------------------
+    Bc = P["speed_cells"]
+    amps = rng.uniform(0.3, 0.8, Bc)
+    stim_s = Stimulus(0, 2.0, P["speed_t"], 0.5)
+    _, _, _, cpu_neuron = _neuron_ball_and_stick(P["neuron_nseg"], 500.0, stim_s, P["speed_t"], amps)
+    t0 = time.process_time()
+    simulate(morph, soma_hh_dend_pas(morph), stim_s, P["speed_t"], DT, batch=Bc, amp=amps)
+    cpu_ours = time.process_time() - t0
+    out["speed_cpu_neuron_s"] = cpu_neuron
+    out["speed_cpu_ours_s"] = cpu_ours
+    out["speed_ratio_vs_neuron"] = cpu_neuron / cpu_ours
+    return out
+
+
+def _tape_solve(plan, d, a, b, rhs):
+    from icml26.science.heliox.method import _dhs_solve_tensor
+
+    return _dhs_solve_tensor(plan, d, a, b, rhs)
+
+
+# ------------------------------------------------------------------ checks
+
+
+def check_exact_solve(metrics: list[dict]) -> Verdict:
+    e = seeds_of(metrics, "solve_max_rel_err")
+    worst = float(np.max(e))
+    ok = bool(np.all(e < 1e-10))
+    return Verdict("reproduced" if ok else "not-reproduced",
+                   f"max relative error of DHS solves vs scipy sparse LU: {worst:.2e}",
+                   f"pre-registered: < 1e-10 on every system of every seed (n={len(e)} seeds, "
+                   f"random trees, k threads as profiled); a deterministic bound, no test needed",
+                   value=worst)
+
+
+def contradict_exact_solve(metrics: list[dict]) -> list[dict]:
+    return [{**m, "solve_max_rel_err": m["solve_max_rel_err"] + 1e-6} for m in metrics]
+
+
+def check_optimal_schedule(metrics: list[dict]) -> Verdict:
+    frac = seeds_of(metrics, "sched_optimal_frac")
+    viol = seeds_of(metrics, "sched_bound_violations")
+    cases = seeds_of(metrics, "sched_small_cases").sum()
+    gap = seeds_of(metrics, "sched_max_gap_to_lower_bound")
+    ok = bool(np.all(frac == 1.0) and np.all(viol == 0))
+    partly = bool(np.mean(frac) >= 0.9 and np.all(viol == 0))
+    ratios = [m["sched_serial_over_dhs_steps"] for m in metrics]
+    key = max(ratios[0], key=lambda k: ratios[0][k])
+    best = float(np.mean([r[key] for r in ratios]))
+    return Verdict("reproduced" if ok else ("partly" if partly else "not-reproduced"),
+                   f"DHS = exhaustive optimum on {np.mean(frac):.1%} of {int(cases)} small (tree, k) cases; "
+                   f"{int(viol.sum())} lower-bound violations; max gap to max(ceil(N/k), height) = "
+                   f"{int(gap.max())} steps; serial/DHS step ratio {best:.1f}x at {key}",
+                   f"pre-registered: optimal on all brute-forced cases and no bound violation, "
+                   f"n={len(frac)} seeds; exhaustive BFS over processed-node sets",
+                   value=float(np.mean(frac)))
+
+
+def contradict_optimal_schedule(metrics: list[dict]) -> list[dict]:
+    return [{**m, "sched_optimal_frac": 0.5 * m["sched_optimal_frac"]} for m in metrics]
+
+
+def check_exact_gradient(metrics: list[dict]) -> Verdict:
+    fd = seeds_of(metrics, "grad_solve_rel_err_fd")
+    dense = seeds_of(metrics, "grad_solve_rel_err_dense")
+    sim = seeds_of(metrics, "grad_sim_rel_err_fd")
+    ok_solve = bool(np.all(fd < 1e-6) and np.all(dense < 1e-10))
+    ok_sim = bool(np.all(sim < 1e-4))
+    return Verdict("reproduced" if ok_solve and ok_sim else ("partly" if ok_solve or ok_sim else "not-reproduced"),
+                   f"adjoint tree-solve gradient: rel. err {fd.max():.1e} vs finite differences, "
+                   f"{dense.max():.1e} vs autograd through a dense solve; through a whole HH "
+                   f"simulation {sim.max():.1e} vs finite differences",
+                   f"pre-registered: solve < 1e-6 (FD) and < 1e-10 (dense autograd), simulation "
+                   f"< 1e-4 (FD truncation), every seed (n={len(fd)})",
+                   value=float(fd.max()))
+
+
+def contradict_exact_gradient(metrics: list[dict]) -> list[dict]:
+    return [{**m, "grad_solve_rel_err_fd": 0.1, "grad_sim_rel_err_fd": 0.1} for m in metrics]
+
+
+def check_matches_neuron(metrics: list[dict]) -> Verdict:
+    dts = seeds_of(metrics, "neuron_max_spike_dt_ms")
+    rmse = seeds_of(metrics, "neuron_rmse_mv")
+    cnt = seeds_of(metrics, "neuron_spike_count_diff")
+    nsp = seeds_of(metrics, "neuron_n_spikes")
+    geo = seeds_of(metrics, "geom_max_rel_diff")
+    ok = bool(np.all(cnt == 0) and np.all(nsp > 0) and np.all(dts < 0.2) and np.all(rmse < 2.0))
+    return Verdict("reproduced" if ok else "not-reproduced",
+                   f"max spike-time difference {np.nanmax(dts):.2e} ms, max RMSE {rmse.max():.2e} mV, "
+                   f"{int(nsp.sum())} NEURON spikes, count mismatches {int(cnt.sum())}; geometry "
+                   f"(area, ri) max rel. diff {geo.max():.1e}",
+                   f"pre-registered: same spike count, |dt_spike| < 0.2 ms and RMSE < 2 mV in every "
+                   f"seed (n={len(dts)}; random IClamp amplitude and delay per seed)",
+                   value=float(np.nanmax(dts)))
+
+
+def contradict_matches_neuron(metrics: list[dict]) -> list[dict]:
+    return [{**m, "neuron_max_spike_dt_ms": m["neuron_max_spike_dt_ms"] + 1.0,
+             "neuron_rmse_mv": m["neuron_rmse_mv"] + 5.0} for m in metrics]
+
+
+def check_trains(metrics: list[dict]) -> Verdict:
+    drops = np.concatenate([np.asarray(m["fit_loss_drop"], float) for m in metrics])
+    hit = int(np.sum(drops >= 10.0))
+    ok = hit == drops.size
+    partly = hit >= drops.size / 2
+    gm = float(np.exp(np.mean(np.log(drops))))
+    return Verdict("reproduced" if ok else ("partly" if partly else "not-reproduced"),
+                   f"loss reduced {gm:.1f}x (geometric mean, best iterate) over {drops.size} fits; "
+                   f"{hit}/{drops.size} reach >= 10x",
+                   f"pre-registered: every fit (n={len(metrics)} seeds x replicas) reduces the trace "
+                   f"MSE >= 10x by Adam through the adjoint simulator; partly if at least half do",
+                   value=gm)
+
+
+def contradict_trains(metrics: list[dict]) -> list[dict]:
+    return [{**m, "fit_loss_drop": [1.0 for _ in m["fit_loss_drop"]]} for m in metrics]
+
+
+def check_no_autodiff_overhead(metrics: list[dict]) -> Verdict:
+    s = seeds_of(metrics, "overhead_speedup")
+    logs = np.log(s)
+    p = one_sample_test(logs, 0.0, alternative="greater", method="t") if s.size > 1 else float("nan")
+    gm = float(np.exp(logs.mean()))
+    ok = bool(s.size > 1 and p < 0.05 and np.all(s > 1.0))
+    return Verdict("reproduced" if ok else ("partly" if gm > 1.0 else "not-reproduced"),
+                   f"forward+backward through DHS solves: autograd tape / adjoint = {gm:.2f}x "
+                   f"(geometric mean; per seed {np.round(s, 2).tolist()})",
+                   f"pre-registered: log ratio > 0 by one-sided t-test p < 0.05 and > 1 in every "
+                   f"seed; n={s.size} seeds, {fmt_p(p)}; CPU process time, best of repeats",
+                   value=gm)
+
+
+def contradict_no_autodiff_overhead(metrics: list[dict]) -> list[dict]:
+    return [{**m, "overhead_speedup": 1.0 / m["overhead_speedup"]} for m in metrics]
+
+
+def check_faster_than_neuron(metrics: list[dict]) -> Verdict:
+    r = seeds_of(metrics, "speed_ratio_vs_neuron")
+    gm = float(np.exp(np.mean(np.log(r))))
+    ok = bool(gm >= 100.0 and np.all(r > 1))
+    partly = bool(np.all(r > 1.0))
+    return Verdict("reproduced" if ok else ("partly" if partly else "not-reproduced"),
+                   f"NEURON CPU time / ours (batched numpy, one CPU thread) = {gm:.3g}x "
+                   f"(geometric mean; per seed {np.round(r, 3).tolist()})",
+                   f"pre-registered: >= 100x ('orders of magnitude') and > 1 in every seed; partly if "
+                   f"> 1 in every seed; n={r.size} seeds. The paper's number is for a GPU; on CPU our "
+                   f"Python-level DHS loop competes with NEURON's compiled serial solver",
+                   value=gm)
+
+
+def contradict_faster_than_neuron(metrics: list[dict]) -> list[dict]:
+    return [{**m, "speed_ratio_vs_neuron": min(m["speed_ratio_vs_neuron"], 1.0) * 0.5} for m in metrics]
+
+
+# ------------------------------------------------------------------ figure
+
+
+def figure(metrics: list[dict]):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 3.6))
+    ax = fig.add_subplot(1, 3, 1)
+    m0 = metrics[0]
+    t = np.arange(len(m0["trace_neuron"])) * m0["trace_dt_ms"]
+    ax.plot(t, m0["trace_neuron"], lw=2.5, color="0.7", label="NEURON")
+    ax.plot(t, m0["trace_ours"], lw=1.0, color="C0", label="DHS simulator")
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("soma V (mV)")
+    ax.set_title("ball-and-stick, seed 0")
+    ax.legend(fontsize=8)
+    ax = fig.add_subplot(1, 3, 2)
+    for i, m in enumerate(metrics):
+        c = np.asarray(m["fit_loss_curve"])
+        ax.semilogy(np.arange(1, c.size + 1), c, color=f"C{i % 10}", alpha=0.8)
+    ax.set_xlabel("Adam iteration")
+    ax.set_ylabel("trace MSE (mV$^2$)")
+    ax.set_title("fitting gNa, gK, g_pas")
+    ax = fig.add_subplot(1, 3, 3)
+    r = m0["sched_serial_over_dhs_steps"]
+    keys = list(r)
+    ax.bar(range(len(keys)), [np.mean([m["sched_serial_over_dhs_steps"][k] for m in metrics]) for k in keys])
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(keys, rotation=60, fontsize=7)
+    ax.set_ylabel("serial steps / DHS steps")
+    ax.set_yscale("log")
+    ax.set_title("parallel steps saved by DHS")
+    fig.tight_layout()
+    return fig
