@@ -47,12 +47,12 @@ PAPER = Paper(
             **_COMMON, "n_systems": 20, "solve_sizes": [50, 200], "n_small_trees": 6,
             "small_n": [4, 9], "bound_sizes": [50, 200], "grad_t": 2.0, "neuron_nseg": 11,
             "neuron_t": 20.0, "fit_replicas": 2, "fit_t": 3.0, "fit_iters": 8,
-            "overhead_n": 100, "speed_cells": 16, "speed_t": 5.0}),
+            "overhead_n": 100, "speed_cells": 16, "speed_t": 5.0, "timing": False}),
         "full": Profile("full", seeds=4, timeout_s=900, params={
             **_COMMON, "n_systems": 100, "solve_sizes": [50, 200, 1000], "n_small_trees": 12,
             "small_n": [5, 12], "bound_sizes": [50, 200, 1000], "grad_t": 3.0, "neuron_nseg": 51,
             "neuron_t": 50.0, "fit_replicas": 2, "fit_t": 4.0, "fit_iters": 25,
-            "overhead_n": 300, "speed_cells": 64, "speed_t": 10.0}),
+            "overhead_n": 300, "speed_cells": 64, "speed_t": 10.0, "timing": True}),
     },
     claims=(
         Claim(id="exact-solve",
