@@ -171,7 +171,7 @@ def _aft_metrics(fitter, tr: dict, te: dict) -> tuple[float, float, np.ndarray]:
         grid = np.linspace(0.0, 30.0, 301)
         surv = fitter.predict_survival_function(frame(te)[cols], times=grid).to_numpy()   # (301, n)
     mask = grid[:, None] <= te["L"][None, :]
-    pred = np.trapz(np.where(mask, surv, 0.0), grid, axis=0)
+    pred = np.trapezoid(np.where(mask, surv, 0.0), grid, axis=0)
     return nll, float(np.mean(np.abs(pred - te["y"]))), pred
 
 
@@ -349,11 +349,16 @@ def figure(metrics: list[dict]):
     ax1.set_ylabel("KS distance to Monte Carlo")
     ax1.set_title("approximation error vs threshold")
     ax1.legend(fontsize=6)
-    ax2.scatter(load, ks, c=np.log2(a), cmap="plasma", s=12)
-    ax2.axvline(0.5, color="grey", ls=":", lw=1)
+    from matplotlib.ticker import NullFormatter
+
+    sc2 = ax2.scatter(load, ks, c=np.log2(a), cmap="plasma", s=12)
+    fig.colorbar(sc2, ax=ax2, label="log2(a)")
+    ax2.axvline(0.5, color="grey", ls=":", lw=1, label="Delta*kappa = a/2")
     ax2.set_xscale("log")
     ax2.set_yscale("log")
-    ax2.set_xlabel("signal load Delta*kappa / a (colour: log2 a)")
+    ax2.xaxis.set_minor_formatter(NullFormatter())
+    ax2.legend(fontsize=7)
+    ax2.set_xlabel("signal load Delta*kappa / a (dimensionless)")
     ax2.set_ylabel("KS distance to Monte Carlo")
     ax2.set_title("break-down: strong signals vs threshold")
     r_max, r_hat = _cat(metrics, "timing_R_mc_max"), _cat(metrics, "timing_R_mc_at_hat")

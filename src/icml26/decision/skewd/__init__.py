@@ -58,8 +58,9 @@ PAPER = Paper(
             id="robust-strong-skew",
             statement="SkewD remains accurate under strong skewness, clearly above the same estimator "
                       "with symmetric noise.",
-            paper_value="Qualitative: SkewD 'remains robust under high skewness' on LS-s with skew-normal "
-                        "noise (shape 20, skewness 0.985); exact accuracies not read from the paper.",
+            paper_value="Qualitative: SkewD 'remains robust under high skewness' on LS-s pairs with strong "
+                        "skew-normal (shape 20, skewness 0.985) and extreme AGN (skewness 1.75) noise; exact "
+                        "accuracies were not available to us.",
             check=f"{_EXP}:check_robust_strong_skew",
             contradict=f"{_EXP}:contradict_robust_strong_skew",
         ),
