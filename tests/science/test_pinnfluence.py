@@ -12,7 +12,7 @@ from icml26.science.pinnfluence.experiment import sample_points
 from icml26.science.pinnfluence.method import (CompositeLoss, cancellation_score, component_fractions,
                                                damped_inverse, directionality, influence_scores,
                                                init_params, mlp_derivatives, n_params, per_point,
-                                               residuals, train_gradients)
+                                               proximal_loo, residuals, train_gradients)
 
 LAYERS = [2, 5, 4, 1]
 
@@ -120,6 +120,30 @@ def test_damped_inverse_full_projection_and_damping():
     torch.testing.assert_close(damped_inverse(H, 0.5), torch.linalg.inv(H + 0.5 * torch.eye(5, dtype=torch.float64)))
     P1 = damped_inverse(H, 0.0, projection_dim=1)
     assert torch.linalg.matrix_rank(P1) == 1
+
+
+def test_proximal_loo_solves_the_proximal_problem_on_a_quadratic():
+    rng = np.random.default_rng(2)
+    M = rng.normal(size=(4, 4))
+    Q = torch.tensor(M @ M.T + np.eye(4))
+    b = torch.tensor(rng.normal(size=4))
+    theta_hat = torch.tensor(rng.normal(size=4))
+    lam = 0.3
+
+    def loss(th):
+        return 0.5 * th @ Q @ th - b @ th
+
+    got = proximal_loo(loss, theta_hat, damped_inverse(Q, lam), lam)
+    want = torch.linalg.solve(Q + lam * torch.eye(4, dtype=torch.float64), b + lam * theta_hat)
+    torch.testing.assert_close(got, want)
+    with pytest.raises(ValueError):
+        proximal_loo(loss, theta_hat, damped_inverse(Q, lam), 0.0)
+
+
+def test_damped_inverse_rcond_drops_null_space():
+    H = torch.diag(torch.tensor([1.0, 1e-14, 2.0], dtype=torch.float64))
+    Hi = damped_inverse(H, 0.0, rcond=1e-9)
+    torch.testing.assert_close(Hi, torch.diag(torch.tensor([1.0, 0.0, 0.5], dtype=torch.float64)))
 
 
 def test_diagnostics_on_hand_made_influences():
