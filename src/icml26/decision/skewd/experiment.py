@@ -330,7 +330,7 @@ def figure(metrics: list[dict]):
     from matplotlib.figure import Figure
 
     cfgs = [c for c in CONFIGS if f"correct_{c}_skewd_it" in metrics[0]]
-    fig = Figure(figsize=(9, 4))
+    fig = Figure(figsize=(12, 4))
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / len(METHODS)
     for j, meth in enumerate(METHODS):
@@ -347,6 +347,6 @@ def figure(metrics: list[dict]):
     ax.set_xlabel("benchmark configuration (noise model, skew level)")
     ax.set_ylim(0, 1.05)
     ax.set_title(f"SkewD vs baselines, {len(metrics)} seeds pooled (n={int(metrics[0]['n'])} per pair)")
-    ax.legend(fontsize=7, ncol=2, loc="lower left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
