@@ -1,0 +1,641 @@
+"""Batch parallel speculative decoding (PSD), as in MineDraft (arXiv:2603.18016).
+
+Standard speculative decoding (SD, Leviathan et al. 2023) alternates two stages on one device:
+the drafter proposes ``k`` tokens autoregressively, then the target verifies them in one pass of
+``k + 1`` positions and keeps the longest accepted prefix plus one corrected/bonus token. While the
+drafter runs, the target is idle. MineDraft (Sec. 3-4 of the paper) gives the drafter its own device
+and keeps **two batches** of requests, P and Q: while the target verifies P's drafts, the drafter
+drafts for Q (whose verification has just returned), then the roles swap. A batch's next drafting
+must wait for its own verification (data dependency), which is why two batches are needed to keep
+both devices busy. Verification is unchanged, so the outputs are those of the target.
+
+This module holds
+
+- :class:`RaggedCache` and :func:`ragged_forward`: a KV cache with one length per row, so every
+  request of a batch can accept a different number of tokens (what vLLM's paged cache gives);
+  it runs the weights of :class:`icml26.nn.transformer.TinyLM` unchanged;
+- :func:`verify_greedy` / :func:`verify_sampling`: the acceptance rules (exact match for greedy,
+  the rejection sampler of Leviathan et al. for temperature sampling);
+- :class:`TargetSide` / :class:`DraftSide`: the per-batch state of each device;
+- :func:`generate_target_only`, :func:`generate_sd`, :func:`generate_psd`: the three decoders.
+  ``generate_psd`` runs the two-batch pipeline against a drafter *endpoint*: either in-process
+  (:class:`InlineDrafter`, which records every stage's duration so that the two-device timeline can
+  be replayed exactly) or in a second OS process pinned to another core (:class:`ProcessDrafter`);
+- :func:`expected_tokens`, :func:`psd_speedup_model`: the first-order throughput model.
+
+Throughput model (our derivation; the paper's theorem body was not available to us). With per-token
+acceptance alpha (i.i.d.), a round yields E = (1 - alpha^(k+1)) / (1 - alpha) tokens per request. SD
+spends k t_d + t_v per round and batch; PSD spends max(k t_d, t_v) per half-cycle and batch, so
+
+    speedup = (k t_d + t_v) / max(k t_d, t_v)   (<= 2, maximal at k t_d = t_v).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from icml26.nn.transformer import CausalSelfAttention, TinyLM
+
+
+# ----------------------------------------------------------------------------- model substrate
+
+
+class RaggedCache:
+    """KV cache with one valid length per row.
+
+    ``k[l], v[l]``: (batch, heads, max_len, head_dim); ``length``: (batch,) long, the number of
+    valid positions of each row. Positions >= length may hold stale keys (rejected drafts); they are
+    overwritten before any query can see them (a forward writes a contiguous block from ``length``).
+    """
+
+    def __init__(self, model: TinyLM, batch: int, max_len: int):
+        if batch < 1:
+            raise ValueError(f"batch must be >= 1, got {batch}")
+        if not 1 <= max_len <= model.cfg.max_len:
+            raise ValueError(f"max_len must be in [1, model max_len={model.cfg.max_len}], got {max_len}")
+        cfg = model.cfg
+        hd = cfg.d_model // cfg.n_heads
+        self.k = [torch.zeros(batch, cfg.n_heads, max_len, hd) for _ in range(cfg.n_layers)]
+        self.v = [torch.zeros(batch, cfg.n_heads, max_len, hd) for _ in range(cfg.n_layers)]
+        self.length = torch.zeros(batch, dtype=torch.long)
+        self.max_len = max_len
+
+
+@torch.no_grad()
+def ragged_forward(model: TinyLM, cache: RaggedCache, idx: torch.Tensor, rows: torch.Tensor,
+                   n_real: torch.Tensor) -> torch.Tensor:
+    """Append ``idx`` (n, t) to rows ``rows`` (n,) of ``cache``, each at its own position.
+
+    Row ``i`` holds ``n_real[i]`` real tokens (the rest is padding, whose outputs are meaningless);
+    its tokens sit at positions ``cache.length[rows[i]] + j``. Returns logits (n, t, vocab) and adds
+    ``n_real`` to the lengths. Equals a full forward of each row's sequence (tested).
+    """
+    if idx.dim() != 2 or rows.dim() != 1 or idx.shape[0] != rows.shape[0] or n_real.shape != rows.shape:
+        raise ValueError(f"idx must be (n, t) with rows and n_real (n,), got {tuple(idx.shape)}, "
+                         f"{tuple(rows.shape)}, {tuple(n_real.shape)}")
+    n, t = idx.shape
+    if n == 0 or t == 0:
+        raise ValueError("idx must be non-empty")
+    pos = cache.length[rows][:, None] + torch.arange(t)
+    S = int(pos.max()) + 1
+    if S > cache.max_len:
+        raise ValueError(f"position {S - 1} exceeds cache max_len {cache.max_len}")
+    d = model.cfg.d_model
+    x = model.tok(idx) + model.pos(pos)
+    mask = (torch.arange(S)[None, None, :] <= pos[:, :, None])[:, None]  # (n, 1, t, S)
+    full = n == cache.length.shape[0] and bool((rows == torch.arange(n)).all())
+    for layer, blk in enumerate(model.blocks):
+        attn = blk.attn
+        if not isinstance(attn, CausalSelfAttention):
+            raise ValueError("ragged_forward needs the default softmax attention mixer")
+        q, k, v = attn.qkv(blk.ln1(x)).split(d, dim=-1)
+        k = k.view(n, t, attn.n_heads, attn.head_dim)
+        v = v.view(n, t, attn.n_heads, attn.head_dim)
+        cache.k[layer][rows[:, None], :, pos] = k
+        cache.v[layer][rows[:, None], :, pos] = v
+        if full:
+            keys, vals = cache.k[layer][:, :, :S], cache.v[layer][:, :, :S]
+        else:
+            keys, vals = cache.k[layer][rows, :, :S], cache.v[layer][rows, :, :S]
+        q = q.view(n, t, attn.n_heads, attn.head_dim).transpose(1, 2)
+        y = F.scaled_dot_product_attention(q, keys, vals, attn_mask=mask)
+        x = x + attn.proj(y.transpose(1, 2).reshape(n, t, d))
+        x = x + blk.mlp(blk.ln2(x))
+    cache.length[rows] += n_real
+    return model.head(model.ln_f(x))
+
+
+def _pending_batch(seqs: Sequence[list[int]], cache: RaggedCache, rows: list[int]):
+    """Tokens of each row not yet in the cache, right-padded: (idx (n, t), rows, n_real)."""
+    pend = [seqs[r][int(cache.length[r]):] for r in rows]
+    lens = [len(p) for p in pend]
+    if min(lens) < 1:
+        raise ValueError("every row needs at least one pending token")
+    t = max(lens)
+    idx = torch.tensor([p + [0] * (t - len(p)) for p in pend], dtype=torch.long)
+    return idx, torch.tensor(rows, dtype=torch.long), torch.tensor(lens, dtype=torch.long)
+
+
+# ----------------------------------------------------------------------------- acceptance rules
+
+
+def verify_greedy(drafts: torch.Tensor, target_logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Greedy verification. ``drafts`` (n, k), ``target_logits`` (n, k + 1, V) at the pending token
+    and the k drafts. Returns (n_accepted (n,), next_token (n,)): the longest prefix with
+    ``drafts[:, j] == argmax target_logits[:, j]`` and the target's argmax after it."""
+    if drafts.dim() != 2 or target_logits.dim() != 3 or target_logits.shape[:2] != (drafts.shape[0], drafts.shape[1] + 1):
+        raise ValueError(f"need drafts (n, k) and target_logits (n, k+1, V), got {tuple(drafts.shape)}, "
+                         f"{tuple(target_logits.shape)}")
+    y = target_logits.argmax(-1)
+    match = (drafts == y[:, :-1]).long()
+    n_acc = match.cumprod(dim=1).sum(dim=1)
+    return n_acc, y.gather(1, n_acc[:, None])[:, 0]
+
+
+def verify_sampling(drafts: torch.Tensor, q: torch.Tensor, p: torch.Tensor,
+                    generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Speculative sampling (Leviathan et al. 2023, Alg. 1). ``drafts`` (n, k) drawn from the drafter
+    probabilities ``q`` (n, k, V); ``p`` (n, k + 1, V) target probabilities. Draft j is accepted with
+    probability min(1, p/q); at the first rejection the next token is drawn from norm(max(p - q, 0)),
+    after k acceptances from p[:, k]. Returns (n_accepted (n,), next_token (n,)); the emitted tokens
+    are distributed exactly as the target's."""
+    n, k = drafts.shape
+    if q.shape[:2] != (n, k) or p.shape[:2] != (n, k + 1) or q.shape[2] != p.shape[2]:
+        raise ValueError(f"need q (n, k, V) and p (n, k+1, V), got {tuple(q.shape)}, {tuple(p.shape)}")
+    if not (torch.isfinite(p).all() and torch.isfinite(q).all()):
+        raise ValueError("p and q must be finite")
+    pd = p[:, :k].gather(2, drafts[..., None])[..., 0]
+    qd = q.gather(2, drafts[..., None])[..., 0]
+    u = torch.rand(n, k, generator=generator)
+    ok = (u * qd <= pd).long()
+    n_acc = ok.cumprod(dim=1).sum(dim=1)
+    nxt = torch.empty(n, dtype=torch.long)
+    for i in range(n):
+        j = int(n_acc[i])
+        if j == k:
+            dist = p[i, k]
+        else:
+            dist = (p[i, j] - q[i, j]).clamp_min(0)
+            if float(dist.sum()) <= 0:  # p == q at this position: rejection has probability 0
+                dist = p[i, j]
+        nxt[i] = torch.multinomial(dist / dist.sum(), 1, generator=generator)[0]
+    return n_acc, nxt
+
+
+# ----------------------------------------------------------------------------- per-device state
+
+
+@dataclass
+class Update:
+    """What the target tells the drafter after verifying a batch: new tokens per active row."""
+
+    new_tokens: dict[int, list[int]]
+    finished: list[int] = field(default_factory=list)
+
+
+class TargetSide:
+    """Target-device state of one batch: sequences, KV cache, progress towards ``n_new`` tokens."""
+
+    def __init__(self, target: TinyLM, prompts: torch.Tensor, n_new: int, k: int,
+                 temperature: float = 0.0, generator: torch.Generator | None = None):
+        _check_prompts(prompts, n_new, k)
+        self.model, self.n_new, self.k, self.temperature, self.gen = target, n_new, k, temperature, generator
+        self.P = prompts.shape[1]
+        self.seqs = [list(map(int, r)) for r in prompts]
+        self.cache = RaggedCache(target, len(self.seqs), self.P + n_new + k + 2)
+        self.active = list(range(len(self.seqs)))
+        self.rounds = 0
+        self.accepted: list[int] = []  # accepted drafts per (row, round)
+
+    def prefill(self) -> None:
+        ragged_forward(self.model, self.cache, torch.tensor([s[:-1] for s in self.seqs]),
+                       torch.arange(len(self.seqs)), torch.full((len(self.seqs),), self.P - 1))
+
+    @property
+    def done(self) -> bool:
+        return not self.active
+
+    def generated(self, row: int) -> list[int]:
+        return self.seqs[row][self.P:self.P + self.n_new]
+
+    def _emit(self, new: dict[int, list[int]]) -> Update:
+        fin = []
+        for r, toks in new.items():
+            self.seqs[r].extend(toks)
+            if len(self.seqs[r]) - self.P >= self.n_new:
+                fin.append(r)
+        self.active = [r for r in self.active if r not in fin]
+        return Update(new, fin)
+
+    def step_autoregressive(self) -> Update:
+        """One target-only decoding step for every active row."""
+        idx, rows, n_real = _pending_batch(self.seqs, self.cache, self.active)
+        logits = ragged_forward(self.model, self.cache, idx, rows, n_real)[:, -1]
+        nxt = _pick(logits, self.temperature, self.gen)
+        return self._emit({r: [int(t)] for r, t in zip(self.active, nxt)})
+
+    def verify(self, rows: list[int], drafts: torch.Tensor, q: torch.Tensor | None) -> Update:
+        """Verify ``drafts`` (n, k) of ``rows`` in one target pass of k + 1 positions."""
+        if rows != self.active:
+            raise ValueError("drafts must cover exactly the active rows")
+        pend = torch.tensor([self.seqs[r][-1:] for r in rows], dtype=torch.long)  # 1 pending token
+        idx = torch.cat([pend, drafts], dim=1)
+        r_t = torch.tensor(rows, dtype=torch.long)
+        L = self.cache.length[r_t].clone()
+        logits = ragged_forward(self.model, self.cache, idx, r_t, torch.full((len(rows),), idx.shape[1]))
+        if self.temperature == 0:
+            n_acc, nxt = verify_greedy(drafts, logits)
+        else:
+            n_acc, nxt = verify_sampling(drafts, q, torch.softmax(logits / self.temperature, -1), self.gen)
+        self.cache.length[r_t] = L + 1 + n_acc  # pending token and the accepted drafts stay cached
+        self.rounds += 1
+        self.accepted.extend(int(a) for a in n_acc)
+        return self._emit({r: [int(t) for t in drafts[i, :int(n_acc[i])]] + [int(nxt[i])]
+                           for i, r in enumerate(rows)})
+
+
+class DraftSide:
+    """Drafter-device state of one batch: its own copy of the sequences and KV cache."""
+
+    def __init__(self, drafter: TinyLM, prompts: torch.Tensor, n_new: int, k: int,
+                 temperature: float = 0.0, generator: torch.Generator | None = None):
+        _check_prompts(prompts, n_new, k)
+        self.model, self.k, self.temperature, self.gen = drafter, k, temperature, generator
+        self.P = prompts.shape[1]
+        self.seqs = [list(map(int, r)) for r in prompts]
+        self.cache = RaggedCache(drafter, len(self.seqs), self.P + n_new + 2 * k + 2)
+        self.active = list(range(len(self.seqs)))
+
+    def prefill(self) -> None:
+        ragged_forward(self.model, self.cache, torch.tensor([s[:-1] for s in self.seqs]),
+                       torch.arange(len(self.seqs)), torch.full((len(self.seqs),), self.P - 1))
+
+    def update(self, upd: Update) -> None:
+        """Take the verified tokens; the cache keeps only the drafts that were accepted."""
+        for r, toks in upd.new_tokens.items():
+            base = len(self.seqs[r])
+            self.seqs[r].extend(toks)
+            self.cache.length[r] = min(int(self.cache.length[r]), base + len(toks) - 1)
+        self.active = [r for r in self.active if r not in upd.finished]
+
+    def draft(self) -> tuple[list[int], torch.Tensor, torch.Tensor | None]:
+        """Propose k tokens for every active row: (rows, drafts (n, k), q (n, k, V) or None)."""
+        rows = list(self.active)
+        ext = [list(self.seqs[r]) for r in range(len(self.seqs))]
+        drafts, qs = [], []
+        for _ in range(self.k):
+            idx, r_t, n_real = _pending_batch(ext, self.cache, rows)
+            logits = ragged_forward(self.model, self.cache, idx, r_t, n_real)
+            last = logits[torch.arange(len(rows)), n_real - 1]
+            if self.temperature == 0:
+                tok = last.argmax(-1)
+            else:
+                prob = torch.softmax(last / self.temperature, -1)
+                tok = torch.multinomial(prob, 1, generator=self.gen)[:, 0]
+                qs.append(prob)
+            drafts.append(tok)
+            for i, r in enumerate(rows):
+                ext[r].append(int(tok[i]))
+        return rows, torch.stack(drafts, 1), (torch.stack(qs, 1) if qs else None)
+
+
+def _check_prompts(prompts: torch.Tensor, n_new: int, k: int) -> None:
+    if prompts.dim() != 2 or prompts.shape[0] < 1 or prompts.shape[1] < 1:
+        raise ValueError(f"prompts must be (batch >= 1, len >= 1), got {tuple(prompts.shape)}")
+    if n_new < 1:
+        raise ValueError(f"n_new must be >= 1, got {n_new}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+
+
+def _pick(logits: torch.Tensor, temperature: float, gen: torch.Generator | None) -> torch.Tensor:
+    if temperature == 0:
+        return logits.argmax(-1)
+    return torch.multinomial(torch.softmax(logits / temperature, -1), 1, generator=gen)[:, 0]
+
+
+# ----------------------------------------------------------------------------- decoders
+
+
+@dataclass
+class RunStats:
+    """Outputs and timings of one decoding run over a list of requests.
+
+    ``latency[i]``: completion time of request i since the start (seconds; on the replayed
+    two-device clock for ``generate_psd`` with an :class:`InlineDrafter`). ``t_draft``/``t_verify``/
+    ``t_step``: measured durations of each drafting round (k drafter steps), verification pass and
+    target-only step, with the batch size of each. ``serial_makespan``/``serial_latency``
+    (``generate_psd`` only): the same measured stages run one after another on one device, batch P's
+    wave before batch Q's, i.e. standard SD on the same work, free of run-to-run timing noise.
+    """
+
+    outputs: list[list[int]]
+    makespan: float
+    latency: list[float]
+    rounds: int = 0
+    accepted: list[int] = field(default_factory=list)
+    t_draft: list[tuple[int, float]] = field(default_factory=list)
+    t_verify: list[tuple[int, float]] = field(default_factory=list)
+    t_step: list[tuple[int, float]] = field(default_factory=list)
+    serial_makespan: float = float("nan")
+    serial_latency: list[float] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return sum(len(o) for o in self.outputs)
+
+    @property
+    def throughput(self) -> float:
+        return self.tokens / self.makespan
+
+
+def _waves(prompts: torch.Tensor, size: int) -> list[tuple[int, torch.Tensor]]:
+    if size < 1:
+        raise ValueError(f"batch size must be >= 1, got {size}")
+    return [(s, prompts[s:s + size]) for s in range(0, prompts.shape[0], size)]
+
+
+def generate_target_only(target: TinyLM, prompts: torch.Tensor, n_new: int, batch_size: int,
+                         temperature: float = 0.0, generator: torch.Generator | None = None) -> RunStats:
+    """Autoregressive decoding with the target alone, static batches of ``batch_size`` requests."""
+    outs, lat, clock, steps = [], [], 0.0, []
+    for _, pr in _waves(prompts, batch_size):
+        t0 = time.perf_counter()
+        ts = TargetSide(target, pr, n_new, 1, temperature, generator)
+        ts.prefill()
+        clock += time.perf_counter() - t0
+        fin_at = [0.0] * pr.shape[0]
+        while not ts.done:
+            b = len(ts.active)
+            t0 = time.perf_counter()
+            upd = ts.step_autoregressive()
+            dt = time.perf_counter() - t0
+            clock += dt
+            steps.append((b, dt))
+            for r in upd.finished:
+                fin_at[r] = clock
+        outs += [ts.generated(r) for r in range(pr.shape[0])]
+        lat += fin_at
+    return RunStats(outs, clock, lat, t_step=steps)
+
+
+def generate_sd(target: TinyLM, drafter: TinyLM, prompts: torch.Tensor, n_new: int, k: int, batch_size: int,
+                temperature: float = 0.0, generator: torch.Generator | None = None) -> RunStats:
+    """Standard speculative decoding on one device: draft k tokens, verify, repeat (static batches)."""
+    st = RunStats([], 0.0, [])
+    clock = 0.0
+    for _, pr in _waves(prompts, batch_size):
+        t0 = time.perf_counter()
+        ts = TargetSide(target, pr, n_new, k, temperature, generator)
+        ds = DraftSide(drafter, pr, n_new, k, temperature, generator)
+        ts.prefill()
+        ds.prefill()
+        clock += time.perf_counter() - t0
+        fin_at = [0.0] * pr.shape[0]
+        while not ts.done:
+            b = len(ts.active)
+            t0 = time.perf_counter()
+            rows, drafts, q = ds.draft()
+            t1 = time.perf_counter()
+            upd = ts.verify(rows, drafts, q)
+            t2 = time.perf_counter()
+            ds.update(upd)
+            t3 = time.perf_counter()
+            clock += t3 - t0
+            st.t_draft.append((b, t1 - t0 + t3 - t2))
+            st.t_verify.append((b, t2 - t1))
+            for r in upd.finished:
+                fin_at[r] = clock
+        st.outputs += [ts.generated(r) for r in range(pr.shape[0])]
+        st.latency += fin_at
+        st.rounds += ts.rounds
+        st.accepted += ts.accepted
+    st.makespan = clock
+    return st
+
+
+class InlineDrafter:
+    """Drafter endpoint that runs in this process and records how long each call took.
+
+    ``generate_psd`` replays the recorded durations on a two-device timeline (drafter device and
+    target device, each busy with one stage at a time, a batch's drafting after its verification and
+    its verification after its drafting) to get the makespan two dedicated devices would reach.
+    """
+
+    replay = True
+
+    def __init__(self, drafter: TinyLM, n_new: int, k: int, temperature: float = 0.0,
+                 generator: torch.Generator | None = None):
+        self.args = (drafter, n_new, k, temperature, generator)
+        self.sides: dict[int, DraftSide] = {}
+        self._out: list = []
+
+    def start(self, bid: int, prompts: torch.Tensor) -> None:
+        t0 = time.perf_counter()
+        d, n_new, k, temp, gen = self.args
+        self.sides[bid] = DraftSide(d, prompts, n_new, k, temp, gen)
+        self.sides[bid].prefill()
+        self._out.append((bid, *self.sides[bid].draft(), time.perf_counter() - t0))
+
+    def submit(self, bid: int, upd: Update) -> None:
+        t0 = time.perf_counter()
+        side = self.sides[bid]
+        side.update(upd)
+        res = side.draft() if side.active else ([], None, None)
+        self._out.append((bid, *res, time.perf_counter() - t0))
+
+    def collect(self):
+        return self._out.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
+def _drafter_process(conn, state, cfg, n_new, k, temperature, seed, core) -> None:
+    torch.set_num_threads(1)
+    if core is not None and hasattr(os, "sched_setaffinity"):
+        try:
+            os.sched_setaffinity(0, {core})
+        except OSError:
+            pass
+    model = TinyLM(cfg)
+    model.load_state_dict(state)
+    model.eval()
+    gen = torch.Generator().manual_seed(seed)
+    ep = InlineDrafter(model, n_new, k, temperature, gen)
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            break
+        kind, bid, payload = msg
+        (ep.start if kind == "start" else ep.submit)(bid, payload)
+        conn.send(ep.collect())
+    conn.close()
+
+
+class ProcessDrafter:
+    """Drafter endpoint in a second OS process (one thread, optionally pinned to ``core``).
+
+    Token ids travel through a pipe; the target keeps working while the drafter drafts, so the
+    overlap is real concurrency (torch releases the GIL, and the processes do not share one anyway).
+    """
+
+    replay = False
+
+    def __init__(self, drafter: TinyLM, n_new: int, k: int, temperature: float = 0.0, seed: int = 0,
+                 core: int | None = None):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        state = {n: p.detach().clone() for n, p in drafter.state_dict().items()}
+        self.proc = ctx.Process(target=_drafter_process,
+                                args=(child, state, drafter.cfg, n_new, k, temperature, seed, core), daemon=True)
+        self.proc.start()
+
+    def start(self, bid: int, prompts: torch.Tensor) -> None:
+        self.conn.send(("start", bid, prompts))
+
+    def submit(self, bid: int, upd: Update) -> None:
+        self.conn.send(("update", bid, upd))
+
+    def collect(self):
+        return self.conn.recv()
+
+    def close(self) -> None:
+        self.conn.send(None)
+        self.proc.join(timeout=10)
+
+
+def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, k: int, batch_size: int,
+                 temperature: float = 0.0, generator: torch.Generator | None = None) -> RunStats:
+    """MineDraft batch parallel SD: waves of 2 x ``batch_size`` requests split into batches P and Q.
+
+    Pipeline per wave (drafter endpoint ``drafter_ep`` on its own device)::
+
+        drafter: draft(P)   draft(Q)    draft(P)   draft(Q) ...
+        target :            verify(P)   verify(Q)  verify(P) ...
+
+    i.e. the target verifies one batch while the drafter drafts for the other; a batch is redrafted
+    right after its verification returns. When one batch finishes, the other runs on alone.
+    With an :class:`InlineDrafter` the stages run one after another here and the makespan is the
+    replayed two-device critical path; with a :class:`ProcessDrafter` it is the wall clock.
+    """
+    st = RunStats([], 0.0, [])
+    replay = getattr(drafter_ep, "replay", False)
+    wall0 = time.perf_counter()
+    clock = 0.0  # end of the previous wave (replayed clock, or wall clock)
+    serial_clock = 0.0
+    for _, pr in _waves(prompts, 2 * batch_size):
+        halves = [h for h in (pr[:batch_size], pr[batch_size:]) if h.shape[0] > 0]
+        # replay clocks: when each device is next free; when each batch's verification returned
+        t_free = d_free = clock
+        v_end = {bid: clock for bid in range(len(halves))}
+        for bid, h in enumerate(halves):
+            drafter_ep.start(bid, h)
+        outstanding = len(halves)
+        tgt: dict[int, TargetSide] = {}
+        serial_pre: dict[int, float] = {}
+        for bid, h in enumerate(halves):
+            t0 = time.perf_counter()
+            tgt[bid] = TargetSide(target, h, n_new, k, temperature, generator)
+            tgt[bid].prefill()
+            t_free += time.perf_counter() - t0
+            serial_pre[bid] = time.perf_counter() - t0
+        ready: dict[int, tuple] = {}
+        serial = dict(serial_pre)  # each batch's own stage time, run serially
+        fin_serial: dict[tuple[int, int], float] = {}
+
+        def pull() -> None:
+            nonlocal outstanding, d_free
+            rb, rows, drafts, q, dt = drafter_ep.collect()
+            outstanding -= 1
+            serial[rb] += dt
+            d_free = max(d_free, v_end[rb]) + dt  # FIFO drafter; waits for the batch's verification
+            if rows:
+                ready[rb] = (rows, drafts, q, d_free)
+                st.t_draft.append((len(rows), dt))
+
+        fin_at: dict[tuple[int, int], float] = {}
+        active = list(range(len(halves)))
+        turn = 0
+        while active:
+            bid = active[turn % len(active)]
+            while bid not in ready:
+                pull()
+            rows, drafts, q, d_end = ready.pop(bid)
+            t0 = time.perf_counter()
+            upd = tgt[bid].verify(rows, drafts, q)
+            dt = time.perf_counter() - t0
+            st.t_verify.append((len(rows), dt))
+            serial[bid] += dt
+            for r in upd.finished:
+                fin_serial[(bid, r)] = serial[bid]
+            t_free = max(t_free, d_end) + dt
+            v_end[bid] = t_free
+            now = t_free if replay else time.perf_counter() - wall0
+            for r in upd.finished:
+                fin_at[(bid, r)] = now
+            drafter_ep.submit(bid, upd)  # the drafter redrafts this batch (or drops it when done)
+            outstanding += 1
+            if tgt[bid].done:
+                active.remove(bid)
+            else:
+                turn += 1
+        while outstanding:
+            pull()
+        clock = t_free if replay else time.perf_counter() - wall0
+        for bid, h in enumerate(halves):
+            st.serial_latency += [serial_clock + fin_serial[(bid, r)] for r in range(h.shape[0])]
+            serial_clock += serial[bid]
+            ts = tgt[bid]
+            st.outputs += [ts.generated(r) for r in range(h.shape[0])]
+            st.latency += [fin_at[(bid, r)] for r in range(h.shape[0])]
+            st.rounds += ts.rounds
+            st.accepted += ts.accepted
+    st.makespan = clock
+    st.serial_makespan = serial_clock
+    return st
+
+
+# ----------------------------------------------------------------------------- throughput model
+
+
+def expected_tokens(alpha: float, k: int) -> float:
+    """E = (1 - alpha^(k+1)) / (1 - alpha): tokens per request per round with i.i.d. acceptance."""
+    if not 0 <= alpha <= 1 or not math.isfinite(alpha):
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    return float(k + 1) if alpha == 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+
+
+def psd_speedup_model(k: int, t_d: float, t_v: float) -> float:
+    """Modelled PSD/SD throughput ratio (k t_d + t_v) / max(k t_d, t_v), in [1, 2]."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if not (t_d > 0 and t_v > 0 and math.isfinite(t_d) and math.isfinite(t_v)):
+        raise ValueError(f"t_d and t_v must be positive and finite, got {t_d}, {t_v}")
+    return (k * t_d + t_v) / max(k * t_d, t_v)
+
+
+def to_gpt2(model: TinyLM):
+    """The same network as a Hugging Face ``GPT2LMHeadModel`` (weights copied, exact GELU, no dropout).
+
+    TinyLM and GPT-2 share the block layout (pre-norm, learned positions, tied embeddings), so the
+    standard assisted generation of ``transformers`` can run our target/drafter pair as a reference.
+    """
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    if not isinstance(model, TinyLM):
+        raise ValueError(f"model must be a TinyLM, got {type(model).__name__}")
+    c = model.cfg
+    cfg = GPT2Config(vocab_size=c.vocab_size, n_positions=c.max_len, n_embd=c.d_model, n_layer=c.n_layers,
+                     n_head=c.n_heads, n_inner=c.mlp_ratio * c.d_model, activation_function="gelu",
+                     resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, layer_norm_epsilon=1e-5,
+                     bos_token_id=0, eos_token_id=None, pad_token_id=0, tie_word_embeddings=True)
+    hf = GPT2LMHeadModel(cfg).eval()
+    sd = {"transformer.wte.weight": model.tok.weight, "transformer.wpe.weight": model.pos.weight,
+          "transformer.ln_f.weight": model.ln_f.weight, "transformer.ln_f.bias": model.ln_f.bias}
+    for i, blk in enumerate(model.blocks):
+        h = f"transformer.h.{i}."
+        sd.update({
+            h + "ln_1.weight": blk.ln1.weight, h + "ln_1.bias": blk.ln1.bias,
+            h + "ln_2.weight": blk.ln2.weight, h + "ln_2.bias": blk.ln2.bias,
+            h + "attn.c_attn.weight": blk.attn.qkv.weight.T, h + "attn.c_attn.bias": blk.attn.qkv.bias,
+            h + "attn.c_proj.weight": blk.attn.proj.weight.T, h + "attn.c_proj.bias": blk.attn.proj.bias,
+            h + "mlp.c_fc.weight": blk.mlp[0].weight.T, h + "mlp.c_fc.bias": blk.mlp[0].bias,
+            h + "mlp.c_proj.weight": blk.mlp[2].weight.T, h + "mlp.c_proj.bias": blk.mlp[2].bias})
+    with torch.no_grad():
+        own = hf.state_dict()
+        for name, w in sd.items():
+            own[name].copy_(w.detach())
+    hf.tie_weights()
+    return hf
