@@ -89,7 +89,8 @@ PAPER = Paper(
               contradict=f"{_EXP}:contradict_no_autodiff_overhead", reference=1.0),
         Claim(id="faster-than-neuron",
               statement="HelioX outperforms NEURON by orders of magnitude.",
-              paper_value="'orders of magnitude' faster than NEURON on a GPU (abstract; no number read)",
+              paper_value="'orders of magnitude' faster than NEURON on a GPU (abstract; no number read); "
+                          "not judged on CPU",
               check=f"{_EXP}:check_faster_than_neuron",
               contradict=f"{_EXP}:contradict_faster_than_neuron", reference=100.0),
     ),
