@@ -48,7 +48,7 @@ from icml26.science.heliox.method import (Biophysics, Stimulus, ball_and_stick, 
 DT = 0.025  # ms, NEURON's default and the card's setting
 
 
-# ------------------------------------------------------------------ helpers
+# ------------------------------------------------------------------ building blocks
 
 
 def random_system(parent: np.ndarray, rng: np.random.Generator, batch: int | None = None):
