@@ -164,3 +164,27 @@ def test_hf_assisted_generation_agrees(models):
                       pad_token_id=0, attention_mask=torch.ones_like(prompt))
     ours = generate_sd(tg, dr, prompt, 15, 4, 1).outputs[0]
     assert out[0, 6:].tolist() == ours
+
+
+def test_cost_model_replay_is_deterministic_and_bounded(models):
+    from icml26.llm.minedraft.method import CostModel
+
+    tg, dr = models
+    prompts = torch.randint(0, 12, (8, 5), generator=torch.Generator().manual_seed(3))
+
+    def once():
+        c = CostModel(1e-4, 2e-4, 1e10)
+        psd = generate_psd(tg, InlineDrafter(dr, 10, 3, cost=c), prompts, 10, 3, 4, cost=c)
+        sd = generate_sd(tg, dr, prompts, 10, 3, 4, cost=CostModel(1e-4, 2e-4, 1e10))
+        return psd, sd
+
+    (p1, s1), (p2, _) = once(), once()
+    assert p1.makespan == p2.makespan and p1.latency == p2.latency
+    # the same stages run serially are exactly standard SD with the same cost model
+    assert p1.serial_makespan == pytest.approx(s1.makespan, rel=1e-9)
+    # the critical path is at least the busier device's total work
+    d_total = sum(t for _, t in p1.t_draft)
+    v_total = sum(t for _, t in p1.t_verify)
+    assert p1.makespan >= max(d_total, v_total) - 1e-12
+    with pytest.raises(ValueError, match="flops_per_s"):
+        CostModel(1e-4, 1e-4, 0.0)

@@ -19,7 +19,10 @@ from icml26.core.registry import lazy_exports
 _X = "icml26.llm.minedraft.experiment"
 
 _COMMON = {"vocab": 16, "concentration": 0.3, "prompt_len": 8, "k": 5, "lr": 1e-2, "train_batch": 32,
-           "train_len": 48, "n_draws": 2000}
+           "train_len": 48, "n_draws": 2000,
+           # stage-cost model (seconds per forward = call + layer * n_layers + flops / rate), calibrated on one
+           # core from the minimum of repeated timings (benchmarks/minedraft.py --calibrate)
+           "cost_call_s": 80e-6, "cost_layer_s": 170e-6, "cost_flops_per_s": 40e9}
 
 PAPER = Paper(
     slug="minedraft",
@@ -36,10 +39,11 @@ PAPER = Paper(
         "requests. Replaces: Qwen3/Llama/Vicuna pairs on GPUs with vLLM by a TinyLM target and a smaller TinyLM "
         "drafter trained for a few hundred steps on a synthetic order-2 Markov language; ShareGPT/Arena/Spec-Bench "
         "prompts by prompts drawn from that language; continuous batching by static waves of 2b requests (b = "
-        "batch size, two loads); GPUs by CPU cores. In run() MineDraft's stages execute one after another in one "
-        "process and its makespan is the replayed two-device critical path of the measured stage durations "
-        "(wall clock on two real cores, and SD with a 2-thread target as the equal-hardware control, are in "
-        "benchmarks/minedraft.py). TETRIS, EAGLE drafters and PEARL are not reproduced. The throughput model is our "
+        "batch size, two loads); GPUs by CPU cores. In run() every stage's duration comes from a deterministic per-forward cost model "
+        "(fixed call and per-layer overheads plus FLOPs at a fixed rate, calibrated on one CPU core), MineDraft's "
+        "stages execute one after another in one process and its makespan is the replayed two-device critical path "
+        "of those durations; SD is the same stages run serially (wall clock on two real cores with the drafter in a "
+        "second process, and SD with a 2-thread target as the equal-hardware control, are in benchmarks/minedraft.py). TETRIS, EAGLE drafters and PEARL are not reproduced. The throughput model is our "
         "first-order derivation (k t_d + t_v) / max(k t_d, t_v); the paper's theorem text was not available."
     ),
     run=f"{_X}:run",
@@ -80,7 +84,7 @@ PAPER = Paper(
 
 _EXPORTS = {name: ".method" for name in (
     "RaggedCache", "ragged_forward", "verify_greedy", "verify_sampling", "TargetSide", "DraftSide", "Update",
-    "RunStats", "InlineDrafter", "ProcessDrafter", "generate_target_only", "generate_sd", "generate_psd",
+    "RunStats", "CostModel", "InlineDrafter", "ProcessDrafter", "generate_target_only", "generate_sd", "generate_psd",
     "expected_tokens", "psd_speedup_model", "to_gpt2")}
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["PAPER", *_EXPORTS]

@@ -10,12 +10,14 @@ batches of b, as the paper's plugin doubles ``max_num_seqs`` for its two batches
 
 Measured per seed: outputs of target-only, SD and MineDraft (greedy; must be identical), a
 chi-square test of the first sampled token of speculative sampling (temperature 1) against the
-target's exact next-token distribution, the duration of every drafting round / verification pass /
-target step, acceptance, and throughput and mean request latency of the three systems. MineDraft's
-stages run one after another in this process and its makespan is the replayed two-device critical
-path (drafter device and target device, with the pipeline's data dependencies): wall-clock speed on
-two real cores, under whatever else the machine runs, is measured by ``benchmarks/minedraft.py``.
-The throughput model (k t_d + t_v) / max(k t_d, t_v) is evaluated from the measured mean t_d, t_v.
+target's exact next-token distribution, acceptance, rounds, and which stage (drafting round of k
+steps, verification pass, target step) ran on which batch and when. Stage durations come from a
+deterministic per-forward cost model (call + per-layer overhead + FLOPs / rate, constants in the
+profile, calibrated from minimum timings on one core), so a seed's metrics are reproducible on a
+shared machine; MineDraft's stages run one after another in this process and its makespan is the
+replayed two-device critical path (drafter device and target device, with the pipeline's data
+dependencies). Wall-clock speed on two real cores is measured by ``benchmarks/minedraft.py``.
+The throughput model (k t_d + t_v) / max(k t_d, t_v) is evaluated from the mean t_d, t_v of the run.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ import torch
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
 from icml26.core.stats import bootstrap_ci, fmt_ci, fmt_p, one_sample_test, seeds_of
-from icml26.llm.minedraft.method import (DraftSide, InlineDrafter, TargetSide, generate_psd, generate_sd,
-                                         generate_target_only, psd_speedup_model)
+from icml26.llm.minedraft.method import (CostModel, DraftSide, InlineDrafter, TargetSide, generate_psd,
+                                         generate_sd, generate_target_only, psd_speedup_model)
 from icml26.nn.train import train_lm
 from icml26.nn.transformer import LMConfig, TinyLM
 
@@ -103,6 +105,10 @@ def _sampling_chi2(target: TinyLM, drafter: TinyLM, prompt: torch.Tensor, k: int
     return float(stats.chisquare(o, e).pvalue)
 
 
+def _cost(p: Profile) -> CostModel:
+    return CostModel(p["cost_call_s"], p["cost_layer_s"], p["cost_flops_per_s"])
+
+
 def _mean_time(pairs, per: int = 1) -> float:
     return float(np.mean([t for _, t in pairs])) / per if pairs else float("nan")
 
@@ -117,9 +123,10 @@ def run(profile: Profile, seed: int) -> dict:
     out: dict = {"k": float(k)}
     for b in p["loads"]:
         prompts = sample_sequences(T, 2 * b, p["prompt_len"], gen)
-        ref = generate_target_only(target, prompts, n_new, batch_size=b)
-        sd = generate_sd(target, drafter, prompts, n_new, k, batch_size=b)
-        psd = generate_psd(target, InlineDrafter(drafter, n_new, k), prompts, n_new, k, batch_size=b)
+        ref = generate_target_only(target, prompts, n_new, batch_size=b, cost=_cost(p))
+        sd = generate_sd(target, drafter, prompts, n_new, k, batch_size=b, cost=_cost(p))
+        c = _cost(p)
+        psd = generate_psd(target, InlineDrafter(drafter, n_new, k, cost=c), prompts, n_new, k, batch_size=b, cost=c)
         tag = f"b{b}"
         out[f"identical_sd_{tag}"] = float(np.mean([a == r for a, r in zip(sd.outputs, ref.outputs)]))
         out[f"identical_psd_{tag}"] = float(np.mean([a == r for a, r in zip(psd.outputs, ref.outputs)]))
@@ -212,8 +219,8 @@ def check_throughput(ms: list[dict]) -> Verdict:
         measured="; ".join(f"{t}: x{g:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" for t, (g, ci, _) in res.items()),
         evidence=(f"{len(ms)} seeds; one-sided t-test on log speed-up per load: "
                   + ", ".join(f"{t} {fmt_p(p)}" for t, (_, _, p) in res.items())
-                  + "; threshold x1.15; MineDraft = two-device critical path of its measured stages, SD = the same "
-                  "stages run serially; separately run SD: "
+                  + "; threshold x1.15; MineDraft = two-device critical path of its stages, SD = the same stages "
+                  "run serially (stage durations from the profile's cost model); separately run SD: "
                   + ", ".join(f"{t} x{np.exp(np.log(seeds_of(ms, f'speedup_sep_{t}')).mean()):.2f}" for t in loads)),
         value=res[hi_load][0], ci=res[hi_load][1])
 

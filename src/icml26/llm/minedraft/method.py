@@ -47,6 +47,33 @@ from icml26.nn.transformer import CausalSelfAttention, TinyLM
 # ----------------------------------------------------------------------------- model substrate
 
 
+class CostModel:
+    """Deterministic stage durations for replays: each model forward costs
+    ``c_call + c_layer * n_layers + flops / flops_per_s`` seconds (flops of the projections, MLP,
+    attention over the cached context and the output head). Used as a clock (``cost()`` returns the
+    modelled seconds spent so far), it makes a run's timings a function of its work alone.
+    """
+
+    def __init__(self, c_call: float, c_layer: float, flops_per_s: float):
+        for name, v in (("c_call", c_call), ("c_layer", c_layer), ("flops_per_s", flops_per_s)):
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be finite and >= 0, got {v}")
+        if flops_per_s <= 0:
+            raise ValueError(f"flops_per_s must be > 0, got {flops_per_s}")
+        self.c_call, self.c_layer, self.flops_per_s = c_call, c_layer, flops_per_s
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def charge(self, model: TinyLM, n: int, t: int, S: int) -> None:
+        c = model.cfg
+        d = c.d_model
+        per_layer = 2 * n * t * d * (3 * d + d + 2 * c.mlp_ratio * d) + 4 * n * t * S * d
+        flops = c.n_layers * per_layer + 2 * n * t * d * c.vocab_size
+        self.t += self.c_call + self.c_layer * c.n_layers + flops / self.flops_per_s
+
+
 class RaggedCache:
     """KV cache with one valid length per row.
 
@@ -70,12 +97,13 @@ class RaggedCache:
 
 @torch.no_grad()
 def ragged_forward(model: TinyLM, cache: RaggedCache, idx: torch.Tensor, rows: torch.Tensor,
-                   n_real: torch.Tensor) -> torch.Tensor:
+                   n_real: torch.Tensor, cost: CostModel | None = None) -> torch.Tensor:
     """Append ``idx`` (n, t) to rows ``rows`` (n,) of ``cache``, each at its own position.
 
     Row ``i`` holds ``n_real[i]`` real tokens (the rest is padding, whose outputs are meaningless);
     its tokens sit at positions ``cache.length[rows[i]] + j``. Returns logits (n, t, vocab) and adds
-    ``n_real`` to the lengths. Equals a full forward of each row's sequence (tested).
+    ``n_real`` to the lengths. Equals a full forward of each row's sequence (tested). ``cost``, if
+    given, is charged the modelled duration of the call.
     """
     if idx.dim() != 2 or rows.dim() != 1 or idx.shape[0] != rows.shape[0] or n_real.shape != rows.shape:
         raise ValueError(f"idx must be (n, t) with rows and n_real (n,), got {tuple(idx.shape)}, "
@@ -109,6 +137,8 @@ def ragged_forward(model: TinyLM, cache: RaggedCache, idx: torch.Tensor, rows: t
         x = x + attn.proj(y.transpose(1, 2).reshape(n, t, d))
         x = x + blk.mlp(blk.ln2(x))
     cache.length[rows] += n_real
+    if cost is not None:
+        cost.charge(model, n, t, S)
     return model.head(model.ln_f(x))
 
 
@@ -184,8 +214,9 @@ class TargetSide:
     """Target-device state of one batch: sequences, KV cache, progress towards ``n_new`` tokens."""
 
     def __init__(self, target: TinyLM, prompts: torch.Tensor, n_new: int, k: int,
-                 temperature: float = 0.0, generator: torch.Generator | None = None):
+                 temperature: float = 0.0, generator: torch.Generator | None = None, cost: CostModel | None = None):
         _check_prompts(prompts, n_new, k)
+        self.cost = cost
         self.model, self.n_new, self.k, self.temperature, self.gen = target, n_new, k, temperature, generator
         self.P = prompts.shape[1]
         self.seqs = [list(map(int, r)) for r in prompts]
@@ -196,7 +227,7 @@ class TargetSide:
 
     def prefill(self) -> None:
         ragged_forward(self.model, self.cache, torch.tensor([s[:-1] for s in self.seqs]),
-                       torch.arange(len(self.seqs)), torch.full((len(self.seqs),), self.P - 1))
+                       torch.arange(len(self.seqs)), torch.full((len(self.seqs),), self.P - 1), self.cost)
 
     @property
     def done(self) -> bool:
@@ -217,7 +248,7 @@ class TargetSide:
     def step_autoregressive(self) -> Update:
         """One target-only decoding step for every active row."""
         idx, rows, n_real = _pending_batch(self.seqs, self.cache, self.active)
-        logits = ragged_forward(self.model, self.cache, idx, rows, n_real)[:, -1]
+        logits = ragged_forward(self.model, self.cache, idx, rows, n_real, self.cost)[:, -1]
         nxt = _pick(logits, self.temperature, self.gen)
         return self._emit({r: [int(t)] for r, t in zip(self.active, nxt)})
 
@@ -229,7 +260,7 @@ class TargetSide:
         idx = torch.cat([pend, drafts], dim=1)
         r_t = torch.tensor(rows, dtype=torch.long)
         L = self.cache.length[r_t].clone()
-        logits = ragged_forward(self.model, self.cache, idx, r_t, torch.full((len(rows),), idx.shape[1]))
+        logits = ragged_forward(self.model, self.cache, idx, r_t, torch.full((len(rows),), idx.shape[1]), self.cost)
         if self.temperature == 0:
             n_acc, nxt = verify_greedy(drafts, logits)
         else:
@@ -245,8 +276,9 @@ class DraftSide:
     """Drafter-device state of one batch: its own copy of the sequences and KV cache."""
 
     def __init__(self, drafter: TinyLM, prompts: torch.Tensor, n_new: int, k: int,
-                 temperature: float = 0.0, generator: torch.Generator | None = None):
+                 temperature: float = 0.0, generator: torch.Generator | None = None, cost: CostModel | None = None):
         _check_prompts(prompts, n_new, k)
+        self.cost = cost
         self.model, self.k, self.temperature, self.gen = drafter, k, temperature, generator
         self.P = prompts.shape[1]
         self.seqs = [list(map(int, r)) for r in prompts]
@@ -255,7 +287,7 @@ class DraftSide:
 
     def prefill(self) -> None:
         ragged_forward(self.model, self.cache, torch.tensor([s[:-1] for s in self.seqs]),
-                       torch.arange(len(self.seqs)), torch.full((len(self.seqs),), self.P - 1))
+                       torch.arange(len(self.seqs)), torch.full((len(self.seqs),), self.P - 1), self.cost)
 
     def update(self, upd: Update) -> None:
         """Take the verified tokens; the cache keeps only the drafts that were accepted."""
@@ -272,7 +304,7 @@ class DraftSide:
         drafts, qs = [], []
         for _ in range(self.k):
             idx, r_t, n_real = _pending_batch(ext, self.cache, rows)
-            logits = ragged_forward(self.model, self.cache, idx, r_t, n_real)
+            logits = ragged_forward(self.model, self.cache, idx, r_t, n_real, self.cost)
             last = logits[torch.arange(len(rows)), n_real - 1]
             if self.temperature == 0:
                 tok = last.argmax(-1)
@@ -343,20 +375,25 @@ def _waves(prompts: torch.Tensor, size: int) -> list[tuple[int, torch.Tensor]]:
 
 
 def generate_target_only(target: TinyLM, prompts: torch.Tensor, n_new: int, batch_size: int,
-                         temperature: float = 0.0, generator: torch.Generator | None = None) -> RunStats:
-    """Autoregressive decoding with the target alone, static batches of ``batch_size`` requests."""
+                         temperature: float = 0.0, generator: torch.Generator | None = None,
+                         cost: CostModel | None = None) -> RunStats:
+    """Autoregressive decoding with the target alone, static batches of ``batch_size`` requests.
+
+    Stage durations are wall-clock seconds, or modelled seconds when a :class:`CostModel` is given
+    (as for the other decoders)."""
+    now = cost if cost is not None else time.perf_counter
     outs, lat, clock, steps = [], [], 0.0, []
     for _, pr in _waves(prompts, batch_size):
-        t0 = time.perf_counter()
-        ts = TargetSide(target, pr, n_new, 1, temperature, generator)
+        t0 = now()
+        ts = TargetSide(target, pr, n_new, 1, temperature, generator, cost)
         ts.prefill()
-        clock += time.perf_counter() - t0
+        clock += now() - t0
         fin_at = [0.0] * pr.shape[0]
         while not ts.done:
             b = len(ts.active)
-            t0 = time.perf_counter()
+            t0 = now()
             upd = ts.step_autoregressive()
-            dt = time.perf_counter() - t0
+            dt = now() - t0
             clock += dt
             steps.append((b, dt))
             for r in upd.finished:
@@ -367,27 +404,29 @@ def generate_target_only(target: TinyLM, prompts: torch.Tensor, n_new: int, batc
 
 
 def generate_sd(target: TinyLM, drafter: TinyLM, prompts: torch.Tensor, n_new: int, k: int, batch_size: int,
-                temperature: float = 0.0, generator: torch.Generator | None = None) -> RunStats:
+                temperature: float = 0.0, generator: torch.Generator | None = None,
+                cost: CostModel | None = None) -> RunStats:
     """Standard speculative decoding on one device: draft k tokens, verify, repeat (static batches)."""
+    now = cost if cost is not None else time.perf_counter
     st = RunStats([], 0.0, [])
     clock = 0.0
     for _, pr in _waves(prompts, batch_size):
-        t0 = time.perf_counter()
-        ts = TargetSide(target, pr, n_new, k, temperature, generator)
-        ds = DraftSide(drafter, pr, n_new, k, temperature, generator)
+        t0 = now()
+        ts = TargetSide(target, pr, n_new, k, temperature, generator, cost)
+        ds = DraftSide(drafter, pr, n_new, k, temperature, generator, cost)
         ts.prefill()
         ds.prefill()
-        clock += time.perf_counter() - t0
+        clock += now() - t0
         fin_at = [0.0] * pr.shape[0]
         while not ts.done:
             b = len(ts.active)
-            t0 = time.perf_counter()
+            t0 = now()
             rows, drafts, q = ds.draft()
-            t1 = time.perf_counter()
+            t1 = now()
             upd = ts.verify(rows, drafts, q)
-            t2 = time.perf_counter()
+            t2 = now()
             ds.update(upd)
-            t3 = time.perf_counter()
+            t3 = now()
             clock += t3 - t0
             st.t_draft.append((b, t1 - t0 + t3 - t2))
             st.t_verify.append((b, t2 - t1))
@@ -412,24 +451,26 @@ class InlineDrafter:
     replay = True
 
     def __init__(self, drafter: TinyLM, n_new: int, k: int, temperature: float = 0.0,
-                 generator: torch.Generator | None = None):
+                 generator: torch.Generator | None = None, cost: CostModel | None = None):
         self.args = (drafter, n_new, k, temperature, generator)
+        self.cost = cost
+        self.now = cost if cost is not None else time.perf_counter
         self.sides: dict[int, DraftSide] = {}
         self._out: list = []
 
     def start(self, bid: int, prompts: torch.Tensor) -> None:
-        t0 = time.perf_counter()
+        t0 = self.now()
         d, n_new, k, temp, gen = self.args
-        self.sides[bid] = DraftSide(d, prompts, n_new, k, temp, gen)
+        self.sides[bid] = DraftSide(d, prompts, n_new, k, temp, gen, self.cost)
         self.sides[bid].prefill()
-        self._out.append((bid, *self.sides[bid].draft(), time.perf_counter() - t0))
+        self._out.append((bid, *self.sides[bid].draft(), self.now() - t0))
 
     def submit(self, bid: int, upd: Update) -> None:
-        t0 = time.perf_counter()
+        t0 = self.now()
         side = self.sides[bid]
         side.update(upd)
         res = side.draft() if side.active else ([], None, None)
-        self._out.append((bid, *res, time.perf_counter() - t0))
+        self._out.append((bid, *res, self.now() - t0))
 
     def collect(self):
         return self._out.pop(0)
@@ -495,7 +536,8 @@ class ProcessDrafter:
 
 
 def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, k: int, batch_size: int,
-                 temperature: float = 0.0, generator: torch.Generator | None = None) -> RunStats:
+                 temperature: float = 0.0, generator: torch.Generator | None = None,
+                 cost: CostModel | None = None) -> RunStats:
     """MineDraft batch parallel SD: waves of 2 x ``batch_size`` requests split into batches P and Q.
 
     Pipeline per wave (drafter endpoint ``drafter_ep`` on its own device)::
@@ -506,8 +548,11 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
     i.e. the target verifies one batch while the drafter drafts for the other; a batch is redrafted
     right after its verification returns. When one batch finishes, the other runs on alone.
     With an :class:`InlineDrafter` the stages run one after another here and the makespan is the
-    replayed two-device critical path; with a :class:`ProcessDrafter` it is the wall clock.
+    replayed two-device critical path; with a :class:`ProcessDrafter` it is the wall clock. ``cost``
+    (replay only; give the same one to the :class:`InlineDrafter`) replaces measured stage durations
+    by modelled ones.
     """
+    now = cost if cost is not None else time.perf_counter
     st = RunStats([], 0.0, [])
     replay = getattr(drafter_ep, "replay", False)
     wall0 = time.perf_counter()
@@ -524,11 +569,11 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
         tgt: dict[int, TargetSide] = {}
         serial_pre: dict[int, float] = {}
         for bid, h in enumerate(halves):
-            t0 = time.perf_counter()
-            tgt[bid] = TargetSide(target, h, n_new, k, temperature, generator)
+            t0 = now()
+            tgt[bid] = TargetSide(target, h, n_new, k, temperature, generator, cost)
             tgt[bid].prefill()
-            t_free += time.perf_counter() - t0
-            serial_pre[bid] = time.perf_counter() - t0
+            serial_pre[bid] = now() - t0
+            t_free += serial_pre[bid]
         ready: dict[int, tuple] = {}
         serial = dict(serial_pre)  # each batch's own stage time, run serially
         fin_serial: dict[tuple[int, int], float] = {}
@@ -551,18 +596,18 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
             while bid not in ready:
                 pull()
             rows, drafts, q, d_end = ready.pop(bid)
-            t0 = time.perf_counter()
+            t0 = now()
             upd = tgt[bid].verify(rows, drafts, q)
-            dt = time.perf_counter() - t0
+            dt = now() - t0
             st.t_verify.append((len(rows), dt))
             serial[bid] += dt
             for r in upd.finished:
                 fin_serial[(bid, r)] = serial[bid]
             t_free = max(t_free, d_end) + dt
             v_end[bid] = t_free
-            now = t_free if replay else time.perf_counter() - wall0
+            t_done = t_free if replay else time.perf_counter() - wall0
             for r in upd.finished:
-                fin_at[(bid, r)] = now
+                fin_at[(bid, r)] = t_done
             drafter_ep.submit(bid, upd)  # the drafter redrafts this batch (or drops it when done)
             outstanding += 1
             if tgt[bid].done:
