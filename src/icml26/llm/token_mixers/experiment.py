@@ -23,7 +23,6 @@ against the parallel form.
 from __future__ import annotations
 
 import copy
-import time
 from functools import lru_cache
 
 import numpy as np
@@ -32,7 +31,7 @@ import torch.nn.functional as F
 
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
-from icml26.core.stats import fmt_ci, fmt_p, loglog_slope, mean_ci, paired_test, seeds_of, sign_test
+from icml26.core.stats import fmt_ci, fmt_p, loglog_slope, mean_ci, seeds_of, sign_test
 from icml26.llm.token_mixers import method as M
 
 CACHE_NS = [64, 128, 256, 512, 1024, 2048]
@@ -125,7 +124,6 @@ def run(profile: Profile, seed: int) -> dict:
     torch.manual_seed(seed)
     rng = seed_everything(seed)
     p = profile.params
-    t0 = time.perf_counter()
     metrics: dict = {}
     metrics.update(unification_errors(rng))
     metrics.update(cache_scaling())
@@ -163,7 +161,6 @@ def run(profile: Profile, seed: int) -> dict:
             metrics[f"decode_err_{mixer}"] = float((o_dec - o_par).abs().max())
             metrics[f"decode_cache_{mixer}"] = float(max(cache))
             metrics[f"decode_live_{mixer}"] = float(M.live_states(n, mixer).max())
-    metrics["wall_s"] = time.perf_counter() - t0
     return metrics
 
 

@@ -1,0 +1,112 @@
+"""Unit tests for PCFG sampling, the inside algorithm, subgrammars and the KL decomposition."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from icml26.llm.cfg_subgrammars import method as M
+
+G = M.PCFG(M.KL_EXAMPLE)
+
+
+def test_inside_hand_computed_values():
+    assert G.inside_logprob(["sL2_1", "5", "eL2_1"]) == pytest.approx(math.log(0.3 * 0.4 * 0.1))
+    assert G.inside_logprob(["a", "a", "c", "b", "b"], "L2_2") == pytest.approx(math.log(0.6 * 0.6 * 0.4))
+    assert G.inside_logprob(["x"] * 4, "L2_3") == pytest.approx(math.log(0.8 ** 3 * 0.2))
+    # "1 2": NUM NUM (0.3 * 0.2 * 0.2) -- the only derivation
+    assert G.inside_logprob(["1", "2"], "L2_1") == pytest.approx(math.log(0.3 * 0.04))
+    assert G.inside_logprob(["a", "c"], "L2_2") == float("-inf")
+
+
+def test_inside_sums_all_derivations_of_an_ambiguous_string():
+    # "1 + 2 + 3" has two bracketings; the inside probability is their sum, Viterbi their max
+    one = 0.4 * 0.2
+    leaf = {"1": one, "2": one, "3": one}
+    bracket = 0.15 * (0.15 * leaf["1"] * leaf["2"]) * leaf["3"]
+    assert G.inside_logprob(["1", "+", "2", "+", "3"], "L2_1") == pytest.approx(math.log(2 * bracket))
+
+
+def test_inside_matches_nltk_sum_over_all_parses():
+    import nltk
+
+    lines = []
+    for a, rhs in M.KL_EXAMPLE.items():
+        for r, p in rhs:
+            syms = " ".join(s if s in M.KL_EXAMPLE else f"'{s}'" for s in r)
+            lines.append(f"{a} -> {syms} [{p}]")
+    grammar = nltk.PCFG.fromstring("\n".join(lines))
+    probs = {(p.lhs(), p.rhs()): p.prob() for p in grammar.productions()}
+
+    def tree_prob(t):
+        if isinstance(t, str):
+            return 1.0
+        rhs = tuple(c.label() if not isinstance(c, str) else c for c in t)
+        rhs = tuple(nltk.Nonterminal(s) if not isinstance(c, str) else s for s, c in zip(rhs, t))
+        return probs[(nltk.Nonterminal(t.label()), rhs)] * math.prod(tree_prob(c) for c in t)
+
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        s = G.sample(rng, max_len=9, symbol="L2_1")
+        trees = [t for t in nltk.ChartParser(nltk.PCFG(nltk.Nonterminal("L2_1"), grammar.productions())).parse(s)]
+        total = sum(tree_prob(t) for t in trees)
+        assert G.inside_logprob(s, "L2_1") == pytest.approx(math.log(total), rel=1e-10)
+
+
+def test_sampling_frequencies_match_inside_probabilities():
+    rng = np.random.default_rng(1)
+    n = 20000
+    counts = Counter(tuple(G.sample(rng, symbol="L2_2")) for _ in range(n))
+    for s, c in counts.most_common(3):
+        p = math.exp(G.inside_logprob(list(s), "L2_2"))
+        assert abs(c / n - p) < 4 * math.sqrt(p * (1 - p) / n)
+
+
+def test_total_probability_of_short_strings_is_consistent():
+    # P(length of L2_3 string = k) = 0.8^(k-1) 0.2; summing the inside probability over k recovers it
+    tot = sum(math.exp(G.inside_logprob(["x"] * k, "L2_3")) for k in range(1, 130))
+    assert tot == pytest.approx(1.0, abs=1e-11)
+
+
+def test_subgrammar_is_closed_and_marked_spans():
+    sub = G.subgrammar("L2_1")
+    assert set(sub.rules) == {"L2_1", "NUM"} and sub.start == "L2_1"
+    toks = ["sL2_2", "a", "c", "b", "eL2_2"]
+    assert M.marked_spans(toks, ("L2_1", "L2_2", "L2_3")) == [("L2_2", 1, 4)]
+
+
+def test_decomposition_is_exact_per_sentence():
+    rng = np.random.default_rng(2)
+    names = ("L2_1", "L2_2", "L2_3")
+    for _ in range(20):
+        s = G.sample(rng)
+        lp = G.inside_logprob(s)
+        spans = {(a, i, j): G.inside_logprob(s[i:j], a) for a, i, j in M.marked_spans(s, names)}
+        q = rng.normal(-1.0, 0.3, size=len(s) + 1)
+        over, per = M.decompose_sentence(q, s, lp, spans, names)
+        assert over + sum(per.values()) == pytest.approx(lp - q.sum())
+        # full log P = log(top-level rule prob) + log P_A(span): overhead with a perfect model is 0
+        (a, i, j), = spans
+        assert lp == pytest.approx(math.log({"L2_1": 0.3, "L2_2": 0.3, "L2_3": 0.4}[a]) + spans[(a, i, j)])
+
+
+def test_linear_cka_invariances():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 6))
+    Q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    assert M.linear_cka(X, X @ Q * 3.0) == pytest.approx(1.0)
+    assert M.linear_cka(X, rng.normal(size=(50, 4))) < 0.5
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="sum to 1"):
+        M.PCFG({"S": [(("a",), 0.5)]})
+    with pytest.raises(ValueError, match="unary cycle"):
+        M.PCFG({"S": [(("T",), 0.5), (("a",), 0.5)], "T": [(("S",), 1.0)]})
+    with pytest.raises(ValueError, match="empty rule"):
+        M.PCFG({"S": [((), 1.0)]})
+    with pytest.raises(ValueError, match="nonterminal"):
+        G.subgrammar("nope")
+    with pytest.raises(ValueError, match="token_logq"):
+        M.decompose_sentence(np.zeros(2), ["a", "b", "c"], 0.0, {}, ())
