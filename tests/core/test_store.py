@@ -70,3 +70,16 @@ def test_foreign_sqlite_is_refused_and_untouched(tmp_path):
 def test_missing_store_without_create(tmp_path):
     with pytest.raises(StoreError):
         Store(tmp_path / "none.sqlite", create=False)
+
+
+def test_code_hash_tracks_profile_and_paper():
+    from dataclasses import replace
+
+    from icml26.core.registry import get_paper
+    from icml26.core.store import code_hash
+
+    p = get_paper("b3")
+    q = p.profile("quick")
+    assert code_hash(p, q) == code_hash(p, q)
+    assert code_hash(p, q) != code_hash(p, replace(q, params={**q.params, "reps": 1}))
+    assert code_hash(p, q) != code_hash(get_paper("sign-estimator"), q)

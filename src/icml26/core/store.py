@@ -126,22 +126,23 @@ def environment() -> dict[str, str | None]:
 def code_hash(paper: Any, profile: Any) -> str:
     """Fingerprint of the code and settings a job depends on.
 
-    Hashes the paper's own package, its cluster's shared ``_*.py`` modules, ``icml26/nn``,
-    the contract module and the profile's parameters. Editing any of them invalidates
-    stored rows; editing another paper does not.
+    Hashes the paper's own package, the cluster's shared ``_*.py`` modules and ``icml26/nn``
+    when the paper's source names them, the contract module and the profile's parameters.
+    Editing any of them invalidates stored rows; editing another paper does not.
     """
     import icml26
 
     root = Path(icml26.__file__).resolve().parent
     cluster_dir = root / paper.cluster
     files: list[Path] = sorted((cluster_dir / paper.slug.replace("-", "_")).rglob("*.py"))
-    files += sorted(cluster_dir.glob("_*.py"))
-    files += sorted((root / "nn").rglob("*.py")) if (root / "nn").exists() else []
+    source = "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files)
+    # shared modules count only for the papers that import them
+    files += [f for f in sorted(cluster_dir.glob("_*.py")) if f.stem != "__init__" and f.stem in source]
+    if "icml26.nn" in source or "from icml26 import nn" in source:
+        files += sorted((root / "nn").rglob("*.py"))
     files += [root / "core" / "paper.py", root / "core" / "seeding.py"]
     h = hashlib.sha256()
     for f in files:
-        if f.name == "__init__.py" and f.parent == cluster_dir:
-            continue
         h.update(str(f.relative_to(root)).encode())
         h.update(f.read_bytes())
     h.update(json.dumps({"name": profile.name, "params": dict(profile.params)}, sort_keys=True,
