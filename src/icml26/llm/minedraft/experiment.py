@@ -307,7 +307,7 @@ def figure(ms: list[dict]):
         ax1.bar(np.arange(len(loads)) + (j - 1.5) * w, [v.mean() for v in vals], w,
                 yerr=[v.std() for v in vals], label=label)
     ax1.set_xticks(range(len(loads)), [f"{2 * int(t[1:])} requests, batch {t[1:]}" for t in loads])
-    ax1.set_ylabel("throughput (tokens / s)")
+    ax1.set_ylabel("throughput (tokens / modelled s)")
     ax1.legend(fontsize=8)
     for t in loads:
         ax2.scatter(seeds_of(ms, f"speedup_model_{t}"), seeds_of(ms, f"speedup_{t}"), label=f"load {t}")
