@@ -346,6 +346,9 @@ class RunStats:
     target-only step, with the batch size of each. ``serial_makespan``/``serial_latency``
     (``generate_psd`` only): the same measured stages run one after another on one device, batch P's
     wave before batch Q's, i.e. standard SD on the same work, free of run-to-run timing noise.
+    ``critical_path`` (``generate_psd`` only): the two-device makespan implied by the stage durations
+    alone (equals ``makespan`` in a replay; with a :class:`ProcessDrafter`, makespan minus this is
+    what communication and OS scheduling cost).
     """
 
     outputs: list[list[int]]
@@ -358,6 +361,7 @@ class RunStats:
     t_step: list[tuple[int, float]] = field(default_factory=list)
     serial_makespan: float = float("nan")
     serial_latency: list[float] = field(default_factory=list)
+    critical_path: float = float("nan")
 
     @property
     def tokens(self) -> int:
@@ -558,10 +562,11 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
     wall0 = time.perf_counter()
     clock = 0.0  # end of the previous wave (replayed clock, or wall clock)
     serial_clock = 0.0
+    ideal = 0.0
     for _, pr in _waves(prompts, 2 * batch_size):
         halves = [h for h in (pr[:batch_size], pr[batch_size:]) if h.shape[0] > 0]
         # replay clocks: when each device is next free; when each batch's verification returned
-        t_free = d_free = clock
+        t_free = d_free = wave_start = clock
         v_end = {bid: clock for bid in range(len(halves))}
         for bid, h in enumerate(halves):
             drafter_ep.start(bid, h)
@@ -616,6 +621,7 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
                 turn += 1
         while outstanding:
             pull()
+        ideal += t_free - wave_start
         clock = t_free if replay else time.perf_counter() - wall0
         for bid, h in enumerate(halves):
             st.serial_latency += [serial_clock + fin_serial[(bid, r)] for r in range(h.shape[0])]
@@ -627,6 +633,7 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
             st.accepted += ts.accepted
     st.makespan = clock
     st.serial_makespan = serial_clock
+    st.critical_path = ideal
     return st
 
 
