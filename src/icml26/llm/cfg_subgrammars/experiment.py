@@ -13,7 +13,13 @@ ambiguous arithmetic subgrammar); KL is the exact Monte-Carlo estimate E[log P -
 the mean |log P - log Q| proxy of the code); sentences are trained one per row (bos ... eos,
 padded) rather than as random windows of a concatenated stream; a few hundred steps with batch
 32 instead of tens of epochs; KL_A is estimated on independent strings of G_A placed in their
-top-level context (bos sA w eA eos). The representation-alignment analysis is not reproduced.
+top-level context (bos sA w eA eos). Representation alignment: every top-level span follows
+only its start marker, so "in context" and "in isolation" would coincide; we therefore take an
+L2_1 span nested inside a larger arithmetic expression (the right operand of + or *, or the
+second part of a longer operand), whose context is the start marker plus the expression to its
+left, and compare its states with those of the same span after the start marker alone (linear
+CKA of the attention and MLP outputs of every block, averaged), for the scratch and pretrained
+models of the size sweep; an untrained model and a row-shuffled pairing are reported as controls.
 """
 
 from __future__ import annotations
@@ -114,6 +120,70 @@ class Evaluator:
         return out
 
 
+def alignment_pairs(G: M.PCFG, rng: np.random.Generator, n: int, max_len: int, A: str = "L2_1"
+                    ) -> list[tuple[list[str], list[str]]]:
+    """``n`` (context, span) pairs for the representation-alignment analysis.
+
+    Each pair comes from a string ``w`` of ``G_A`` with a derivation node of ``A`` that does not
+    start at the beginning of ``w`` (e.g. the right operand of ``L2_1 + L2_1``): ``span`` is its
+    yield and ``context`` the tokens before it inside the marked sentence (``sA`` and the part of
+    ``w`` left of the span; never just the start marker). The longest such node is used. In
+    isolation the span is fed as ``[bos] sA span`` -- the same start marker, no other prefix.
+    """
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n}")
+    out = []
+    while len(out) < n:
+        w, spans = G.sample_with_spans(rng, max_len, symbol=A)
+        inner = [(e - s, s, e) for a, s, e in spans if a == A and s >= 1]
+        if not inner:
+            continue
+        _, s, e = max(inner)
+        out.append((["s" + A] + w[:s], w[s:e]))
+    return out
+
+
+@torch.no_grad()
+def span_reps(model, corpus: Corpus, prefixes: list[list[str]], spans: list[list[str]]) -> dict[str, np.ndarray]:
+    """Sublayer outputs (attention and MLP of every block) at the span tokens of ``[bos] prefix span``.
+
+    Returns {"attn_i" / "mlp_i": (total span tokens, d_model)}, rows in the order of the spans.
+    """
+    if len(prefixes) != len(spans) or not spans:
+        raise ValueError(f"prefixes and spans must be non-empty and of equal length, got {len(prefixes)} and {len(spans)}")
+    model.eval()
+    rows = [[1] + [corpus.stoi[t] for t in p + w] for p, w in zip(prefixes, spans)]
+    L = max(len(r) for r in rows)
+    ids = torch.zeros(len(rows), L, dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, :len(r)] = torch.tensor(r)
+    acts: dict[str, torch.Tensor] = {}
+    hooks = []
+    for i, blk in enumerate(model.blocks):
+        hooks.append(blk.attn.register_forward_hook(
+            lambda m, inp, out, k=f"attn_{i}": acts.__setitem__(k, (out[0] if isinstance(out, tuple) else out))))
+        hooks.append(blk.mlp.register_forward_hook(lambda m, inp, out, k=f"mlp_{i}": acts.__setitem__(k, out)))
+    try:
+        model(ids)  # causal: padding after a row never changes its earlier positions
+    finally:
+        for h in hooks:
+            h.remove()
+    idx_b = np.concatenate([[i] * len(w) for i, w in enumerate(spans)])
+    idx_t = np.concatenate([np.arange(1 + len(p), 1 + len(p) + len(w)) for p, w in zip(prefixes, spans)])
+    return {k: v[idx_b, idx_t].double().numpy() for k, v in acts.items()}
+
+
+def alignment(model, corpus: Corpus, pairs: list[tuple[list[str], list[str]]], seed: int) -> dict[str, float]:
+    """Mean over sublayers of linear CKA between the span's states in context and in isolation,
+    and the same with the isolation rows shuffled (a control with no correspondence)."""
+    ctx = span_reps(model, corpus, [c for c, _ in pairs], [w for _, w in pairs])
+    iso = span_reps(model, corpus, [c[:1] for c, _ in pairs], [w for _, w in pairs])
+    perm = np.random.default_rng(seed).permutation(next(iter(ctx.values())).shape[0])
+    cka = [M.linear_cka(ctx[k], iso[k]) for k in ctx]
+    shuf = [M.linear_cka(ctx[k], iso[k][perm]) for k in ctx]
+    return {"cka": float(np.mean(cka)), "cka_shuffled": float(np.mean(shuf))}
+
+
 def _sampler(G: M.PCFG, corpus: Corpus, batch: int, max_len: int, seed: int):
     rng = np.random.default_rng(seed)
 
@@ -158,6 +228,7 @@ def run(profile: Profile, seed: int) -> dict:
 
     # 3: subgrammar pretraining vs scratch at equal steps, per model size
     n_pre = int(round(p["pretrain_frac"] * p["steps"]))
+    pairs = alignment_pairs(G, np.random.default_rng(seed + 1000), p["n_align"], p["max_len"] - 4)
     for name, (d, L, H) in p["sizes"].items():
         torch.manual_seed(seed + 1)
         scratch = make_model(V, d, L, H, T)
@@ -172,6 +243,12 @@ def run(profile: Profile, seed: int) -> dict:
                  lr=p["lr"], weight_decay=0.1, warmup=p["warmup"], seed=seed)
         metrics[f"kl_scratch_{name}"] = ev.evaluate(scratch)["kl"]
         metrics[f"kl_pretrained_{name}"] = ev.evaluate(pre)["kl"]
+        # 4: representation alignment of an L2_1 span in context vs in isolation (same models)
+        torch.manual_seed(seed + 1)
+        untrained = make_model(V, d, L, H, T)
+        for kind, m in (("scratch", scratch), ("pretrained", pre), ("untrained", untrained)):
+            for k, v in alignment(m, corpus, pairs, seed).items():
+                metrics[f"{k}_{kind}_{name}"] = v
     return metrics
 
 
@@ -279,6 +356,55 @@ def contradict_pretraining(ms: list[dict]) -> list[dict]:
                    key=lambda s: ms[0][f"params_{s}"])
     tiny = sizes[0]
     return [{**m, f"kl_pretrained_{tiny}": m[f"kl_scratch_{tiny}"] + 1.0} for m in ms]
+
+
+def _sizes(ms: list[dict]) -> list[str]:
+    return sorted({k[len("kl_scratch_"):] for k in ms[0] if k.startswith("kl_scratch_")},
+                  key=lambda s: ms[0][f"params_{s}"])
+
+
+def check_alignment(ms: list[dict]) -> Verdict:
+    """Pre-registered: subgrammar pretraining makes a span's representation less context-dependent.
+    For every (model size, seed), CKA_pre - CKA_scratch is the difference in mean linear CKA (over
+    attention and MLP outputs of all blocks) between an L2_1 span's states in context and in
+    isolation. Reproduced iff the pooled differences are > 0 by a one-sided Wilcoxon signed-rank
+    test (p < 0.05), the mean difference is > 0 for every size (the paper: "consistently"), and the
+    measure is meaningful: the matched CKA exceeds the row-shuffled control for >= 80% of the
+    trained models. Partly: meaningful and pooled mean > 0 with p < 0.05 or >= 75% positive, but
+    not every size. Otherwise not reproduced."""
+    sizes = _sizes(ms)
+    pre = np.concatenate([seeds_of(ms, f"cka_pretrained_{s}") for s in sizes])
+    sc = np.concatenate([seeds_of(ms, f"cka_scratch_{s}") for s in sizes])
+    d = pre - sc
+    p = paired_test(pre, sc, alternative="greater")
+    per_size = {s: float(np.mean(seeds_of(ms, f"cka_pretrained_{s}") - seeds_of(ms, f"cka_scratch_{s}")))
+                for s in sizes}
+    matched = np.concatenate([seeds_of(ms, f"cka_{k}_{s}") for k in ("scratch", "pretrained") for s in sizes])
+    shuf = np.concatenate([seeds_of(ms, f"cka_shuffled_{k}_{s}") for k in ("scratch", "pretrained") for s in sizes])
+    sane = float(np.mean(matched > shuf))
+    frac_pos = float(np.mean(d > 0))
+    all_sizes = all(v > 0 for v in per_size.values())
+    if sane >= 0.8 and p < 0.05 and all_sizes:
+        status = "reproduced"
+    elif sane >= 0.8 and d.mean() > 0 and (p < 0.05 or frac_pos >= 0.75):
+        status = "partly"
+    else:
+        status = "not-reproduced"
+    meas = "; ".join(f"{s}: CKA scratch {seeds_of(ms, f'cka_scratch_{s}').mean():.3f}, pretrained "
+                     f"{seeds_of(ms, f'cka_pretrained_{s}').mean():.3f}, untrained "
+                     f"{seeds_of(ms, f'cka_untrained_{s}').mean():.3f}" for s in sizes)
+    return Verdict(status, measured=f"{meas}; pretrained - scratch {fmt_ci(*mean_ci(d))}",
+                   evidence=(f"{len(ms)} seeds x {len(sizes)} sizes = {len(d)} paired models, one-sided Wilcoxon "
+                             f"{fmt_p(p)}, pretrained higher in {frac_pos:.0%}; per-size mean difference "
+                             + ", ".join(f"{s} {v:+.3f}" for s, v in per_size.items())
+                             + f"; matched > shuffled control in {sane:.0%} of trained models (shuffled mean "
+                             f"{shuf.mean():.3f}); pass iff p < 0.05, every size > 0, control >= 80%"),
+                   value=float(d.mean()))
+
+
+def contradict_alignment(ms: list[dict]) -> list[dict]:
+    sizes = _sizes(ms)
+    return [{**m, **{f"cka_pretrained_{s}": m[f"cka_scratch_{s}"] - 0.05 for s in sizes}} for m in ms]
 
 
 def figure(ms: list[dict]):

@@ -115,6 +115,44 @@ class PCFG:
             if not stack and len(out) <= max_len:
                 return out
 
+    def sample_with_spans(self, rng: np.random.Generator, max_len: int = 64, symbol: str | None = None
+                          ) -> tuple[list[str], list[tuple[str, int, int]]]:
+        """One terminal string with its derivation's constituents.
+
+        Returns ``(tokens, spans)``; ``spans`` lists every nonterminal node of the sampled
+        derivation as ``(A, start, end)`` with ``A =>* tokens[start:end]`` (the root is
+        ``(symbol, 0, len(tokens))``). Resampled if longer than ``max_len``.
+        """
+        sym = self.start if symbol is None else symbol
+        if sym not in self.rules:
+            raise ValueError(f"{sym!r} is not a nonterminal of this grammar")
+        if max_len < 1:
+            raise ValueError(f"max_len must be >= 1, got {max_len}")
+        while True:
+            out: list[str] = []
+            spans: list[tuple[str, int, int]] = []
+            open_nodes: dict[int, tuple[str, int]] = {}
+            # stack items: ("sym", s) to expand, or ("close", node id) to end a constituent
+            stack: list[tuple[str, object]] = [("sym", sym)]
+            nid = 0
+            while stack and len(out) <= max_len:
+                kind, s = stack.pop()
+                if kind == "close":
+                    a, start = open_nodes.pop(s)
+                    spans.append((a, start, len(out)))
+                    continue
+                if s not in self.rules:
+                    out.append(s)
+                    continue
+                rhs = self.rules[s]
+                r = rhs[rng.choice(len(rhs), p=[p for _, p in rhs])][0]
+                open_nodes[nid] = (s, len(out))
+                stack.append(("close", nid))
+                nid += 1
+                stack.extend(("sym", x) for x in reversed(r))
+            if not stack and len(out) <= max_len:
+                return out, spans
+
     # ------------------------------------------------------------------------- inside algorithm
     def inside_logprob(self, tokens: Sequence[str], symbol: str | None = None) -> float:
         """log P(symbol =>* tokens), summing over all derivations (inside algorithm).
