@@ -14,7 +14,11 @@ B3 (t0 = 1, r = r0) runs once per repetition up to the largest budget and is rea
 every budget checkpoint (anytime). Baselines at each budget ``T``: Successive Halving
 told ``T`` in advance on a random subset of ``n(T)`` arms (largest ``n`` with
 ``n ceil(log2 n) <= T``), uniform sampling on a random subset of the same size, and
-the doubling-trick SH (budgets 128, 256, ...) read at the same checkpoints.
+the doubling-trick SH (budgets 128, 256, ...) read at the same checkpoints, and the
+anytime Bracketing SH of Zhao et al. (ICML 2023; brackets of 2, 4, ... random arms each
+running doubling-trick SH, see ``method.BracketingSHBatch``), also run once and read at
+every checkpoint. BSH draws its brackets and rewards from its own generator (seeded from
+the seed), so adding it leaves every other method's numbers unchanged.
 Metric: simple regret ``max_i mu_i - mu_rec``, averaged over the repetitions of a seed;
 claims are decided over seeds.
 """
@@ -29,6 +33,7 @@ from icml26.core.stats import bootstrap_ci, decide, fmt_ci, fmt_p, paired_test, 
 from icml26.decision.b3.method import (
     R0,
     BoxThirdingBatch,
+    bracketing_successive_halving_batch,
     doubling_successive_halving_batch,
     fit_subset_size,
     successive_halving_batch,
@@ -36,8 +41,9 @@ from icml26.decision.b3.method import (
 )
 
 REGIMES = ("bernoulli", "gaussian", "deterministic")
-METHODS = ("b3", "sh", "doubling", "uniform")
+METHODS = ("b3", "sh", "doubling", "uniform", "bsh")
 LABELS = {"b3": "B3 (anytime)", "sh": "SH (T known)", "doubling": "doubling SH (anytime)",
+          "bsh": "bracketing SH (anytime)",
           "uniform": "uniform (T known)", "screened": "best screened arm"}
 
 
@@ -64,6 +70,7 @@ def run(profile: Profile, seed: int) -> dict:
     sd = float(profile.get("gauss_sd", 0.5))
     eps = float(profile.get("eps", 0.05))
     rows = np.arange(reps)
+    bsh_rng = np.random.default_rng([int(seed), 2023])  # BSH's own stream: others stay as before
     out: dict = {"budgets": budgets, "n_arms": n_arms, "sh_subset": [fit_subset_size(n_arms, t) for t in budgets]}
     for regime in REGIMES:
         mu = rng.beta(a, b, size=(reps, n_arms))
@@ -89,6 +96,9 @@ def run(profile: Profile, seed: int) -> dict:
         dbl = doubling_successive_halving_batch(pull_sum, n_arms, budgets, reps,
                                                 first_budget=int(profile.get("first_budget", 128)), seed=rng)
         recs["doubling"] = [dbl[:, k] for k in range(len(budgets))]
+        bsh = bracketing_successive_halving_batch(_pull_sum(regime, mu, bsh_rng, sd), n_arms, budgets, reps,
+                                                  seed=bsh_rng)
+        recs["bsh"] = [bsh[:, k] for k in range(len(budgets))]
         for m in METHODS:
             reg = [best - mu[rows, r] for r in recs[m]]
             out[f"{regime}/{m}/regret"] = [float(r.mean()) for r in reg]
@@ -173,6 +183,28 @@ def check_beats_doubling_sh(ms: list[dict]) -> Verdict:
 
 def contradict_beats_doubling_sh(ms: list[dict]) -> list[dict]:
     return [_swap(m, "bernoulli", "doubling") for m in ms]
+
+
+def check_beats_bracketing_sh(ms: list[dict]) -> Verdict:
+    """Pre-registered (same test as beats-doubling-sh): B3 lower at >= 2/3 of budgets and one-sided
+    paired Wilcoxon p < 0.05 at >= 1/3 of them (bernoulli); partly if lower at >= half."""
+    ts = _budgets(ms)
+    b3, o, lower, ps = _beats(ms, "bernoulli", "bsh")
+    sig = lower & (ps < 0.05)
+    passed = lower.mean() >= 2 / 3 and sig.mean() >= 1 / 3
+    d = (o - b3)[:, -1]
+    m_lo, m_hi = bootstrap_ci(d)
+    return Verdict(
+        decide(passed, partly=bool(lower.mean() >= 0.5)),
+        "simple regret B3 vs bracketing SH (bernoulli): " + _beats_text(ts, b3, o, ps),
+        f"condition: B3 lower at >= 2/3 of budgets ({int(lower.sum())}/{len(ts)}) and one-sided paired "
+        f"Wilcoxon p<0.05 over {len(ms)} seeds at >= 1/3 ({int(sig.sum())}/{len(ts)}); regret gap at "
+        f"T={ts[-1]}: {fmt_ci(d.mean(), m_lo, m_hi)}",
+        value=float(d.mean()), ci=(m_lo, m_hi))
+
+
+def contradict_beats_bracketing_sh(ms: list[dict]) -> list[dict]:
+    return [_swap(m, "bernoulli", "bsh") for m in ms]
 
 
 def _swap(m: dict, regime: str, other: str) -> dict:
@@ -271,7 +303,7 @@ def figure(ms: list[dict]):
     ts = np.array(_budgets(ms), dtype=float)
     fig = Figure(figsize=(13, 4))
     axes = fig.subplots(1, len(REGIMES), sharey=True)
-    styles = {"b3": ("C0", "-"), "sh": ("C1", "--"), "doubling": ("C2", "-."),
+    styles = {"b3": ("C0", "-"), "sh": ("C1", "--"), "doubling": ("C2", "-."), "bsh": ("C4", (0, (5, 1, 1, 1))),
               "uniform": ("C3", ":"), "screened": ("0.5", (0, (1, 1)))}
     for ax, regime in zip(axes, REGIMES):
         keys = list(METHODS) + (["screened"] if regime == "deterministic" else [])

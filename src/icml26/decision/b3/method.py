@@ -435,3 +435,155 @@ def doubling_successive_halving(pull: Pull, n_arms: int, budget: int, *, first_b
     _check_pull(pull)
     return int(doubling_successive_halving_batch(_single_pull_sum(pull), n_arms, [budget], 1,
                                                  first_budget=first_budget, seed=seed)[0, 0])
+
+
+# --------------------------------------------------------------------------- bracketing SH
+def _sh_on_arms(pull_sum: PullSum, arms: np.ndarray, budget: int,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """SH with known ``budget`` on given arms (R, n), fresh samples.
+
+    Same rounds as :func:`successive_halving_batch`: ``ceil(log2 n)`` rounds, each of the ``m``
+    survivors gets ``floor(budget / (m ceil(log2 n)))`` more pulls, the better half by cumulative
+    empirical mean survives (random ties). A lone arm gets all ``budget`` pulls. Returns the (R,)
+    winners and their empirical means over the pulls this run gave them.
+    """
+    n = arms.shape[1]
+    if n == 1:
+        return arms[:, 0].copy(), _checked_sums(pull_sum, arms[:, 0], budget) / budget
+    rounds = math.ceil(math.log2(n))
+    sums = np.zeros(arms.shape)
+    pulls = 0
+    for _ in range(rounds):
+        m = arms.shape[1]
+        if m == 1:
+            break
+        t = budget // (m * rounds)
+        if t > 0:
+            sums = sums + _checked_sums(pull_sum, arms, t)
+            pulls += t
+        keep = np.sort(_rank_desc(sums, rng)[:, : math.ceil(m / 2)], axis=1)
+        arms = np.take_along_axis(arms, keep, 1)
+        sums = np.take_along_axis(sums, keep, 1)
+    best = _rank_desc(sums, rng)[:, :1]
+    win = np.take_along_axis(arms, best, 1)[:, 0]
+    mean = np.take_along_axis(sums, best, 1)[:, 0] / max(pulls, 1)
+    return win, mean
+
+
+class BracketingSHBatch:
+    """Anytime Bracketing Successive Halving (BSH) for ``n_reps`` repetitions in lock-step.
+
+    BSH is the data-poor-regime method of Zhao, Stephens, Szepesvari and Jun, "Revisiting
+    Simple Regret: Fast Rates for Returning a Good Arm" (ICML 2023, arXiv:2210.16913), the
+    anytime baseline of the B3 paper. Since the number of good arms is unknown, SH is run on
+    *brackets*: random subsets of geometrically growing size, one of which is small enough to be
+    explored well and large enough to contain a good arm.
+
+    Bookkeeping (our reconstruction; the parts of the BSH paper we could read do not fix it):
+
+    * bracket ``l = 1 .. L``, ``L = max(1, ceil(log2 N))``, holds ``n_l = min(2**l, N)`` arms drawn
+      uniformly without replacement, independently per bracket and per repetition, fixed for the
+      bracket's life;
+    * each bracket runs SH with known budget on its arms by the doubling trick: its ``j``-th run
+      (``j = 0, 1, ...``) has budget ``2**j * n_l * ceil(log2 n_l)`` (the first is the smallest that
+      pulls every arm once a round), fresh samples, and the bracket's output is the winner of its
+      last completed run together with that winner's empirical mean in that run;
+    * interleaving: the brackets share the budget equally with whole runs as atomic jobs; the
+      next job is the next run of the bracket whose pulls *after* that run would be smallest
+      (ties: smaller bracket). Large brackets thus open once the small ones have spent as much as
+      their first run costs. A job only starts if it fits in the budget, so the schedule, which
+      depends only on the costs, is the same for every repetition and resuming equals one run;
+    * recommendation: among brackets with a completed run, the output with the highest empirical
+      mean (random ties); before any run completes, the first arm of bracket 1.
+
+    State: ``pulls_used``, ``bracket_pulls[l-1]`` (pulls spent by bracket ``l``), ``runs_done[l-1]``.
+    """
+
+    def __init__(self, n_arms: int, n_reps: int = 1, *, seed=None):
+        self.n_arms = _check_int("n_arms", n_arms, 1)
+        self.n_reps = _check_int("n_reps", n_reps, 1)
+        self.rng = _rng(seed)
+        self.n_brackets = max(1, math.ceil(math.log2(self.n_arms))) if self.n_arms > 1 else 1
+        self.sizes = [min(2 ** l, self.n_arms) for l in range(1, self.n_brackets + 1)]
+        self.brackets = [_random_subsets(self.rng, self.n_reps, self.n_arms, n) for n in self.sizes]
+        self.bracket_pulls = [0] * self.n_brackets
+        self.runs_done = [0] * self.n_brackets
+        self.outputs: list[tuple[np.ndarray, np.ndarray] | None] = [None] * self.n_brackets
+        self.pulls_used = 0
+
+    def first_budget(self, bracket: int) -> int:
+        """Budget of the first SH run of bracket ``bracket`` (1-based): n_l * ceil(log2 n_l)."""
+        n = self.sizes[bracket - 1]
+        return n * math.ceil(math.log2(n)) if n > 1 else 1
+
+    def run_budget(self, bracket: int, j: int) -> int:
+        return self.first_budget(bracket) * 2 ** j
+
+    def next_job(self) -> tuple[int, int]:
+        """(bracket, budget) of the next SH run; depends only on what has been spent."""
+        costs = [self.run_budget(l + 1, self.runs_done[l]) for l in range(self.n_brackets)]
+        after = [self.bracket_pulls[l] + costs[l] for l in range(self.n_brackets)]
+        l = int(np.argmin(after))  # first minimum: the smaller bracket wins ties
+        return l + 1, costs[l]
+
+    def run(self, pull_sum: PullSum, budget: int) -> "BracketingSHBatch":
+        """Continue until the next SH run would exceed ``budget`` total pulls (cumulative)."""
+        budget = _check_int("budget", budget, 1)
+        if budget < self.pulls_used:
+            raise ValueError(f"budget ({budget}) is smaller than the pulls already used ({self.pulls_used})")
+        if not callable(pull_sum):
+            raise ValueError("pull_sum must be callable: pull_sum(arms, n) -> sums")
+        while True:
+            bracket, cost = self.next_job()
+            if self.pulls_used + cost > budget:
+                break
+            l = bracket - 1
+            self.outputs[l] = _sh_on_arms(pull_sum, self.brackets[l], cost, self.rng)
+            self.runs_done[l] += 1
+            self.bracket_pulls[l] += cost
+            self.pulls_used += cost
+        return self
+
+    def recommend(self) -> np.ndarray:
+        """(R,) arms: the bracket output with the highest empirical mean (random ties)."""
+        done = [o for o in self.outputs if o is not None]
+        if not done:
+            return self.brackets[0][:, 0].copy()
+        arms = np.stack([a for a, _ in done], axis=1)
+        means = np.stack([m for _, m in done], axis=1)
+        best = _rank_desc(means, self.rng)[:, :1]
+        return np.take_along_axis(arms, best, 1)[:, 0]
+
+    def sampled(self) -> list[np.ndarray]:
+        """Per repetition, the sorted arms that some completed SH run has pulled."""
+        out = []
+        for r in range(self.n_reps):
+            arms = [self.brackets[l][r] for l in range(self.n_brackets) if self.runs_done[l] > 0]
+            out.append(np.unique(np.concatenate(arms)) if arms else np.zeros(0, dtype=int))
+        return out
+
+
+def bracketing_successive_halving_batch(pull_sum: PullSum, n_arms: int, checkpoints: Sequence[int],
+                                        n_reps: int = 1, *, seed=None) -> np.ndarray:
+    """Anytime Bracketing SH (:class:`BracketingSHBatch`), run once and read at each checkpoint.
+
+    Returns (R, len(checkpoints)) recommended arms.
+    """
+    n_arms = _check_int("n_arms", n_arms, 1)
+    n_reps = _check_int("n_reps", n_reps, 1)
+    cps = [_check_int("checkpoints", c, 1) for c in checkpoints]
+    if not cps:
+        raise ValueError("checkpoints must hold at least one budget")
+    bsh = BracketingSHBatch(n_arms, n_reps, seed=seed)
+    out = np.empty((n_reps, len(cps)), dtype=int)
+    for j in np.argsort(cps, kind="stable"):
+        bsh.run(pull_sum, cps[j])
+        out[:, j] = bsh.recommend()
+    return out
+
+
+def bracketing_successive_halving(pull: Pull, n_arms: int, budget: int, *, seed=None) -> int:
+    """Single-run anytime Bracketing SH stopped at ``budget``; see :class:`BracketingSHBatch`."""
+    _check_pull(pull)
+    return int(bracketing_successive_halving_batch(_single_pull_sum(pull), n_arms, [budget], 1,
+                                                   seed=seed)[0, 0])
