@@ -110,3 +110,54 @@ def test_validation():
         G.subgrammar("nope")
     with pytest.raises(ValueError, match="token_logq"):
         M.decompose_sentence(np.zeros(2), ["a", "b", "c"], 0.0, {}, ())
+
+
+def test_sample_with_spans_gives_the_derivation():
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        toks, spans = G.sample_with_spans(rng, max_len=15, symbol="L2_1")
+        assert ("L2_1", 0, len(toks)) in spans
+        for a, s, e in spans:
+            assert 0 <= s < e <= len(toks)
+            assert G.inside_logprob(toks[s:e], a) > float("-inf")  # every node derives its yield
+        # leaves: NUM nodes cover exactly the digits
+        assert sorted(s for a, s, e in spans if a == "NUM") == [i for i, t in enumerate(toks) if t.isdigit()]
+    with pytest.raises(ValueError, match="nonterminal"):
+        G.sample_with_spans(rng, symbol="zz")
+
+
+def test_alignment_pairs_have_a_nontrivial_context():
+    from icml26.llm.cfg_subgrammars import experiment as E
+
+    pairs = E.alignment_pairs(G, np.random.default_rng(5), 40, 20)
+    for ctx, span in pairs:
+        assert ctx[0] == "sL2_1" and len(ctx) >= 2 and span
+        # the full expression starts with the context and the span is a string of L2_1
+        assert G.inside_logprob(span, "L2_1") > float("-inf")
+        assert ctx[-1] in "+*" or ctx[-1].isdigit()
+    with pytest.raises(ValueError, match="n must"):
+        E.alignment_pairs(G, np.random.default_rng(5), 1, 20)
+
+
+def test_span_reps_are_causal_and_identical_inputs_give_cka_one():
+    import torch
+
+    from icml26.llm.cfg_subgrammars import experiment as E
+
+    corpus = E.Corpus(G)
+    torch.manual_seed(0)
+    model = E.make_model(len(corpus.itos), 16, 2, 2, 32)
+    pairs = E.alignment_pairs(G, np.random.default_rng(6), 20, 12)
+    ctx = [c for c, _ in pairs]
+    spans = [w for _, w in pairs]
+    a = E.span_reps(model, corpus, ctx, spans)
+    assert set(a) == {"attn_0", "mlp_0", "attn_1", "mlp_1"}
+    assert a["mlp_1"].shape == (sum(len(w) for w in spans), 16)
+    # one row at a time (no padding) gives the same states: padding after a row is invisible
+    one = E.span_reps(model, corpus, ctx[:1], spans[:1])
+    np.testing.assert_allclose(one["attn_1"], a["attn_1"][:len(spans[0])], atol=1e-5)
+    # the same prefix in both conditions: CKA exactly 1; a different prefix: below 1
+    for k in a:
+        assert M.linear_cka(a[k], E.span_reps(model, corpus, ctx, spans)[k]) == pytest.approx(1.0)
+    out = E.alignment(model, corpus, pairs, seed=0)
+    assert 0.0 <= out["cka_shuffled"] < out["cka"] < 1.0

@@ -410,8 +410,8 @@ def contradict_alignment(ms: list[dict]) -> list[dict]:
 def figure(ms: list[dict]):
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11, 3.6))
-    ax1, ax2, ax3 = fig.subplots(1, 3)
+    fig = Figure(figsize=(14.5, 3.6))
+    ax1, ax2, ax3, ax4 = fig.subplots(1, 4)
     for i, m in enumerate(ms):
         c = m["curve"]
         for j, a in enumerate(NAMES):
@@ -438,5 +438,18 @@ def figure(ms: list[dict]):
     ax3.set_xticklabels([f"{s}\n{ms[0]['params_' + s]:.0f} p" for s in sizes], fontsize=7)
     ax3.set_ylabel("final KL (nats per sentence)")
     ax3.legend(fontsize=7)
+    if f"cka_scratch_{sizes[0]}" in ms[0]:
+        for off, kind in ((-0.25, "untrained"), (0.0, "scratch"), (0.25, "pretrained")):
+            vals = [seeds_of(ms, f"cka_{kind}_{s}") for s in sizes]
+            ax4.bar(x + off, [v.mean() for v in vals], width=0.25, label=kind, alpha=0.7)
+            for xi, v in zip(x, vals):
+                ax4.plot([xi + off] * len(v), v, "k.", ms=3)
+        shuf = np.mean([seeds_of(ms, f"cka_shuffled_scratch_{s}").mean() for s in sizes])
+        ax4.axhline(shuf, color="gray", ls=":", lw=1, label="shuffled pairing")
+        ax4.set_xticks(x)
+        ax4.set_xticklabels(sizes, fontsize=7)
+        ax4.set_ylabel("linear CKA, span in context vs isolation")
+        ax4.set_ylim(0, 1)
+        ax4.legend(fontsize=7)
     fig.tight_layout()
     return fig
