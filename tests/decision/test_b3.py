@@ -9,6 +9,9 @@ from icml26.decision.b3 import (
     R0,
     BoxThirding,
     BoxThirdingBatch,
+    BracketingSHBatch,
+    bracketing_successive_halving,
+    bracketing_successive_halving_batch,
     doubling_successive_halving,
     fit_subset_size,
     successive_halving,
@@ -167,3 +170,112 @@ def test_run_validation():
         doubling_successive_halving(env, 3, 100, first_budget=0)
     with pytest.raises(ValueError, match="n_arms"):
         successive_halving(env, 0, 100)
+
+
+# --------------------------------------------------------------------------- bracketing SH
+def _bsh_single(means, noise=0.0, seed=0, n_reps=1):
+    env = Env(means, noise=noise, seed=seed)
+
+    def pull_sum(arms, n):
+        arms = np.asarray(arms)
+        env.pulls += n * arms.size
+        return n * env.means[arms] + noise * np.sqrt(n) * env.rng.standard_normal(arms.shape)
+
+    return env, pull_sum
+
+
+def test_bsh_brackets_and_first_budgets():
+    b = BracketingSHBatch(5000, 3, seed=0)
+    assert b.n_brackets == 13 and b.sizes[:4] == [2, 4, 8, 16] and b.sizes[-1] == 5000  # 2^13 > 5000
+    assert [b.first_budget(l) for l in (1, 2, 3, 4)] == [2, 8, 24, 64]  # n_l * ceil(log2 n_l)
+    assert b.run_budget(3, 2) == 96
+    for l, arms in enumerate(b.brackets):  # distinct arms inside a bracket
+        assert arms.shape == (3, b.sizes[l])
+        assert all(len(set(row)) == b.sizes[l] for row in arms)
+    # hand-traced start of the schedule: each job is the run of the bracket with the smallest
+    # pulls after it (ties: smaller bracket). Pulls after the candidate run, brackets 1/2/3:
+    # 2/8/24 -> l1; 6/8/24 -> l1; 14/8/24 -> l2; 14/24/24 -> l1; 30/24/24 -> l2 (tie, smaller);
+    # 30/56/24 -> l3; 30/56/72 -> l1
+    env, ps = _bsh_single(np.linspace(0, 1, 5000))
+    jobs = []
+    for _ in range(7):
+        jobs.append(b.next_job())
+        b.run(ps, b.pulls_used + jobs[-1][1])
+    assert jobs == [(1, 2), (1, 4), (2, 8), (1, 8), (2, 16), (3, 24), (1, 16)]
+    assert b.pulls_used == sum(c for _, c in jobs) == env.pulls // 3
+
+
+@pytest.mark.parametrize("n_arms", [2, 7, 64, 300])
+def test_bsh_deterministic_returns_best_sampled_arm(n_arms):
+    means = np.random.default_rng(n_arms).permutation(np.linspace(0, 1, n_arms))
+    for budget in (3, 50, 700, 5000):
+        env, ps = _bsh_single(means)
+        b = BracketingSHBatch(n_arms, 1, seed=budget).run(ps, budget)
+        sampled = b.sampled()[0]
+        if sampled.size:
+            # with exact rewards every SH run returns its bracket's best arm, and the bracket
+            # outputs are compared by their true means
+            assert b.recommend()[0] == sampled[np.argmax(means[sampled])]
+            assert means[b.recommend()[0]] == max(means[b.brackets[l][0]].max()
+                                                   for l in range(b.n_brackets) if b.runs_done[l])
+
+
+def test_bsh_large_budget_finds_best_arm_and_single_run_agrees():
+    means = np.random.default_rng(3).permutation(np.linspace(0, 1, 40))
+    for seed in range(4):
+        assert bracketing_successive_halving(Env(means), 40, 10**5, seed=seed) == int(np.argmax(means))
+
+
+def test_bsh_budget_accounting_and_anytime():
+    means = np.random.default_rng(1).beta(1, 8, 500)
+    for budget in (1, 2, 7, 100, 1234, 9999):
+        env = Env(means, noise=0.3)
+        bracketing_successive_halving(env, 500, budget, seed=0)
+        assert env.pulls <= budget
+    # reading at checkpoints = running straight to each checkpoint (same state, same schedule)
+    env1, ps1 = _bsh_single(means, noise=0.3, seed=5, n_reps=4)
+    one = BracketingSHBatch(500, 4, seed=9).run(ps1, 6000)
+    env2, ps2 = _bsh_single(means, noise=0.3, seed=5, n_reps=4)
+    two = BracketingSHBatch(500, 4, seed=9)
+    for t in (10, 400, 401, 3000, 6000):
+        two.run(ps2, t)
+        assert two.pulls_used <= t
+    assert one.pulls_used == two.pulls_used == env1.pulls // 4 == env2.pulls // 4 <= 6000
+    assert one.runs_done == two.runs_done and one.bracket_pulls == two.bracket_pulls
+    # the budget is shared evenly: once a bracket is open its pulls stay within a factor of the others'
+    open_ = [p for p in one.bracket_pulls if p > 0]
+    assert max(open_) <= 4 * min(open_)
+
+
+def test_bsh_batch_shapes_and_checkpoint_order():
+    means = np.random.default_rng(2).random(100)
+    _, ps = _bsh_single(means, noise=0.1, seed=1)
+    out = bracketing_successive_halving_batch(ps, 100, [5000, 50, 500], 6, seed=3)
+    assert out.shape == (6, 3) and out.min() >= 0 and out.max() < 100
+    _, ps = _bsh_single(means, noise=0.1, seed=1)
+    ref = bracketing_successive_halving_batch(ps, 100, [50, 500, 5000], 6, seed=3)
+    np.testing.assert_array_equal(out[:, [1, 2, 0]], ref)
+
+
+def test_bsh_validation():
+    env = Env([0.1, 0.5, 0.3])
+    for bad in (0, -3, float("nan"), 2.5):
+        with pytest.raises(ValueError, match="budget"):
+            bracketing_successive_halving(env, 3, bad)
+    with pytest.raises(ValueError, match="n_arms"):
+        bracketing_successive_halving(env, 0, 10)
+    with pytest.raises(ValueError, match="pull"):
+        bracketing_successive_halving("nope", 3, 10)
+    with pytest.raises(ValueError, match="seed"):
+        bracketing_successive_halving(env, 3, 10, seed=-1)
+    with pytest.raises(ValueError, match="n_reps"):
+        BracketingSHBatch(3, 0)
+    with pytest.raises(ValueError, match="checkpoints"):
+        bracketing_successive_halving_batch(lambda a, n: np.zeros(a.shape), 3, [], 1)
+    with pytest.raises(ValueError, match="checkpoints"):
+        bracketing_successive_halving_batch(lambda a, n: np.zeros(a.shape), 3, [0], 1)
+    with pytest.raises(ValueError, match="NaN"):
+        bracketing_successive_halving(lambda a, n: np.full(n, np.nan), 3, 10)
+    b = BracketingSHBatch(3, seed=0).run(lambda a, n: np.zeros(a.shape), 20)
+    with pytest.raises(ValueError, match="budget"):
+        b.run(lambda a, n: np.zeros(a.shape), b.pulls_used - 1)

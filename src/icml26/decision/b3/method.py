@@ -47,6 +47,10 @@ Baselines (all with a random subset of the arms when ``N`` is too large):
 * :func:`doubling_successive_halving`: the doubling trick, runs of SH with budgets
   ``B0, 2 B0, 4 B0, ...`` on fresh subsets, recommending the last completed run;
 * :func:`uniform_sampling`: equal pulls on a random subset, best empirical mean.
+* :func:`bracketing_successive_halving` (:class:`BracketingSHBatch`): the anytime
+  Bracketing SH of Zhao, Stephens, Szepesvari and Jun (ICML 2023, arXiv:2210.16913):
+  doubling-trick SH on random brackets of 2, 4, 8, ... arms sharing the budget; the
+  bracket bookkeeping is our reconstruction, documented on the class.
 
 Every function comes in a single-run form taking ``pull(arm, n) -> (n,) rewards`` and
 a batched form taking ``pull_sum(arms, n) -> sums`` (``arms`` of any shape, the sum
@@ -585,5 +589,6 @@ def bracketing_successive_halving_batch(pull_sum: PullSum, n_arms: int, checkpoi
 def bracketing_successive_halving(pull: Pull, n_arms: int, budget: int, *, seed=None) -> int:
     """Single-run anytime Bracketing SH stopped at ``budget``; see :class:`BracketingSHBatch`."""
     _check_pull(pull)
+    budget = _check_int("budget", budget, 1)
     return int(bracketing_successive_halving_batch(_single_pull_sum(pull), n_arms, [budget], 1,
                                                    seed=seed)[0, 0])
