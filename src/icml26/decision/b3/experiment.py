@@ -164,21 +164,27 @@ def _beats_text(ts, b3, o, ps) -> str:
                      for k, t in enumerate(ts))
 
 
-def check_beats_doubling_sh(ms: list[dict]) -> Verdict:
-    """Pre-registered: B3 lower at >= 2/3 of budgets and Wilcoxon p < 0.05 at >= 1/3 (bernoulli)."""
+def _check_beats_anytime(ms: list[dict], other: str, label: str) -> Verdict:
+    """B3 lower at >= 2/3 of budgets and one-sided paired Wilcoxon p < 0.05 at >= 1/3 of them
+    (bernoulli regime); partly if lower at >= half of the budgets."""
     ts = _budgets(ms)
-    b3, o, lower, ps = _beats(ms, "bernoulli", "doubling")
+    b3, o, lower, ps = _beats(ms, "bernoulli", other)
     sig = lower & (ps < 0.05)
     passed = lower.mean() >= 2 / 3 and sig.mean() >= 1 / 3
     d = (o - b3)[:, -1]
     m_lo, m_hi = bootstrap_ci(d)
     return Verdict(
         decide(passed, partly=bool(lower.mean() >= 0.5)),
-        "simple regret B3 vs doubling SH (bernoulli): " + _beats_text(ts, b3, o, ps),
+        f"simple regret B3 vs {label} (bernoulli): " + _beats_text(ts, b3, o, ps),
         f"condition: B3 lower at >= 2/3 of budgets ({int(lower.sum())}/{len(ts)}) and one-sided paired "
         f"Wilcoxon p<0.05 over {len(ms)} seeds at >= 1/3 ({int(sig.sum())}/{len(ts)}); regret gap at "
         f"T={ts[-1]}: {fmt_ci(d.mean(), m_lo, m_hi)}",
         value=float(d.mean()), ci=(m_lo, m_hi))
+
+
+def check_beats_doubling_sh(ms: list[dict]) -> Verdict:
+    """Pre-registered: see :func:`_check_beats_anytime`, against doubling-trick SH."""
+    return _check_beats_anytime(ms, "doubling", "doubling SH")
 
 
 def contradict_beats_doubling_sh(ms: list[dict]) -> list[dict]:
@@ -186,21 +192,8 @@ def contradict_beats_doubling_sh(ms: list[dict]) -> list[dict]:
 
 
 def check_beats_bracketing_sh(ms: list[dict]) -> Verdict:
-    """Pre-registered (same test as beats-doubling-sh): B3 lower at >= 2/3 of budgets and one-sided
-    paired Wilcoxon p < 0.05 at >= 1/3 of them (bernoulli); partly if lower at >= half."""
-    ts = _budgets(ms)
-    b3, o, lower, ps = _beats(ms, "bernoulli", "bsh")
-    sig = lower & (ps < 0.05)
-    passed = lower.mean() >= 2 / 3 and sig.mean() >= 1 / 3
-    d = (o - b3)[:, -1]
-    m_lo, m_hi = bootstrap_ci(d)
-    return Verdict(
-        decide(passed, partly=bool(lower.mean() >= 0.5)),
-        "simple regret B3 vs bracketing SH (bernoulli): " + _beats_text(ts, b3, o, ps),
-        f"condition: B3 lower at >= 2/3 of budgets ({int(lower.sum())}/{len(ts)}) and one-sided paired "
-        f"Wilcoxon p<0.05 over {len(ms)} seeds at >= 1/3 ({int(sig.sum())}/{len(ts)}); regret gap at "
-        f"T={ts[-1]}: {fmt_ci(d.mean(), m_lo, m_hi)}",
-        value=float(d.mean()), ci=(m_lo, m_hi))
+    """Pre-registered (same test as beats-doubling-sh), against bracketing SH."""
+    return _check_beats_anytime(ms, "bsh", "bracketing SH")
 
 
 def contradict_beats_bracketing_sh(ms: list[dict]) -> list[dict]:
