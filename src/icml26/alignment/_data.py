@@ -50,6 +50,8 @@ from typing import Literal
 
 import numpy as np
 
+from icml26.core.validate import as_vector
+
 Heterogeneity = Literal["none", "mixture", "gaussian"]
 Noise = Literal["logistic", "gumbel", "normal", "none"]
 
@@ -79,15 +81,7 @@ class PreferenceData:
     user_types: np.ndarray | None = field(default=None)
 
 
-def _check_vector(name: str, v: np.ndarray, d: int | None = None) -> np.ndarray:
-    v = np.asarray(v, dtype=float)
-    if v.ndim != 1 or v.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {v.shape}")
-    if d is not None and v.size != d:
-        raise ValueError(f"{name} must have length {d}, got {v.size}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return v
+_check_vector = as_vector
 
 
 def feature_design(n: int, d: int, design: str | np.ndarray, rng: np.random.Generator,

@@ -51,6 +51,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
+from icml26.core.validate import as_vector
+
 __all__ = [
     "bt_preference_matrix", "value", "optimal_policy", "log_linear_policy", "implicit_reward",
     "population_bt_loss", "fit_reward_mle", "best_policy_in_class", "rlhf", "dpo",
@@ -59,15 +61,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- validation
-def _vec(name: str, x, k: int | None = None) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {x.shape}")
-    if k is not None and x.size != k:
-        raise ValueError(f"{name} must have length {k}, got {x.size}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return x
+_vec = as_vector
 
 
 def _prob(name: str, p, k: int | None = None) -> np.ndarray:

@@ -49,12 +49,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml26.core.validate import check_finite
+
 
 def _check_finite(name: str, x: np.ndarray) -> None:
-    if x.size == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} contains NaN or inf")
+    check_finite(name, x, nonempty=True)
 
 
 def proportions(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

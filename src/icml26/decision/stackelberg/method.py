@@ -59,13 +59,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from icml26.core.validate import check_finite
+
 #: follower indifference tolerance: near-ties count as ties, broken in the leader's favour
 TIE_TOL = 1e-7
 
 
-def _check_finite(name: str, a: np.ndarray) -> None:
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or inf")
+_check_finite = check_finite
 
 
 @dataclass

@@ -51,14 +51,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml26.core.validate import check_finite
+
 GATES = ("confidence", "softmax", "laplace")
 ROUTER_GRADS = ("straight_through", "none")
 IMPUTATIONS = ("two_stage", "pool", "zero")
 
 
-def _check_finite(name: str, t: torch.Tensor) -> None:
-    if not torch.isfinite(t).all():
-        raise ValueError(f"{name} contains NaN or inf")
+_check_finite = check_finite
 
 
 def _check_pos_int(name: str, v) -> None:
