@@ -55,8 +55,8 @@ def figure(metrics: list[dict]):
 
 
 def _paper(slug: str, mode: str, **extra) -> Paper:
-    claim = Claim("positive", "the value is positive", "> 0", f"{__name__}:check_positive",
-                  f"{__name__}:contradict_positive")
+    claim = Claim("positive", "the value is positive", "> 0", kind="headline",
+                  no_control="a fixture: an absolute claim with nothing to compare")
     return Paper(slug=slug, title=f"fake paper ({mode})", source="none", cluster="decision", feasibility="A",
                  substitution="not a paper: a framework fixture", claims=(claim,), run=f"{__name__}:run",
                  figure=f"{__name__}:figure",

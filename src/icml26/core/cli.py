@@ -1,7 +1,8 @@
 """The ``icml26`` command line: list, show, run, report, reproduce, bench.
 
-Start-up stays light (no torch, no experiment imports) so ``icml26 list`` is instant;
-verdicts shown by ``list`` and ``show`` are the ones cached when the runs were evaluated.
+Start-up stays light (no torch, no experiment imports) so ``icml26 list`` is instant: it
+shows what is stored. Verdicts are always computed from the stored metrics with the current
+checks when they are shown (``show``, ``run``, ``report``), so these always agree.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from icml26.core.paper import CLUSTERS, Paper
@@ -57,62 +59,92 @@ def _verdict_cell(verdicts: dict | None) -> str:
         return "[dim]—[/dim]"
     cells = []
     for claim, v in verdicts.items():
-        style = STATUS_STYLE.get(v["status"], "")
-        cells.append(f"[{style}]{claim}:{v['status']}[/{style}]")
+        style = STATUS_STYLE.get(v.status, "")
+        cells.append(f"[{style}]{escape(claim)}:{v.status}[/{style}]")
     return " ".join(cells)
+
+
+def _stored_seeds(path: Path | None) -> dict[str, dict[str, int]]:
+    """paper -> profile -> number of ok seeds stored (any code version); cheap, no checks run."""
+    path = path or default_path()
+    if not path.exists():
+        return {}
+    with _open_store(path, create=False) as st:
+        return st.ok_seed_counts()
 
 
 @app.command("list")
 def list_cmd(cluster: Annotated[Optional[str], typer.Option(help=f"one of {', '.join(CLUSTERS)}")] = None,
              store: StoreOpt = None) -> None:
-    """List papers with their cluster, feasibility, claims and latest verdicts."""
+    """List papers with their cluster, feasibility, claims by kind and what is stored."""
     if cluster is not None and cluster not in CLUSTERS:
-        err.print(f"[red]error:[/red] unknown cluster {cluster!r}; choose one of {', '.join(CLUSTERS)}")
+        err.print(f"[red]error:[/red] unknown cluster {escape(cluster)!r}; choose one of {', '.join(CLUSTERS)}")
         raise typer.Exit(2)
     papers = all_papers(cluster)
-    cached: dict = {}
-    path = store or default_path()
-    if path.exists():
-        with _open_store(path, create=False) as st:
-            cached = st.stored_verdicts()
-    table = Table(title=f"{len(papers)} papers")
-    for col in ("slug", "cluster", "feas.", "claims", "latest verdicts"):
+    stored = _stored_seeds(store)
+    table = Table(title=f"{len(papers)} papers (verdicts: icml26 show SLUG, or the report)")
+    for col in ("slug", "cluster", "feas.", "claims (headline/identity/prior)", "stored seeds"):
         table.add_column(col)
     for p in papers:
-        by_profile = cached.get(p.slug, {})
-        prof = next((n for n in ("full", "quick") if n in by_profile), None)
-        cell = (f"[dim]{prof}[/dim] " + _verdict_cell(by_profile[prof])) if prof else "[dim]not run[/dim]"
-        table.add_row(p.slug, p.cluster, p.feasibility, str(len(p.claims)), cell)
+        kinds = [sum(c.kind == k for c in p.claims) for k in ("headline", "identity", "prior-work")]
+        by_profile = stored.get(p.slug, {})
+        cell = ", ".join(f"{n}: {by_profile[n]}" for n in ("full", "quick") if n in by_profile) or "[dim]not run[/dim]"
+        table.add_row(p.slug, p.cluster, p.feasibility, "/".join(map(str, kinds)), cell)
     console.print(table)
 
 
 @app.command()
 def show(slug: str, store: StoreOpt = None) -> None:
-    """Show a paper: source, substitution, and each claim with the paper's value and our latest measurement."""
+    """Show a paper: source, substitution, and each claim with the paper's value and our verdict now."""
     (p,) = _resolve([slug])
-    console.print(f"[bold]{p.slug}[/bold] — {p.title}")
-    console.print(f"source: {p.source} · cluster: {p.cluster} · feasibility: {p.feasibility}")
-    console.print(f"profiles: " + ", ".join(f"{n} ({pr.seeds} seeds)" for n, pr in p.profiles.items()))
-    console.print(f"\n[bold]Small-scale setting[/bold]\n{p.substitution}\n")
-    cached: dict = {}
+    e = escape
+    console.print(f"[bold]{e(p.slug)}[/bold] — {e(p.title)}")
+    console.print(f"source: {e(p.source)} · cluster: {p.cluster} · feasibility: {p.feasibility}")
+    console.print("profiles: " + ", ".join(f"{n} ({pr.seeds} seeds)" for n, pr in p.profiles.items()))
+    console.print(f"\n[bold]Small-scale setting[/bold]\n{e(p.substitution)}\n")
+    verdicts, prof, n = {}, None, 0
     path = store or default_path()
     if path.exists():
         with _open_store(path, create=False) as st:
-            cached = st.stored_verdicts().get(p.slug, {})
-    prof = next((n for n in ("full", "quick") if n in cached), None)
+            for name in ("full", "quick"):
+                rows = st.current(p, p.profile(name))
+                if rows:
+                    prof, n = name, len(rows)
+                    verdicts = p.evaluate([r.metrics for r in rows])
+                    break
     for c in p.claims:
-        console.print(f"[bold]{c.id}[/bold]: {c.statement}")
-        console.print(f"  paper: {c.paper_value}")
-        if prof and c.id in cached[prof]:
-            v = cached[prof][c.id]
-            style = STATUS_STYLE.get(v["status"], "")
-            console.print(f"  ours ({prof}, {v['n_seeds']} seeds): {v['measured']}  [{style}]{v['status']}[/{style}]")
+        console.print(f"[bold]{e(c.id)}[/bold] ({c.kind}): {e(c.statement)}")
+        console.print(f"  paper: {e(c.paper_value)}")
+        if c.control:
+            console.print(f"  control: {e(c.control)}")
+        if prof and c.id in verdicts:
+            v = verdicts[c.id]
+            style = STATUS_STYLE.get(v.status, "")
+            console.print(f"  ours ({prof}, {n} seeds): {e(v.measured)}  [{style}]{v.status}[/{style}]")
+            if v.control:
+                console.print(f"  control's: {e(v.control)}")
         else:
-            console.print("  ours: [dim]not run[/dim]")
+            console.print("  ours: [dim]not run with the current code[/dim]")
+
+
+def _parse_sets(sets: list[str] | None) -> dict:
+    import json
+
+    out: dict = {}
+    for item in sets or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            err.print(f"[red]error:[/red] --set expects key=value, got {escape(item)!r}")
+            raise typer.Exit(2)
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
 
 
 def _run(papers: list[Paper], profile: str, seeds: int | None, jobs: int | None, force: bool, store_path: Path | None,
-         backend: str, address: str | None, timeout: float | None) -> bool:
+         backend: str, address: str | None, timeout: float | None, overrides: dict | None = None) -> bool:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from icml26.core.runner import execute
@@ -153,24 +185,32 @@ def _run(papers: list[Paper], profile: str, seeds: int | None, jobs: int | None,
     try:
         with progress:
             summary = execute(papers, profile, st, seeds=seeds, workers=jobs, force=force, backend=backend,
-                              address=address, timeout_s=timeout, on_plan=on_plan, on_done=on_done)
+                              address=address, timeout_s=timeout, overrides=overrides, on_plan=on_plan,
+                              on_done=on_done)
     except (ValueError, ConnectionError, RuntimeError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         st.close()
         raise typer.Exit(2) from None
     elapsed = time.perf_counter() - t0
-    cached = st.stored_verdicts()
+    from icml26.core.jobs import job_profile
+    import json as _json
+
+    verdicts, used = {}, {}
+    for p in papers:
+        rows = st.current(p, job_profile(p, profile, _json.dumps(overrides or {}, sort_keys=True)))
+        used[p.slug] = len(rows)
+        verdicts[p.slug] = p.evaluate([r.metrics for r in rows]) if rows else {}
     st.close()
     table = Table(title=f"{profile} profile · {len(summary.outcomes)} jobs run, {len(summary.skipped)} skipped · "
                         f"{elapsed:.1f} s")
-    for col in ("paper", "jobs ok", "failed", "verdicts"):
+    for col in ("paper", "jobs ok", "failed", "verdicts from", "verdicts"):
         table.add_column(col)
     for p in papers:
         outs = [o for o in summary.outcomes if o.job.paper == p.slug]
         ok = sum(o.status == "ok" for o in outs) + sum(j.paper == p.slug for j in summary.skipped)
         bad = [o for o in outs if o.status != "ok"]
-        table.add_row(p.slug, str(ok), f"[red]{len(bad)}[/red]" if bad else "0",
-                      _verdict_cell(cached.get(p.slug, {}).get(profile)))
+        table.add_row(p.slug, str(ok), f"[red]{len(bad)}[/red]" if bad else "0", f"{used[p.slug]} stored seeds",
+                      _verdict_cell(verdicts.get(p.slug)))
     console.print(table)
     for o in summary.failed:
         last = (o.error or "").strip().splitlines()[-1:] or [""]
@@ -193,13 +233,23 @@ def run(slugs: Annotated[Optional[list[str]], typer.Argument(help="paper slugs")
         address: Annotated[Optional[str], typer.Option(help="Ray cluster address (ray backend)")] = None,
         timeout: Annotated[Optional[float], typer.Option(help="per-job timeout in seconds (default: profile's)")] = None,
         cluster: Annotated[Optional[str], typer.Option(help="with --all: only this cluster")] = None,
+        set_: Annotated[Optional[list[str]], typer.Option("--set", help="override a profile parameter: key=value "
+                                                                        "(JSON value); stored with the rows")] = None,
         store: StoreOpt = None) -> None:
     """Run reproductions; exits non-zero if any job failed or timed out."""
     if all_ == bool(slugs):
         err.print("[red]error:[/red] give paper slugs or --all (not both)")
         raise typer.Exit(2)
     papers = all_papers(cluster) if all_ else _resolve(slugs or [])
-    if not _run(papers, profile, seeds, jobs, force, store, backend, address, timeout):
+    overrides = _parse_sets(set_)
+    if overrides:
+        for p in papers:
+            try:
+                p.profile(profile).with_overrides(overrides)
+            except ValueError as exc:
+                err.print(f"[red]error:[/red] {p.slug}: {escape(str(exc))}")
+                raise typer.Exit(2) from None
+    if not _run(papers, profile, seeds, jobs, force, store, backend, address, timeout, overrides):
         raise typer.Exit(1)
 
 

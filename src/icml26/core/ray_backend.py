@@ -22,17 +22,18 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from icml26.core.runner import Job, Outcome
+from icml26.core.jobs import Job, Outcome
 
 
-def _task(slug: str, profile: str, seed: int, threads: int) -> tuple[str, Any, str | None, float]:
-    from icml26.core.runner import execute_job
+def _task(slug: str, profile: str, seed: int, threads: int, overrides: str = "{}") -> tuple[Any, ...]:
+    from icml26.core.jobs import execute_job
 
     t0 = time.perf_counter()
     try:
-        return "ok", execute_job(slug, profile, seed, threads), None, time.perf_counter() - t0
+        metrics, mods, h = execute_job(slug, profile, seed, threads, overrides)
+        return "ok", metrics, None, time.perf_counter() - t0, mods, h
     except BaseException:  # noqa: BLE001 - every failure becomes an error row
-        return "error", None, traceback.format_exc(), time.perf_counter() - t0
+        return "error", None, traceback.format_exc(), time.perf_counter() - t0, None, None
 
 
 def check_address(address: str, timeout_s: float = 5.0) -> None:
@@ -63,7 +64,7 @@ def _init(address: str | None, workers: int | None) -> bool:
         check_address(address)
         ray.init(address=address, **kwargs)
     else:
-        from icml26.core.runner import default_jobs
+        from icml26.core.jobs import default_jobs
 
         ray.init(num_cpus=workers or default_jobs(), include_dashboard=False, **kwargs)
     return True
@@ -106,7 +107,7 @@ def run_ray(jobs: Sequence[Job], *, address: str | None = None, workers: int | N
                     job = pending.popleft()
                     ref = remote.options(num_cpus=job.cpus, num_gpus=1 if job.gpu else 0, max_retries=0,
                                          name=f"{job.paper}:{job.profile}:{job.seed}").remote(
-                        job.paper, job.profile, job.seed, job.cpus)
+                        job.paper, job.profile, job.seed, job.cpus, job.overrides)
                     running[ref] = (job, time.monotonic())
                     if on_start:
                         on_start(job)
@@ -114,8 +115,8 @@ def run_ray(jobs: Sequence[Job], *, address: str | None = None, workers: int | N
                 for ref in ready:
                     job, t0 = running.pop(ref)
                     try:
-                        status, metrics, error, dur = ray.get(ref)
-                        finish(Outcome(job, status, metrics, error, dur))
+                        status, metrics, error, dur, mods, h = ray.get(ref)
+                        finish(Outcome(job, status, metrics, error, dur, mods, h))
                     except ray.exceptions.TaskCancelledError:
                         finish(Outcome(job, "timeout", error=f"timed out after {job.timeout_s:.0f} s; task cancelled",
                                        duration_s=time.monotonic() - t0))

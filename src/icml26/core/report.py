@@ -18,14 +18,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from icml26.core.paper import Paper, Verdict
-from icml26.core.store import Row, Store, code_hash
+from icml26.core.paper import Claim, Paper, Verdict
+from icml26.core.store import Row, Store
 
 PROFILE_PREFERENCE = ("full", "quick")
 COLOURS = {"reproduced": "#1a7f37", "partly": "#b08800", "not-reproduced": "#cf222e",
            "not-checkable": "#6e7781", "not run": "#6e7781", "error": "#cf222e"}
 BADGE = {"reproduced": "✅ reproduced", "partly": "🟡 partly", "not-reproduced": "❌ not-reproduced",
-         "not-checkable": "⚪ not-checkable", "not run": "⚪ not run"}
+         "not-checkable": "⚪ not-checkable", "not run": "⚪ not run",
+         "verified": "✔️ verified", "partly verified": "🟡 partly verified", "not verified": "❌ not verified"}
+COLOURS.update({"verified": "#1a7f37", "partly verified": "#b08800", "not verified": "#cf222e"})
+_NON_HEADLINE = {"reproduced": "verified", "partly": "partly verified", "not-reproduced": "not verified"}
+
+
+def display_status(claim: Claim, status: str) -> str:
+    """What the report calls a status: identity and prior-work claims are verified, not reproduced."""
+    if claim.kind == "headline":
+        return status
+    return _NON_HEADLINE.get(status, status)
 README_START = "<!-- verdicts:start -->"
 README_END = "<!-- verdicts:end -->"
 
@@ -55,28 +65,31 @@ class PaperResult:
 
 def collect(papers: Sequence[Paper], store: Store, *, profile: str | None = None,
             figures: bool = True) -> list[PaperResult]:
-    """Gather rows, recompute verdicts and render figures for every paper."""
+    """Gather current rows, compute verdicts now and render figures for every paper.
+
+    Per paper the first profile of ``PROFILE_PREFERENCE`` (or ``profile``) with rows from
+    the current code is used; failing that, the newest rows of an older code version,
+    marked stale.
+    """
     results = []
     for paper in papers:
         chosen, rows, stale = None, [], False
         names = [profile] if profile else [p for p in PROFILE_PREFERENCE if p in paper.profiles]
         for name in names:
-            h = code_hash(paper, paper.profile(name))
-            cand = store.latest(paper.slug, name, h)
-            if any(r.status == "ok" for r in cand):
-                chosen, rows, stale = name, cand, cand[0].code_hash != h
+            cur = store.current(paper, paper.profile(name))
+            if cur:
+                chosen, rows = name, cur
                 break
-            if cand and not rows:
-                chosen, rows, stale = name, cand, cand[0].code_hash != h
+        if chosen is None:
+            for name in names:
+                old = store.latest(paper.slug, name)
+                if old:
+                    chosen, rows, stale = name, old, True
+                    break
         res = PaperResult(paper, chosen, rows, stale=stale)
         ms = [r.metrics for r in res.ok_rows]
-        for claim in paper.claims:
-            try:
-                res.verdicts[claim.id] = claim.evaluate(ms)
-            except Exception as exc:  # noqa: BLE001
-                res.verdicts[claim.id] = Verdict("not-checkable", "check failed",
-                                                 f"the check raised {type(exc).__name__}: {exc}")
-        if figures and ms and paper.figure is not None:
+        res.verdicts = paper.evaluate(ms)
+        if figures and ms:
             try:
                 res.figure_png = _render(paper, ms)
             except Exception:  # noqa: BLE001 - a broken figure must not sink the report
@@ -89,9 +102,10 @@ def _render(paper: Paper, metrics: list[dict[str, Any]]) -> bytes | None:
     import matplotlib
 
     matplotlib.use("Agg")
-    from icml26.core.paper import resolve
-
-    fig = resolve(paper.figure)(metrics)  # type: ignore[arg-type]
+    fn = paper.figure_fn()
+    if fn is None:
+        return None
+    fig = fn(metrics)
     if fig is None:
         return None
     if isinstance(fig, (list, tuple)):
@@ -113,56 +127,69 @@ def _status_of(res: PaperResult, claim_id: str) -> str:
     return res.verdicts[claim_id].status
 
 
-def _counts(results: Sequence[PaperResult]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for res in results:
-        for c in res.paper.claims:
-            s = _status_of(res, c.id)
-            counts[s] = counts.get(s, 0) + 1
-    return counts
+def _shown(res: PaperResult, claim: Claim) -> str:
+    return display_status(claim, _status_of(res, claim.id))
 
 
-def _paper_counts(res: PaperResult) -> dict[str, int]:
+def _paper_counts(res: PaperResult, headline: bool = True) -> dict[str, int]:
     out: dict[str, int] = {}
     for c in res.paper.claims:
-        st = _status_of(res, c.id)
+        if (c.kind == "headline") != headline:
+            continue
+        st = _shown(res, c)
         out[st] = out.get(st, 0) + 1
     return out
 
 
-def overview_rows(results: Sequence[PaperResult]) -> list[tuple[str, str, str, str, str, dict[str, int]]]:
-    """(slug, title, cluster, feasibility, profile/seeds, verdict counts) per paper."""
+def _counts(results: Sequence[PaperResult], headline: bool = True) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for res in results:
+        for k, v in _paper_counts(res, headline).items():
+            counts[k] = counts.get(k, 0) + v
+    return counts
+
+
+def overview_rows(results: Sequence[PaperResult]) -> list[tuple[str, str, str, str, str, dict[str, int], dict[str, int]]]:
+    """(slug, title, cluster, feasibility, profile/seeds, headline counts, other-claim counts) per paper."""
     return [(r.paper.slug, r.paper.title, r.paper.cluster, r.paper.feasibility,
-             f"{r.profile} · {len(r.ok_rows)}" if r.profile else "—", _paper_counts(r)) for r in results]
+             f"{r.profile} · {len(r.ok_rows)}" if r.profile else "—", _paper_counts(r, True),
+             _paper_counts(r, False)) for r in results]
 
 
 def markdown_overview(results: Sequence[PaperResult]) -> str:
-    lines = ["| paper | cluster | feas. | profile · seeds | reproduced | partly | not reproduced | other |",
-             "|---|---|---|---|---|---|---|---|"]
-    for slug, title, cluster, feas, prof, cnt in overview_rows(results):
-        other = sum(v for k, v in cnt.items() if k not in ("reproduced", "partly", "not-reproduced"))
+    lines = ["Headline claims only are counted; identity and prior-work checks are listed under *verified*.", "",
+             "| paper | cluster | feas. | profile · seeds | reproduced | partly | not reproduced | not checkable "
+             "| verified (identity, prior work) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for slug, title, cluster, feas, prof, cnt, other in overview_rows(results):
+        nc = sum(v for k, v in cnt.items() if k not in ("reproduced", "partly", "not-reproduced"))
+        ver = f"{other.get('verified', 0)}/{sum(other.values())}" if other else "—"
         lines.append(f"| [{slug}](#{slug}) — {_md(title)} | {cluster} | {feas} | {prof} | {cnt.get('reproduced', 0)} | "
-                     f"{cnt.get('partly', 0)} | {cnt.get('not-reproduced', 0)} | {other} |")
+                     f"{cnt.get('partly', 0)} | {cnt.get('not-reproduced', 0)} | {nc} | {ver} |")
     return "\n".join(lines)
 
 
 def markdown_table(results: Sequence[PaperResult]) -> str:
     """The verdict table (one row per claim), also used for the README."""
-    lines = ["| paper | claim | paper's value | ours | verdict | profile · seeds |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| paper | claim | kind | paper's value | ours | control | verdict | profile · seeds |",
+             "|---|---|---|---|---|---|---|---|"]
     for res in results:
         for c in res.paper.claims:
             st = _status_of(res, c.id)
             v = res.verdicts.get(c.id)
             ours = v.measured if (v and st != "not run") else "—"
+            ctrl = (f"{c.control}: {v.control}" if v and v.control and st != "not run" else c.control) or "—"
             seeds = f"{res.profile} · {len(res.ok_rows)}" if res.profile else "—"
-            lines.append(f"| [{res.paper.slug}](#{res.paper.slug}) | {_md(c.statement)} | {_md(c.paper_value)} | "
-                         f"{_md(ours)} | {BADGE.get(st, st)} | {seeds} |")
+            lines.append(f"| [{res.paper.slug}](#{res.paper.slug}) | {_md(c.statement)} | {c.kind} | "
+                         f"{_md(c.paper_value)} | {_md(ours)} | {_md(ctrl)} | {BADGE.get(_shown(res, c), st)} | {seeds} |")
     counts = _counts(results)
     total = sum(counts.values())
     tally = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+    other = _counts(results, headline=False)
     lines.append("")
-    lines.append(f"{len(results)} papers, {total} claims ({tally}).")
+    lines.append(f"{len(results)} papers, {total} headline claims ({tally}); "
+                 f"{sum(other.values())} identity/prior-work checks "
+                 f"({', '.join(f'{k}: {v}' for k, v in sorted(other.items()))}).")
     return "\n".join(lines)
 
 
@@ -192,9 +219,13 @@ def write_markdown(results: Sequence[PaperResult], out_dir: Path) -> Path:
                   f"{res.runtime_s:.1f} s of compute.", ""]
         for c in p.claims:
             v = res.verdicts[c.id]
-            parts += [f"- **{c.id}** — {BADGE.get(_status_of(res, c.id))}. {_md(c.statement)}",
-                      f"  - paper: {_md(c.paper_value)}", f"  - ours: {_md(v.measured)}",
-                      f"  - evidence: {_md(v.evidence)}"]
+            parts += [f"- **{c.id}** ({c.kind}) — {BADGE.get(_shown(res, c))}. {_md(c.statement)}",
+                      f"  - paper: {_md(c.paper_value)}", f"  - ours: {_md(v.measured)}"]
+            if c.control:
+                parts.append(f"  - control ({_md(c.control)}): {_md(v.control or 'not reported')}")
+            elif c.no_control:
+                parts.append(f"  - no control: {_md(c.no_control)}")
+            parts.append(f"  - evidence: {_md(v.evidence)}")
         for r in res.failed_rows:
             first = (r.error or "").strip().splitlines()[-1:] or [""]
             parts.append(f"- seed {r.seed}: **{r.status}** — {_md(first[0])[:300]}")
@@ -235,16 +266,20 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
            f"<p class='muted'>Generated {now}. Verdicts are computed from the metrics stored for each run "
            "(several seeds, stated test); the paper's value is shown beside ours for comparison and never "
            "decides a verdict.</p>",
-           "<p>" + " ".join(f"{_badge_html(k)} {v}" for k, v in sorted(counts.items())) + "</p>",
+           "<p>Headline claims: " + " ".join(f"{_badge_html(k)} {v}" for k, v in sorted(counts.items())) + "</p>",
+           "<p class='muted'>Only headline claims (the paper's own results) are counted. Identity checks (true "
+           "by construction or by our derivation) and prior-work checks are shown as verified or not.</p>",
            "<h2>Papers</h2><table id='papers'><thead><tr><th>paper</th><th>cluster</th><th>feas.</th>"
-           "<th>profile · seeds</th><th>verdicts</th></tr></thead><tbody>"]
-    for slug, title, cluster, feas, prof, cnt in overview_rows(results):
+           "<th>profile · seeds</th><th>headline verdicts</th><th>identity / prior work</th></tr></thead><tbody>"]
+    for slug, title, cluster, feas, prof, cnt, other in overview_rows(results):
         badges = " ".join(f"{_badge_html(k)}&nbsp;{v}" for k, v in sorted(cnt.items()))
+        obadges = " ".join(f"{_badge_html(k)}&nbsp;{v}" for k, v in sorted(other.items())) or "—"
         out.append(f"<tr><td><a href='#{e(slug)}'>{e(slug)}</a> — {e(title)}</td><td>{e(cluster)}</td>"
-                   f"<td>{e(feas)}</td><td>{e(prof)}</td><td>{badges}</td></tr>")
+                   f"<td>{e(feas)}</td><td>{e(prof)}</td><td>{badges}</td><td>{obadges}</td></tr>")
     out += ["</tbody></table>",
-           "<h2>Claims</h2><table id='summary'><thead><tr><th>paper</th><th>claim</th><th>paper's value</th>"
-           "<th>ours (CI)</th><th>verdict</th><th>seeds</th><th>runtime</th></tr></thead><tbody>"]
+           "<h2>Claims</h2><table id='summary'><thead><tr><th>paper</th><th>claim</th><th>kind</th>"
+           "<th>paper's value</th><th>ours (CI)</th><th>control</th><th>verdict</th><th>seeds</th>"
+           "<th>runtime</th></tr></thead><tbody>"]
     for res in results:
         for c in res.paper.claims:
             st = _status_of(res, c.id)
@@ -254,10 +289,12 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
                 ours += f" (CI {v.ci[0]:.3g} – {v.ci[1]:.3g})"
             seeds = f"{len(res.ok_rows)} ({res.profile})" if res.profile else "—"
             runtime = f"{res.runtime_s:.1f} s" if res.profile else "—"
-            out.append(f"<tr data-paper='{e(res.paper.slug)}' data-claim='{e(c.id)}'>"
+            ctrl = (f"{c.control}: {v.control}" if v.control and st != "not run" else c.control) or "—"
+            out.append(f"<tr data-paper='{e(res.paper.slug)}' data-claim='{e(c.id)}' data-kind='{e(c.kind)}'>"
                        f"<td><a href='#{e(res.paper.slug)}'>{e(res.paper.slug)}</a></td>"
-                       f"<td><b>{e(c.id)}</b>: {e(c.statement)}</td><td>{e(c.paper_value)}</td><td>{e(ours)}</td>"
-                       f"<td>{_badge_html(st)}</td><td>{e(seeds)}</td><td>{e(runtime)}</td></tr>")
+                       f"<td><b>{e(c.id)}</b>: {e(c.statement)}</td><td>{e(c.kind)}</td><td>{e(c.paper_value)}</td>"
+                       f"<td>{e(ours)}</td><td>{e(ctrl)}</td>"
+                       f"<td>{_badge_html(_shown(res, c))}</td><td>{e(seeds)}</td><td>{e(runtime)}</td></tr>")
     out.append("</tbody></table>")
     for res in results:
         p = res.paper
@@ -275,9 +312,11 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
                    f"{len(res.failed_rows)} failed, {res.runtime_s:.1f} s of compute.</p><ul>")
         for c in p.claims:
             v = res.verdicts[c.id]
-            out.append(f"<li>{_badge_html(_status_of(res, c.id))} <b>{e(c.id)}</b>: {e(c.statement)}<br>"
-                       f"<i>paper</i>: {e(c.paper_value)}<br><i>ours</i>: {e(v.measured)}<br>"
-                       f"<i>evidence</i>: {e(v.evidence)}</li>")
+            ctl = (f"<i>control</i> ({e(c.control)}): {e(v.control or 'not reported')}<br>" if c.control else
+                   (f"<i>no control</i>: {e(c.no_control)}<br>" if c.no_control else ""))
+            out.append(f"<li>{_badge_html(_shown(res, c))} <b>{e(c.id)}</b> <span class='muted'>({e(c.kind)})</span>: "
+                       f"{e(c.statement)}<br><i>paper</i>: {e(c.paper_value)}<br><i>ours</i>: {e(v.measured)}<br>"
+                       f"{ctl}<i>evidence</i>: {e(v.evidence)}</li>")
         out.append("</ul>")
         for r in res.failed_rows:
             out.append(f"<p>seed {r.seed}: <b>{e(r.status)}</b></p><pre>{e((r.error or '')[-1500:])}</pre>")

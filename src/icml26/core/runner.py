@@ -21,101 +21,58 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import json
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from icml26.core.jobs import Job, Outcome, RunSummary, default_jobs, execute_job, job_profile
 from icml26.core.paper import Paper, Profile
-from icml26.core.store import Store, code_hash
+from icml26.core.store import Store
 
-
-@dataclass(frozen=True)
-class Job:
-    paper: str
-    profile: str
-    seed: int
-    timeout_s: float
-    code_hash: str
-    cpus: int = 1
-    gpu: bool = False
-
-
-@dataclass
-class Outcome:
-    job: Job
-    status: str  # ok | error | timeout | crashed | skipped
-    metrics: dict[str, Any] | None = None
-    error: str | None = None
-    duration_s: float = 0.0
-
-
-@dataclass
-class RunSummary:
-    outcomes: list[Outcome] = field(default_factory=list)
-    skipped: list[Job] = field(default_factory=list)  # already stored
-    interrupted: bool = False
-
-    @property
-    def failed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.status not in ("ok", "skipped")]
-
-    @property
-    def not_run(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.status == "skipped"]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed and not self.interrupted
-
-
-def default_jobs() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+__all__ = ["Job", "Outcome", "RunSummary", "execute", "execute_job", "plan", "run_jobs", "run_local"]
 
 
 def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, store: Store | None = None,
-         force: bool = False, timeout_s: float | None = None) -> tuple[list[Job], list[Job]]:
-    """Jobs to run and jobs skipped because the store already has them for this code version."""
-    if seeds is not None and seeds < 1:
+         force: bool = False, timeout_s: float | None = None,
+         overrides: dict[str, Any] | None = None) -> tuple[list[Job], list[Job]]:
+    """Jobs to run, and jobs skipped because the store has them for unchanged code and settings."""
+    if seeds is not None and (isinstance(seeds, bool) or seeds < 1):
         raise ValueError(f"seeds must be >= 1, got {seeds}")
-    if timeout_s is not None and timeout_s <= 0:
-        raise ValueError(f"timeout must be > 0 seconds, got {timeout_s}")
+    if timeout_s is not None and not (timeout_s > 0 and timeout_s < float("inf")):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout_s}")
+    ov = json.dumps(overrides or {}, sort_keys=True)
     todo: list[Job] = []
     skipped: list[Job] = []
+    seen: set[str] = set()
     for paper in papers:
-        prof: Profile = paper.profile(profile)
-        h = code_hash(paper, prof)
+        if paper.slug in seen:
+            continue
+        seen.add(paper.slug)
+        prof: Profile = job_profile(paper, profile, ov)
         n = seeds if seeds is not None else prof.seeds
-        done = store.done(paper.slug, prof.name, h) if (store is not None and not force) else set()
+        done = {r.seed for r in store.current(paper, prof)} if (store is not None and not force) else set()
         for s in range(n):
-            job = Job(paper.slug, prof.name, s, float(timeout_s or prof.timeout_s), h, prof.cpus, prof.gpu)
+            job = Job(paper.slug, prof.name, s, float(timeout_s or prof.timeout_s), ov, prof.cpus, prof.gpu)
             (skipped if s in done else todo).append(job)
     return todo, skipped
 
 
 # -- the worker side ------------------------------------------------------------------------
-def execute_job(slug: str, profile: str, seed: int, threads: int) -> dict[str, Any]:
-    """Run one job in this process (used by every backend's worker)."""
-    from icml26.core.registry import get_paper
-    from icml26.core.seeding import set_threads
-
-    set_threads(threads)
-    return get_paper(slug).run_seed(profile, seed)
-
-
-def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, extra: str | None) -> None:
+def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, extra: str | None,
+            overrides: str = "{}") -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what an interrupt means
     if extra is not None:  # the fork server may predate the driver's environment
         os.environ["ICML26_EXTRA_PAPERS"] = extra
     t0 = time.perf_counter()
     try:
-        metrics = execute_job(slug, profile, seed, threads)
-        msg: tuple[Any, ...] = ("ok", metrics, None, time.perf_counter() - t0)
+        metrics, mods, h = execute_job(slug, profile, seed, threads, overrides)
+        msg: tuple[Any, ...] = ("ok", metrics, None, time.perf_counter() - t0, mods, h)
     except BaseException:  # noqa: BLE001 - every failure becomes an error row
-        msg = ("error", None, traceback.format_exc(), time.perf_counter() - t0)
+        msg = ("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None)
     try:
         conn.send(msg)
     except Exception:  # noqa: BLE001 - e.g. metrics that cannot be pickled
-        conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0))
+        conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None))
     conn.close()
 
 
@@ -151,7 +108,6 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
     workers = workers or default_jobs()
     if workers < 1:
         raise ValueError(f"jobs must be >= 1, got {workers}")
-    threads = threads or max(1, default_jobs() // workers)
     ctx = _context()
     pending = deque(jobs)
     running: dict[Any, tuple[Job, Any, Connection, float]] = {}
@@ -168,8 +124,8 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
             while pending and len(running) < workers:
                 job = pending.popleft()
                 parent, child = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_worker, args=(child, job.paper, job.profile, job.seed, threads,
-                                         os.environ.get("ICML26_EXTRA_PAPERS")),
+                proc = ctx.Process(target=_worker, args=(child, job.paper, job.profile, job.seed, threads or job.cpus,
+                                         os.environ.get("ICML26_EXTRA_PAPERS"), job.overrides),
                                    name=f"icml26:{job.paper}:{job.profile}:{job.seed}", daemon=True)
                 proc.start()
                 child.close()
@@ -182,7 +138,7 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
             for key, (job, proc, conn, t0) in list(running.items()):
                 if conn.poll():
                     try:
-                        status, metrics, err, dur = conn.recv()
+                        status, metrics, err, dur, mods, h = conn.recv()
                     except (EOFError, OSError):
                         proc.join(1)
                         finish(key, Outcome(job, "crashed", error=f"worker exited with code {proc.exitcode} "
@@ -193,7 +149,7 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
                     if proc.is_alive():
                         proc.kill()
                     conn.close()
-                    finish(key, Outcome(job, status, metrics, err, dur))
+                    finish(key, Outcome(job, status, metrics, err, dur, mods, h))
                 elif not proc.is_alive():
                     proc.join()
                     conn.close()
@@ -247,31 +203,20 @@ def run_jobs(jobs: Sequence[Job], *, backend: str = "local", workers: int | None
     raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
 
 
-def evaluate_and_store(paper: Paper, profile: str, store: Store) -> dict[str, Any]:
-    """Compute the claims' verdicts from the stored metrics of one (paper, profile) and cache them."""
-    prof = paper.profile(profile)
-    h = code_hash(paper, prof)
-    rows = [r for r in store.latest(paper.slug, profile, h) if r.status == "ok" and r.metrics is not None]
-    verdicts = {}
-    for claim in paper.claims:
-        try:
-            verdicts[claim.id] = claim.evaluate([r.metrics for r in rows])
-        except Exception as exc:  # noqa: BLE001 - a broken check is reported, not hidden
-            from icml26.core.paper import Verdict
-
-            verdicts[claim.id] = Verdict("not-checkable", "check failed",
-                                         f"the check raised {type(exc).__name__}: {exc}")
-    store.record_verdicts(paper.slug, profile, h, verdicts, len(rows))
-    return verdicts
+def evaluate(paper: Paper, profile: str, store: Store) -> dict[str, Any]:
+    """The claims' verdicts, computed now from the current stored metrics of one (paper, profile)."""
+    rows = store.current(paper, paper.profile(profile))
+    return paper.evaluate([r.metrics for r in rows])
 
 
 def execute(papers: Sequence[Paper], profile: str, store: Store, *, seeds: int | None = None,
             workers: int | None = None, force: bool = False, backend: str = "local",
-            address: str | None = None, timeout_s: float | None = None,
+            address: str | None = None, timeout_s: float | None = None, overrides: dict[str, Any] | None = None,
             on_plan: Callable[[list[Job], list[Job]], None] | None = None,
             on_start: Callable[[Job], None] | None = None, on_done: Callback | None = None) -> RunSummary:
     """Plan, run, store and evaluate: the whole of ``icml26 run``."""
-    todo, skipped = plan(papers, profile, seeds=seeds, store=store, force=force, timeout_s=timeout_s)
+    todo, skipped = plan(papers, profile, seeds=seeds, store=store, force=force, timeout_s=timeout_s,
+                         overrides=overrides)
     if on_plan:
         on_plan(todo, skipped)
     summary = RunSummary(skipped=skipped)
@@ -279,8 +224,9 @@ def execute(papers: Sequence[Paper], profile: str, store: Store, *, seeds: int |
 
     def record(out: Outcome) -> None:
         j = out.job
-        store.record(paper=j.paper, profile=j.profile, seed=j.seed, status=out.status, code_hash=j.code_hash,
-                     metrics=out.metrics, error=out.error, duration_s=out.duration_s, backend=env_backend)
+        store.record(paper=j.paper, profile=j.profile, seed=j.seed, status=out.status,
+                     code_hash=out.code_hash or "not-run", metrics=out.metrics, error=out.error,
+                     duration_s=out.duration_s, backend=env_backend, modules=out.modules)
         if on_done:
             on_done(out)
 
@@ -288,7 +234,4 @@ def execute(papers: Sequence[Paper], profile: str, store: Store, *, seeds: int |
                                      on_start=on_start, on_done=record)
     summary.outcomes = outcomes
     summary.interrupted = interrupted
-    if not interrupted:
-        for paper in papers:
-            evaluate_and_store(paper, profile, store)
     return summary

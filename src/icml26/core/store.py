@@ -19,6 +19,7 @@ import platform
 import socket
 import sqlite3
 import subprocess
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 APP_ID = "icml26-results"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 DEFAULT_PATH = Path("runs") / "results.sqlite"
 JOB_STATUSES = ("ok", "error", "timeout", "crashed", "skipped")
 
@@ -51,6 +52,7 @@ CREATE TABLE IF NOT EXISTS runs (
     host        TEXT,
     backend     TEXT,
     created_at  TEXT NOT NULL,
+    modules     TEXT,
     UNIQUE (paper, profile, seed, code_hash)
 );
 CREATE TABLE IF NOT EXISTS verdicts (
@@ -87,6 +89,7 @@ class Row:
     git_commit: str | None = None
     host: str | None = None
     backend: str | None = None
+    modules: tuple[str, ...] | None = None
 
 
 def default_path() -> Path:
@@ -123,31 +126,17 @@ def environment() -> dict[str, str | None]:
             "torch": version_of("torch"), "numpy": version_of("numpy"), "host": socket.gethostname()}
 
 
-def code_hash(paper: Any, profile: Any) -> str:
-    """Fingerprint of the code and settings a job depends on.
+def code_hash(paper: Any, profile: Any, modules: Any = None) -> str:
+    """Fingerprint of a job's code and settings (see :mod:`icml26.core.fingerprint`).
 
-    Hashes the paper's own package, the cluster's shared ``_*.py`` modules and ``icml26/nn``
-    when the paper's source names them, the contract module and the profile's parameters.
-    Editing any of them invalidates stored rows; editing another paper does not.
+    With ``modules`` (recorded with a row) it hashes exactly those modules; without, the
+    paper's own package, which is what a job that has not run yet is known to import.
     """
-    import icml26
+    from icml26.core.fingerprint import fingerprint
 
-    root = Path(icml26.__file__).resolve().parent
-    cluster_dir = root / paper.cluster
-    files: list[Path] = sorted((cluster_dir / paper.slug.replace("-", "_")).rglob("*.py"))
-    source = "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files)
-    # shared modules count only for the papers that import them
-    files += [f for f in sorted(cluster_dir.glob("_*.py")) if f.stem != "__init__" and f.stem in source]
-    if "icml26.nn" in source or "from icml26 import nn" in source:
-        files += sorted((root / "nn").rglob("*.py"))
-    files += [root / "core" / "paper.py", root / "core" / "seeding.py"]
-    h = hashlib.sha256()
-    for f in files:
-        h.update(str(f.relative_to(root)).encode())
-        h.update(f.read_bytes())
-    h.update(json.dumps({"name": profile.name, "params": dict(profile.params)}, sort_keys=True,
-                        default=str).encode())
-    return h.hexdigest()[:16]
+    if modules is None:
+        modules = [paper.package, paper.experiment]
+    return fingerprint(modules, profile.params, profile.name)
 
 
 class Store:
@@ -203,6 +192,10 @@ class Store:
 
     def _init_schema(self) -> None:
         self.conn.executescript(_SCHEMA)
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
+        if "modules" not in cols:  # a schema-1 store: rows without module lists are treated as stale
+            self.conn.execute("ALTER TABLE runs ADD COLUMN modules TEXT")
+            self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
         self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('app', ?)", (APP_ID,))
         self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
 
@@ -219,7 +212,7 @@ class Store:
     def record(self, *, paper: str, profile: str, seed: int, status: str, code_hash: str,
                metrics: dict[str, Any] | None = None, error: str | None = None,
                duration_s: float | None = None, backend: str = "local",
-               env: dict[str, str | None] | None = None) -> None:
+               env: dict[str, str | None] | None = None, modules: Sequence[str] | None = None) -> None:
         """Store one finished job, replacing an earlier row of the same job and code version."""
         if status not in JOB_STATUSES:
             raise ValueError(f"status must be one of {JOB_STATUSES}, got {status!r}")
@@ -227,21 +220,11 @@ class Store:
         payload = json.dumps(metrics, allow_nan=True) if metrics is not None else None
         self.conn.execute(
             "INSERT OR REPLACE INTO runs(paper, profile, seed, status, metrics, error, duration_s, code_hash,"
-            " version, git_commit, python, torch, numpy, host, backend, created_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " version, git_commit, python, torch, numpy, host, backend, created_at, modules)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (paper, profile, int(seed), status, payload, error, duration_s, code_hash, env.get("version"),
              env.get("git_commit"), env.get("python"), env.get("torch"), env.get("numpy"), env.get("host"),
-             backend, _now()))
-
-    def record_verdicts(self, paper: str, profile: str, code_hash: str, verdicts: dict[str, Any],
-                        n_seeds: int) -> None:
-        with self.conn:
-            self.conn.execute("BEGIN")
-            self.conn.execute("DELETE FROM verdicts WHERE paper=? AND profile=?", (paper, profile))
-            for claim, v in verdicts.items():
-                self.conn.execute(
-                    "INSERT INTO verdicts VALUES (?,?,?,?,?,?,?,?,?)",
-                    (paper, profile, claim, code_hash, v.status, v.measured, v.evidence, n_seeds, _now()))
+             backend, _now(), json.dumps(list(modules)) if modules is not None else None))
 
     # -- reading -------------------------------------------------------------------------
     def _rows(self, where: str, args: Sequence[Any]) -> Iterator[Row]:
@@ -261,6 +244,17 @@ class Store:
                 args.append(val)
         return list(self._rows(" AND ".join(clauses), args))
 
+    def current(self, paper: Any, profile: Any) -> list[Row]:
+        """The newest ``ok`` row per seed whose recorded code is unchanged (same fingerprint now)."""
+        best: dict[int, Row] = {}
+        for row in self.rows(paper.slug, profile.name):
+            if row.status != "ok" or row.metrics is None or row.modules is None:
+                continue
+            if code_hash(paper, profile, row.modules) != row.code_hash:
+                continue
+            best[row.seed] = row  # rows come oldest first
+        return [best[s] for s in sorted(best)]
+
     def done(self, paper: str, profile: str, code_hash: str) -> set[int]:
         """Seeds already stored successfully for this code version."""
         cur = self.conn.execute("SELECT seed FROM runs WHERE paper=? AND profile=? AND code_hash=? AND status='ok'",
@@ -278,13 +272,12 @@ class Store:
         r = cur.fetchone()
         return self.rows(paper, profile, r[0]) if r else []
 
-    def stored_verdicts(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """paper -> profile -> claim -> {status, measured, n_seeds} as last computed."""
-        out: dict[str, dict[str, dict[str, Any]]] = {}
-        for paper, profile, claim, status, measured, n in self.conn.execute(
-                "SELECT paper, profile, claim, status, measured, n_seeds FROM verdicts"):
-            out.setdefault(paper, {}).setdefault(profile, {})[claim] = {
-                "status": status, "measured": measured, "n_seeds": n}
+    def ok_seed_counts(self) -> dict[str, dict[str, int]]:
+        """paper -> profile -> distinct seeds with an ok row (any code version)."""
+        out: dict[str, dict[str, int]] = {}
+        for paper, profile, n in self.conn.execute(
+                "SELECT paper, profile, COUNT(DISTINCT seed) FROM runs WHERE status='ok' GROUP BY paper, profile"):
+            out.setdefault(paper, {})[profile] = int(n)
         return out
 
     def profiles_of(self, paper: str) -> list[str]:

@@ -29,3 +29,71 @@ def as_vector(name: str, x: Any, length: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} must have length {length}, got {v.size}")
     check_finite(name, v)
     return v
+
+
+def check_int(name: str, x: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``x`` as an ``int`` (bools, floats and strings are refused) within [minimum, maximum]."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(x).__name__} {x!r}")
+    x = int(x)
+    if minimum is not None and x < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {x}")
+    if maximum is not None and x > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {x}")
+    return x
+
+
+def check_positive(name: str, x: Any, *, strict: bool = True, finite: bool = True) -> float:
+    """``x`` as a float that is > 0 (or >= 0 with ``strict=False``), finite unless ``finite=False``."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__} {x!r}")
+    v = float(x)
+    if np.isnan(v) or (finite and not np.isfinite(v)):
+        raise ValueError(f"{name} must be a finite number, got {x!r}")
+    if (v <= 0) if strict else (v < 0):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} 0, got {x!r}")
+    return v
+
+
+def as_rng(name: str, seed: Any) -> np.random.Generator:
+    """A numpy Generator from a Generator, a non-negative int seed, or ``None`` (fresh entropy)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be a numpy Generator, a non-negative int or None, got {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative seed, got {seed}")
+    return np.random.default_rng(int(seed))
+
+
+def as_array(name: str, x: Any, *, ndim: int | tuple[int, ...] | None = None, nonempty: bool = True,
+             finite: bool = True, dtype: Any = float) -> Any:
+    """``x`` as a float numpy array, or a torch tensor kept as a tensor, with checked ndim/size/finiteness.
+
+    Strings, ``None`` and ragged sequences raise ``TypeError``; shape and value problems
+    ``ValueError``; every message names the argument.
+    """
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be array-like, got {type(x).__name__}")
+    is_tensor = hasattr(x, "detach") and hasattr(x, "isfinite")
+    if is_tensor:
+        arr = x
+        dims, size = arr.dim(), arr.numel()
+    else:
+        try:
+            arr = np.asarray(x, dtype=dtype)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric array, got {type(x).__name__}: {exc}") from None
+        dims, size = arr.ndim, arr.size
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if dims not in allowed:
+            raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimension(s), got shape "
+                             f"{tuple(arr.shape)}")
+    if nonempty and size == 0:
+        raise ValueError(f"{name} is empty")
+    if finite:
+        check_finite(name, arr)
+    return arr

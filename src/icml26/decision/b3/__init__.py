@@ -9,10 +9,9 @@ the budget known, doubling-trick SH and uniform sampling, each on a random subse
 arms, and the anytime Bracketing SH (SH on random brackets of growing size).
 """
 
+from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
-
-_X = "icml26.decision.b3.experiment"
 
 PAPER = Paper(
     slug="b3",
@@ -34,8 +33,6 @@ PAPER = Paper(
         "output with the highest empirical mean; BUCB from the paper is not run. Unspecified bookkeeping (anytime recommendation = highest-level arm, random tie-breaks, "
         "behaviour once every arm is screened) is our choice, documented in method.py."
     ),
-    run=f"{_X}:run",
-    figure=f"{_X}:figure",
     profiles={
         "quick": Profile("quick", seeds=5, params={
             "n_arms": 5000, "reps": 16, "budgets": [1000, 5000]}, timeout_s=60),
@@ -48,36 +45,44 @@ PAPER = Paper(
             statement=("Without knowing T, B3's misidentification is comparable to Successive Halving that is "
                        "told T and runs on a random subset of arms that fits the budget."),
             paper_value="theoretical (Theorems on c0 = Theta(T) and exp(-Omega(T eps^2 / N)) error); no table value",
-            check=f"{_X}:check_matches_sh", contradict=f"{_X}:contradict_matches_sh"),
+            kind="headline", control="doubling-trick SH (the naive way to be anytime)"),
         Claim(
             id="beats-doubling-sh",
             statement="B3 has lower simple regret than the anytime doubling-trick version of SH under a limited budget.",
             paper_value="qualitative: B3 outperforms existing anytime methods in simple regret on NYCCC",
-            check=f"{_X}:check_beats_doubling_sh", contradict=f"{_X}:contradict_beats_doubling_sh"),
+            kind="headline", control="doubling-trick SH",
+            check=C.beats("bernoulli/b3/regret", "bernoulli/doubling/regret", better="lower", at="each",
+                          need=2 / 3, label="B3", control_label="doubling SH")),
         Claim(
             id="beats-bracketing-sh",
             statement="B3 has lower simple regret than Bracketing SH under a limited budget.",
             paper_value=("qualitative: B3 below BSH (Zhao et al. 2023) in simple regret on NYCCC at limited "
                          "budgets; no table value"),
-            check=f"{_X}:check_beats_bracketing_sh", contradict=f"{_X}:contradict_beats_bracketing_sh"),
+            kind="headline", control="Bracketing SH",
+            check=C.beats("bernoulli/b3/regret", "bernoulli/bsh/regret", better="lower", at="each",
+                          need=2 / 3, label="B3", control_label="bracketing SH")),
         Claim(
             id="beats-uniform",
             statement="B3 has lower simple regret than uniform sampling at every budget.",
             paper_value="qualitative: B3 below Uniform Sampling in simple regret on NYCCC",
-            check=f"{_X}:check_beats_uniform", contradict=f"{_X}:contradict_beats_uniform"),
+            kind="headline", control="uniform sampling",
+            check=C.beats("bernoulli/b3/regret", "bernoulli/uniform/regret", better="lower", at="each",
+                          label="B3", control_label="uniform")),
         Claim(
             id="robust-regimes",
             statement=("B3's advantage holds in the high-noise, moderate-noise and deterministic-reward "
                        "regimes alike."),
             paper_value="qualitative: robust performance across high, moderate and deterministic noise on NYCCC",
-            check=f"{_X}:check_robust_regimes", contradict=f"{_X}:contradict_robust_regimes"),
+            kind="headline", control="doubling-trick SH in each regime",
+            check=C.all_of(*(C.beats(f"{r}/b3/regret", f"{r}/doubling/regret", better="lower", at="each",
+                                     need=2 / 3, label=f"B3 ({r})", control_label=f"doubling SH ({r})")
+                             for r in ("bernoulli", "gaussian", "deterministic")))),
         Claim(
             id="deterministic-screening",
             statement=("With deterministic rewards comparisons are exact, so B3's error is pure screening: it "
                        "recommends the best arm among those it has screened."),
             paper_value="decomposition of the error into non-inclusion + within-set misidentification (Sec. 4)",
-            check=f"{_X}:check_deterministic_screening",
-            contradict=f"{_X}:contradict_deterministic_screening"),
+            kind="identity"),
     ),
 )
 

@@ -143,6 +143,12 @@ def check_matches_sh(ms: list[dict]) -> Verdict:
         value=float(ratios.max()), ci=None)
 
 
+def control_matches_sh(ms: list[dict]) -> list[dict]:
+    """The control (doubling-trick SH) in B3's place."""
+    return [_swap(dict(m), "bernoulli", "doubling") | {"bernoulli/b3/regret": m["bernoulli/doubling/regret"]}
+            for m in ms]
+
+
 def contradict_matches_sh(ms: list[dict]) -> list[dict]:
     out = []
     for m in ms:

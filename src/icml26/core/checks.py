@@ -1,0 +1,579 @@
+"""Declarative claim checks: each decides a :class:`Verdict` and derives its own contradiction.
+
+A check is data (which metric, which control, which test, which threshold), so a claim
+needs no hand-written ``check_*``/``contradict_*`` pair, and the common tests can feed
+every check metrics that contradict it and metrics in which the method is replaced by its
+control::
+
+    from icml26.core import checks as C
+
+    C.beats("b3/regret", "uniform/regret", better="lower", at=-1)       # method vs control
+    C.close("delta_measured", to="delta_theory", tol=0.05, rel=True)    # a number vs a target
+    C.threshold("hit_rate", at_least=0.9)                               # a number vs a bound
+    C.slope("n", "rmse", within=(-0.6, -0.4))                            # a log-log rate
+    C.beats(...).gated(C.gate("loss_ratio", at_least=2, why="training loss fell 2x"))
+    C.all_of(C.beats(...), C.beats(...))
+
+Metric keys name a scalar per seed, or a series per seed with ``at`` picking an index
+(``at="each"`` requires the condition at every index). Tests over seeds are one-sided and
+paired; a test that cannot reach ``alpha`` with the seeds at hand (a sign or Wilcoxon test
+over n seeds cannot go below 0.5**n) gives ``not-checkable (too few seeds)``, never
+``not-reproduced``. A failed training gate gives ``not-checkable`` with its reason.
+
+This module imports only numpy at import time (scipy lazily, through :mod:`icml26.core.stats`),
+so paper ``__init__`` files can declare their checks without slowing ``icml26 list``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+
+from icml26.core.paper import Metrics, Verdict
+
+Better = Literal["lower", "higher"]
+Test = Literal["wilcoxon", "sign", "t"]
+At = int | str | None
+
+
+# ----------------------------------------------------------------------------- helpers
+def _values(ms: Sequence[Metrics], key: str, at: At) -> np.ndarray:
+    """(n_seeds,) for a scalar or ``at`` index, (n_seeds, len) for ``at='each'``."""
+    rows = []
+    for i, m in enumerate(ms):
+        if key not in m:
+            raise KeyError(f"metric {key!r} missing from seed #{i}; have {sorted(m)[:30]}")
+        v = m[key]
+        if at is None:
+            if isinstance(v, (list, tuple)):
+                raise ValueError(f"metric {key!r} is a series; give at=<index> or at='each'")
+            rows.append(float(v) if v is not None else float("nan"))
+        elif at == "each":
+            rows.append(np.asarray(v, dtype=float))
+        else:
+            rows.append(float(np.asarray(v, dtype=float)[int(at)]))
+    return np.asarray(rows, dtype=float)
+
+
+def _set(m: Metrics, key: str, at: At, value: Any) -> None:
+    if at is None or at == "each":
+        m[key] = value
+    else:
+        series = list(m[key])
+        series[int(at)] = float(value)
+        m[key] = series
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    if x is None or not math.isfinite(x):
+        return str(x)
+    return f"{x:.{digits}g}"
+
+
+def min_attainable_p(n: int, test: Test) -> float:
+    """Smallest one-sided p-value ``test`` can give over ``n`` paired seeds."""
+    if n < 1:
+        return 1.0
+    if test in ("sign", "wilcoxon"):
+        return 0.5 ** n
+    return 0.0 if n >= 2 else 1.0
+
+
+def _p_greater(d: np.ndarray, test: Test) -> float:
+    """One-sided p-value for median/mean(d) > 0."""
+    from icml26.core.stats import paired_test
+
+    return paired_test(d, np.zeros_like(d), alternative="greater", method=test)
+
+
+def _at_text(at: At) -> str:
+    if at is None:
+        return ""
+    if at == "each":
+        return " at every point"
+    return " at the last point" if at == -1 else f" at index {at}"
+
+
+# ----------------------------------------------------------------------------- base classes
+class Check:
+    """A declarative check: ``check(ms) -> Verdict``, plus ``contradict`` and ``on_control``."""
+
+    comparative: bool = False
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics] | None:
+        """Metrics with the method's numbers replaced by the control's (``None``: not comparative)."""
+        return None
+
+    def rule(self) -> str:  # pragma: no cover - abstract
+        """The pre-registered rule, in words."""
+        raise NotImplementedError
+
+    def gated(self, *gates: Gate) -> Gated:
+        """Decide only if every gate passes; otherwise ``not-checkable`` with the gate's reason."""
+        return Gated(self, tuple(gates))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.rule()}>"
+
+
+# ----------------------------------------------------------------------------- beats
+@dataclass(frozen=True, repr=False)
+class Beats(Check):
+    method: str
+    control: str
+    better: Better = "lower"
+    at: At = None
+    margin: float = 0.0
+    rel_margin: bool = False
+    test: Test = "wilcoxon"
+    alpha: float = 0.05
+    need: float = 1.0  # with at='each': fraction of points that must pass
+    label: str = ""
+    control_label: str = ""
+    comparative: bool = True
+
+    def __post_init__(self) -> None:
+        if self.better not in ("lower", "higher"):
+            raise ValueError(f"better must be 'lower' or 'higher', got {self.better!r}")
+        if self.test not in ("wilcoxon", "sign", "t"):
+            raise ValueError(f"test must be wilcoxon, sign or t, got {self.test!r}")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must lie in (0, 1), got {self.alpha!r}")
+        if not 0 < self.need <= 1:
+            raise ValueError(f"need must lie in (0, 1], got {self.need!r}")
+        if self.margin < 0 or not math.isfinite(self.margin):
+            raise ValueError(f"margin must be finite and >= 0, got {self.margin!r}")
+
+    @property
+    def _names(self) -> tuple[str, str]:
+        return self.label or self.method, self.control_label or self.control
+
+    def rule(self) -> str:
+        m = f" by more than {self.margin:g}{' (relative)' if self.rel_margin else ''}" if self.margin else ""
+        extra = f" at >= {self.need:.0%} of points" if self.at == "each" and self.need < 1 else ""
+        return (f"{self._names[0]} {self.better} than {self._names[1]}{m}{_at_text(self.at)}{extra}: mean paired "
+                f"improvement > margin and one-sided {self.test} p < {self.alpha:g} over seeds; "
+                "partly if the mean improves but the test does not reach the level")
+
+    def _improvement(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        d = (b - a) if self.better == "lower" else (a - b)
+        if self.rel_margin:
+            d = d / np.maximum(np.abs(b), 1e-12)
+        return d - self.margin
+
+    def _one(self, a: np.ndarray, b: np.ndarray) -> tuple[str, float, float]:
+        d = self._improvement(a, b)
+        d = d[np.isfinite(d)]
+        if d.size == 0:
+            return "not-checkable", float("nan"), 1.0
+        mean = float(d.mean())
+        p = _p_greater(d, self.test) if mean > 0 else 1.0
+        if mean > 0 and p < self.alpha:
+            return "reproduced", mean, p
+        return ("partly" if mean > 0 else "not-reproduced"), mean, p
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        from icml26.core.stats import bootstrap_ci, fmt_p
+
+        ms = list(ms)
+        a, b = _values(ms, self.method, self.at), _values(ms, self.control, self.at)
+        n = len(ms)
+        name, cname = self._names
+        floor = min_attainable_p(n, self.test)
+        if a.ndim == 1:
+            status, mean, p = self._one(a, b)
+            d = self._improvement(a, b) + self.margin
+            lo, hi = bootstrap_ci(d)
+            measured = f"{name} {_fmt(np.nanmean(a))} vs {cname} {_fmt(np.nanmean(b))}" + _at_text(self.at)
+            control = f"{cname}: {_fmt(np.nanmean(b))}"
+            evidence = (f"rule: {self.rule()}; improvement {_fmt(float(np.nanmean(d)))} [{_fmt(lo)}, {_fmt(hi)}] "
+                        f"(95% bootstrap CI), {fmt_p(p)}, {n} seeds")
+            value, ci = float(np.nanmean(d)), (lo, hi)
+        else:
+            per = [self._one(a[:, k], b[:, k]) for k in range(a.shape[1])]
+            ok = np.array([s == "reproduced" for s, _, _ in per])
+            better = np.array([m > 0 for _, m, _ in per])
+            frac = float(ok.mean())
+            status = "reproduced" if frac >= self.need else ("partly" if better.mean() >= 0.5 else "not-reproduced")
+            pts = "; ".join(f"[{k}] {_fmt(np.nanmean(a[:, k]))} vs {_fmt(np.nanmean(b[:, k]))} ({fmt_p(p)})"
+                            for k, (_, _, p) in enumerate(per))
+            measured = f"{name} vs {cname}: {pts}"
+            control = f"{cname}: " + ", ".join(_fmt(np.nanmean(b[:, k])) for k in range(b.shape[1]))
+            evidence = (f"rule: {self.rule()}; passes at {int(ok.sum())}/{ok.size} points, improves at "
+                        f"{int(better.sum())}/{better.size}; {n} seeds")
+            value, ci = frac, None
+        if floor >= self.alpha and status in ("reproduced", "partly", "not-reproduced"):
+            evidence = (f"too few seeds: {n} seeds cannot reach p < {self.alpha:g} with a one-sided {self.test} "
+                        f"test (smallest attainable p = {floor:.3g}); " + evidence)
+            status = "not-checkable"
+        return Verdict(status, measured, evidence, value=value, ci=ci, control=control)
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            m[self.method], m[self.control] = m[self.control], m[self.method]
+            out.append(m)
+        return out
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            m[self.method] = copy.deepcopy(m[self.control])
+            out.append(m)
+        return out
+
+
+def beats(method: str, control: str, *, better: Better = "lower", at: At = None, margin: float = 0.0,
+          rel_margin: bool = False, test: Test = "wilcoxon", alpha: float = 0.05, need: float = 1.0,
+          label: str = "", control_label: str = "") -> Beats:
+    """The method's metric is better than the control's, paired over seeds.
+
+    ``better`` says which direction is better; ``margin`` is the improvement required
+    (absolute, or relative to the control with ``rel_margin``); ``test`` the one-sided
+    paired test over seeds at level ``alpha``; ``at`` an index into series metrics, or
+    ``"each"`` with ``need`` the fraction of points that must pass.
+    """
+    return Beats(method, control, better, at, margin, rel_margin, test, alpha, need, label, control_label)
+
+
+# ----------------------------------------------------------------------------- close
+@dataclass(frozen=True, repr=False)
+class Close(Check):
+    key: str
+    to: float | str
+    tol: float
+    rel: bool = False
+    at: At = None
+    agg: Literal["max", "mean"] = "max"
+    partly_tol: float | None = None
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not (self.tol >= 0 and math.isfinite(self.tol)):
+            raise ValueError(f"tol must be finite and >= 0, got {self.tol!r}")
+        if self.agg not in ("max", "mean"):
+            raise ValueError(f"agg must be 'max' or 'mean', got {self.agg!r}")
+
+    def rule(self) -> str:
+        kind = "relative" if self.rel else "absolute"
+        target = f"{self.to!r}" if isinstance(self.to, str) else f"{self.to:g}"
+        pt = f"; partly within {self.partly_tol:g}" if self.partly_tol is not None else ""
+        return f"{self.agg} over seeds of the {kind} error of {self.label or self.key} to {target} <= {self.tol:g}{pt}"
+
+    def _target(self, ms: Sequence[Metrics]) -> np.ndarray:
+        if isinstance(self.to, str):
+            return _values(ms, self.to, self.at)
+        return np.full(len(ms) if self.at != "each" else _values(ms, self.key, self.at).shape,
+                       float(self.to))
+
+    def _err(self, ms: Sequence[Metrics]) -> np.ndarray:
+        v, t = _values(ms, self.key, self.at), self._target(ms)
+        e = np.abs(v - t)
+        return e / np.maximum(np.abs(t), 1e-300) if self.rel else e
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        e = self._err(ms)
+        e = np.where(np.isfinite(e), e, np.inf)
+        stat = float(e.max() if self.agg == "max" else e.mean())
+        v = _values(ms, self.key, self.at)
+        t = self._target(ms)
+        status = "reproduced" if stat <= self.tol else (
+            "partly" if self.partly_tol is not None and stat <= self.partly_tol else "not-reproduced")
+        return Verdict(status, f"{self.label or self.key} {_fmt(float(np.nanmean(v)))} vs target "
+                               f"{_fmt(float(np.nanmean(t)))}; {self.agg} error {stat:.3g}",
+                       f"rule: {self.rule()}; {len(ms)} seeds", value=stat)
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = []
+        t = self._target(ms)
+        bump = 10 * max(self.tol, self.partly_tol or 0.0) + 1.0
+        for i, m in enumerate(copy.deepcopy(list(ms))):
+            ti = t[i]
+            new = ti * (1 + bump) + bump if self.rel else ti + bump
+            _set(m, self.key, self.at, new.tolist() if isinstance(new, np.ndarray) else float(new))
+            out.append(m)
+        return out
+
+
+def close(key: str, to: float | str, tol: float, *, rel: bool = False, at: At = None,
+          agg: Literal["max", "mean"] = "max", partly_tol: float | None = None, label: str = "") -> Close:
+    """``key`` is within ``tol`` of ``to`` (a number or another metric key), max (or mean) over seeds."""
+    return Close(key, to, tol, rel, at, agg, partly_tol, label)
+
+
+# ----------------------------------------------------------------------------- threshold
+@dataclass(frozen=True, repr=False)
+class Threshold(Check):
+    key: str
+    at_least: float | None = None
+    at_most: float | None = None
+    frac: float = 1.0
+    partly_frac: float | None = None
+    on: Literal["seeds", "mean"] = "seeds"
+    at: At = None
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.at_least is None) == (self.at_most is None):
+            raise ValueError("give exactly one of at_least and at_most")
+        if not 0 < self.frac <= 1:
+            raise ValueError(f"frac must lie in (0, 1], got {self.frac!r}")
+        if self.on not in ("seeds", "mean"):
+            raise ValueError(f"on must be 'seeds' or 'mean', got {self.on!r}")
+
+    @property
+    def _bound(self) -> float:
+        return float(self.at_least if self.at_least is not None else self.at_most)  # type: ignore[arg-type]
+
+    def _ok(self, x: np.ndarray) -> np.ndarray:
+        return (x >= self._bound) if self.at_least is not None else (x <= self._bound)
+
+    def rule(self) -> str:
+        op = ">=" if self.at_least is not None else "<="
+        name = self.label or self.key
+        if self.on == "mean":
+            return f"seed-mean of {name}{_at_text(self.at)} {op} {self._bound:g}"
+        pf = f" (partly: {self.partly_frac:.0%})" if self.partly_frac is not None else ""
+        return f"{name}{_at_text(self.at)} {op} {self._bound:g} in >= {self.frac:.0%} of seeds{pf}"
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        v = _values(ms, self.key, self.at)
+        if v.ndim == 2:
+            v = v.reshape(len(ms), -1).min(axis=1) if self.at_least is not None else v.reshape(len(ms), -1).max(axis=1)
+        name = self.label or self.key
+        if self.on == "mean":
+            mean = float(np.nanmean(v))
+            ok = bool(self._ok(np.array([mean]))[0])
+            return Verdict("reproduced" if ok else "not-reproduced", f"{name} {_fmt(mean)} (seed mean)",
+                           f"rule: {self.rule()}; {len(ms)} seeds", value=mean)
+        good = self._ok(np.where(np.isfinite(v), v, np.nan)) & np.isfinite(v)
+        frac = float(good.mean())
+        status = "reproduced" if frac >= self.frac else (
+            "partly" if self.partly_frac is not None and frac >= self.partly_frac else "not-reproduced")
+        return Verdict(status, f"{name} {_fmt(float(np.nanmean(v)))} (seed mean; range {_fmt(float(np.nanmin(v)))}"
+                               f" to {_fmt(float(np.nanmax(v)))})",
+                       f"rule: {self.rule()}; met in {int(good.sum())}/{good.size} seeds", value=float(np.nanmean(v)))
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        b = self._bound
+        bad = b - (abs(b) + 1.0) if self.at_least is not None else b + (abs(b) + 1.0)
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            if self.at == "each":
+                _set(m, self.key, None, [bad] * len(m[self.key]))
+            else:
+                _set(m, self.key, self.at, bad)
+            out.append(m)
+        return out
+
+
+def threshold(key: str, *, at_least: float | None = None, at_most: float | None = None, frac: float = 1.0,
+              partly_frac: float | None = None, on: Literal["seeds", "mean"] = "seeds", at: At = None,
+              label: str = "") -> Threshold:
+    """``key`` is at least (or at most) a bound in ``frac`` of the seeds (or on the seed mean)."""
+    return Threshold(key, at_least, at_most, frac, partly_frac, on, at, label)
+
+
+# ----------------------------------------------------------------------------- slope
+@dataclass(frozen=True, repr=False)
+class Slope(Check):
+    x: str
+    y: str
+    within: tuple[float, float]
+    log: bool = True
+    partly_within: tuple[float, float] | None = None
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        lo, hi = self.within
+        if not lo <= hi:
+            raise ValueError(f"within must be (lo, hi) with lo <= hi, got {self.within!r}")
+
+    def rule(self) -> str:
+        kind = "log-log slope" if self.log else "slope"
+        pw = f" (partly: {list(self.partly_within)})" if self.partly_within else ""
+        return f"mean over seeds of the {kind} of {self.y} on {self.x} in [{self.within[0]:g}, {self.within[1]:g}]{pw}"
+
+    def _slopes(self, ms: Sequence[Metrics]) -> np.ndarray:
+        out = []
+        for m in ms:
+            x, y = np.asarray(m[self.x], float), np.asarray(m[self.y], float)
+            ok = np.isfinite(x) & np.isfinite(y)
+            if self.log:
+                ok &= (x > 0) & (y > 0)
+                x, y = np.log(x[ok]), np.log(y[ok])
+            else:
+                x, y = x[ok], y[ok]
+            out.append(float(np.polyfit(x, y, 1)[0]) if x.size >= 2 else float("nan"))
+        return np.asarray(out)
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        from icml26.core.stats import bootstrap_ci
+
+        s = self._slopes(ms)
+        mean = float(np.nanmean(s))
+        lo, hi = bootstrap_ci(s)
+        inside = lambda w: w is not None and w[0] <= mean <= w[1]  # noqa: E731
+        status = "reproduced" if inside(self.within) else ("partly" if inside(self.partly_within) else "not-reproduced")
+        return Verdict(status, f"{self.label or 'slope'} {mean:.3f} [{lo:.3f}, {hi:.3f}]",
+                       f"rule: {self.rule()}; 95% bootstrap CI over {len(ms)} seeds", value=mean, ci=(lo, hi))
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        far = max(abs(self.within[0]), abs(self.within[1]), *(abs(w) for w in (self.partly_within or ()))) + 2.0
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            x = np.asarray(m[self.x], float)
+            m[self.y] = (np.abs(x) ** far + 1e-9).tolist() if self.log else (far * x).tolist()
+            out.append(m)
+        return out
+
+
+def slope(x: str, y: str, *, within: tuple[float, float], log: bool = True,
+          partly_within: tuple[float, float] | None = None, label: str = "") -> Slope:
+    """The (log-log) least-squares slope of series ``y`` on series ``x``, averaged over seeds, lies in ``within``."""
+    return Slope(x, y, tuple(within), log, tuple(partly_within) if partly_within else None, label)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- gates and combinations
+@dataclass(frozen=True)
+class Gate:
+    """A precondition (e.g. training worked): ``key`` at least/at most a bound in ``frac`` of seeds."""
+
+    key: str
+    at_least: float | None = None
+    at_most: float | None = None
+    frac: float = 1.0
+    why: str = ""
+    at: At = None
+
+    def __post_init__(self) -> None:
+        if (self.at_least is None) == (self.at_most is None):
+            raise ValueError("a gate needs exactly one of at_least and at_most")
+        if not self.why:
+            raise ValueError("a gate must say what it guards (why='training loss fell 2x')")
+
+    def evaluate(self, ms: Sequence[Metrics]) -> tuple[bool, str]:
+        v = _values(ms, self.key, self.at)
+        if v.ndim == 2:
+            v = v.min(axis=1) if self.at_least is not None else v.max(axis=1)
+        ok = (v >= self.at_least) if self.at_least is not None else (v <= self.at_most)
+        ok &= np.isfinite(v)
+        op = f">= {self.at_least:g}" if self.at_least is not None else f"<= {self.at_most:g}"
+        passed = float(ok.mean()) >= self.frac
+        return passed, (f"gate '{self.why}' ({self.key} {op} in >= {self.frac:.0%} of seeds): met in "
+                        f"{int(ok.sum())}/{ok.size}, mean {_fmt(float(np.nanmean(v)))}")
+
+
+def gate(key: str, *, at_least: float | None = None, at_most: float | None = None, frac: float = 1.0,
+         why: str, at: At = None) -> Gate:
+    """A training (or precondition) gate for :meth:`Check.gated`."""
+    return Gate(key, at_least, at_most, frac, why, at)
+
+
+@dataclass(frozen=True, repr=False)
+class Gated(Check):
+    inner: Check
+    gates: tuple[Gate, ...]
+
+    @property
+    def comparative(self) -> bool:  # type: ignore[override]
+        return self.inner.comparative
+
+    def rule(self) -> str:
+        return self.inner.rule() + "; decided only if " + " and ".join(g.why for g in self.gates)
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        v = self.inner(ms)
+        texts, failed = [], []
+        for g in self.gates:
+            ok, text = g.evaluate(ms)
+            texts.append(text)
+            if not ok:
+                failed.append(text)
+        if failed:
+            return replace(v, status="not-checkable",
+                           evidence="precondition failed, so the claim is not decided: " + "; ".join(failed)
+                                    + f". (On these numbers the check would say {v.status}.) {v.evidence}")
+        return replace(v, evidence=v.evidence + "; " + "; ".join(texts))
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        return self.inner.contradict(ms)
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics] | None:
+        return self.inner.on_control(ms)
+
+
+@dataclass(frozen=True, repr=False)
+class AllOf(Check):
+    parts: tuple[Check, ...] = field(default_factory=tuple)
+    partly: Literal["any", "none"] = "any"
+
+    @property
+    def comparative(self) -> bool:  # type: ignore[override]
+        return any(p.comparative for p in self.parts)
+
+    def rule(self) -> str:
+        return "all of: " + " | ".join(p.rule() for p in self.parts)
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        vs = [p(ms) for p in self.parts]
+        st = [v.status for v in vs]
+        if all(s == "reproduced" for s in st):
+            status = "reproduced"
+        elif all(s == "not-checkable" for s in st):
+            status = "not-checkable"
+        elif self.partly == "any" and any(s in ("reproduced", "partly") for s in st):
+            status = "partly"
+        elif any(s == "not-checkable" for s in st) and not any(s == "not-reproduced" for s in st):
+            status = "not-checkable"
+        else:
+            status = "not-reproduced"
+        return Verdict(status, "; ".join(v.measured for v in vs),
+                       " | ".join(f"[{v.status}] {v.evidence}" for v in vs),
+                       value=vs[0].value, ci=vs[0].ci,
+                       control="; ".join(v.control for v in vs if v.control))
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = list(ms)
+        for p in self.parts:
+            out = p.contradict(out)
+        return out
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics] | None:
+        out, any_ = list(ms), False
+        for p in self.parts:
+            sub = p.on_control(out)
+            if sub is not None:
+                out, any_ = sub, True
+        return out if any_ else None
+
+
+def all_of(*parts: Check, partly: Literal["any", "none"] = "any") -> AllOf:
+    """Reproduced if every part is; partly if some part is reproduced or partly (``partly='any'``)."""
+    if not parts:
+        raise ValueError("all_of needs at least one check")
+    return AllOf(tuple(parts), partly)
+
+
+# ----------------------------------------------------------------------------- hand-written helpers
+def too_few_seeds(n: int, test: Test = "sign", alpha: float = 0.05) -> str | None:
+    """For hand-written checks: the reason a test over ``n`` seeds cannot decide, or ``None``."""
+    floor = min_attainable_p(n, test)
+    if floor >= alpha:
+        return (f"too few seeds: {n} seeds cannot reach p < {alpha:g} with a one-sided {test} test "
+                f"(smallest attainable p = {floor:.3g})")
+    return None
+
+
+CheckFn = Callable[[Sequence[Metrics]], Verdict]
