@@ -1,0 +1,169 @@
+"""Known-answer tests of the declarative checks (core/checks.py) and the claim-kind rules of the contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from icml26.core import checks as C
+from icml26.core.paper import Claim, Paper, Profile, Verdict
+
+
+def _ms(n=8, a=1.0, b=2.0, noise=0.1, seed=0, series=False):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        if series:
+            out.append({"m": (a + noise * rng.standard_normal(3)).tolist(),
+                        "c": (b + noise * rng.standard_normal(3)).tolist(), "loss_ratio": 5.0})
+        else:
+            out.append({"m": a + noise * rng.standard_normal(), "c": b + noise * rng.standard_normal(),
+                        "loss_ratio": 5.0})
+    return out
+
+
+def test_beats_lower_is_better_reproduced_and_reports_control():
+    v = C.beats("m", "c", better="lower")(_ms())
+    assert v.status == "reproduced" and "c:" in v.control and v.value == pytest.approx(1.0, abs=0.2)
+
+
+def test_beats_contradiction_and_control_never_pass():
+    chk = C.beats("m", "c", better="lower")
+    ms = _ms()
+    assert chk(chk.contradict(ms)).status == "not-reproduced"
+    assert chk(chk.on_control(ms)).status != "reproduced"
+
+
+def test_beats_higher_and_margin():
+    ms = _ms(a=2.0, b=1.0)
+    assert C.beats("m", "c", better="higher")(ms).status == "reproduced"
+    # an improvement of ~1 does not clear a margin of 3
+    assert C.beats("m", "c", better="higher", margin=3.0)(ms).status == "not-reproduced"
+    # relative margin: (2 - 1) / 1 = 100% improvement clears 50%
+    assert C.beats("m", "c", better="higher", margin=0.5, rel_margin=True)(ms).status == "reproduced"
+
+
+def test_too_few_seeds_is_not_checkable_not_not_reproduced():
+    ms = _ms(n=3)
+    v = C.beats("m", "c", better="lower", test="sign")(ms)  # 0.5**3 = 0.125 >= 0.05
+    assert v.status == "not-checkable" and "too few seeds" in v.evidence
+    assert C.beats("m", "c", better="lower", test="t")(ms).status == "reproduced"
+    assert C.too_few_seeds(4, "sign") is not None and C.too_few_seeds(5, "sign") is None
+
+
+def test_beats_noisy_tie_is_partly_or_worse():
+    ms = _ms(a=1.0, b=1.0, noise=1.0, n=10, seed=3)
+    assert C.beats("m", "c")(ms).status in ("partly", "not-reproduced")
+
+
+def test_beats_each_point_with_need():
+    ms = _ms(series=True)
+    assert C.beats("m", "c", at="each")(ms).status == "reproduced"
+    for m in ms:  # last point flips
+        m["m"][2], m["c"][2] = m["c"][2], m["m"][2]
+    assert C.beats("m", "c", at="each")(ms).status == "partly"
+    assert C.beats("m", "c", at="each", need=2 / 3)(ms).status == "reproduced"
+    assert C.beats("m", "c", at=0)(ms).status == "reproduced"
+
+
+def test_close_and_contradiction():
+    ms = [{"x": 1.0 + 1e-9 * i, "t": 1.0} for i in range(4)]
+    chk = C.close("x", to="t", tol=1e-6)
+    assert chk(ms).status == "reproduced"
+    assert chk(chk.contradict(ms)).status == "not-reproduced"
+    rel = C.close("x", to=2.0, tol=0.1, rel=True, partly_tol=0.6)
+    assert rel(ms).status == "partly"  # |1-2|/2 = 0.5
+
+
+def test_threshold_fraction_and_mean():
+    ms = [{"h": v} for v in (0.95, 0.92, 0.5, 0.99)]
+    assert C.threshold("h", at_least=0.9)(ms).status == "not-reproduced"
+    assert C.threshold("h", at_least=0.9, frac=0.75)(ms).status == "reproduced"
+    assert C.threshold("h", at_least=0.9, partly_frac=0.5)(ms).status == "partly"
+    assert C.threshold("h", at_least=0.8, on="mean")(ms).status == "reproduced"
+    chk = C.threshold("h", at_most=0.2)
+    assert chk(chk.contradict(ms)).status == "not-reproduced"
+
+
+def test_slope_known_rate():
+    n = np.array([10, 40, 160, 640], float)
+    ms = [{"n": n.tolist(), "err": (3.0 * n ** -0.5 * (1 + 0.01 * s)).tolist()} for s in range(4)]
+    chk = C.slope("n", "err", within=(-0.55, -0.45))
+    v = chk(ms)
+    assert v.status == "reproduced" and v.value == pytest.approx(-0.5, abs=1e-6)
+    assert chk(chk.contradict(ms)).status == "not-reproduced"
+
+
+def test_gate_failure_is_not_checkable_with_reason():
+    ms = _ms()
+    chk = C.beats("m", "c").gated(C.gate("loss_ratio", at_least=10, why="training loss fell 10x"))
+    v = chk(ms)
+    assert v.status == "not-checkable" and "training loss fell 10x" in v.evidence
+    ok = C.beats("m", "c").gated(C.gate("loss_ratio", at_least=2, why="training loss fell 2x"))(ms)
+    assert ok.status == "reproduced" and "gate" in ok.evidence
+    with pytest.raises(ValueError, match="why"):
+        C.gate("loss_ratio", at_least=1, why="")
+
+
+def test_all_of_combines():
+    ms = _ms()
+    both = C.all_of(C.beats("m", "c"), C.threshold("loss_ratio", at_least=1))
+    assert both(ms).status == "reproduced" and both.comparative
+    assert both(both.contradict(ms)).status == "not-reproduced"
+    half = C.all_of(C.beats("m", "c"), C.threshold("loss_ratio", at_least=100))
+    assert half(ms).status == "partly"
+
+
+@pytest.mark.parametrize("bad", [dict(better="down"), dict(test="z"), dict(alpha=0), dict(margin=-1.0),
+                                 dict(need=0.0)])
+def test_beats_rejects_bad_arguments(bad):
+    with pytest.raises(ValueError):
+        C.beats("m", "c", **bad)
+
+
+def test_missing_key_names_the_metric():
+    with pytest.raises(KeyError, match="nope"):
+        C.beats("nope", "c")(_ms())
+
+
+def _paper(claim):
+    return Paper(slug="t", title="t", source="none", cluster="decision", feasibility="A",
+                 substitution="x" * 50, claims=(claim,), run=lambda p, s: {"m": 1.0, "c": 2.0},
+                 profiles={"quick": Profile("quick", 2), "full": Profile("full", 2)})
+
+
+def test_claim_kind_rules():
+    with pytest.raises(ValueError, match="kind"):
+        Claim("a", "s", "v", kind="headlin")
+    with pytest.raises(ValueError, match="control"):
+        Claim("a", "s", "v", kind="headline", check=C.threshold("m", at_least=0))
+    Claim("a", "s", "v", kind="identity", check=C.threshold("m", at_least=0))
+
+
+def test_gpu_and_uncheckable_claims_are_not_checkable_on_cpu():
+    ms = _ms()
+    gpu = Claim("fast", "s", "v", kind="headline", no_control="rate", gpu=True, check=C.threshold("m", at_least=0))
+    v = _paper(gpu).verdict(gpu, ms)
+    assert v.status == "not-checkable" and "GPU" in v.evidence
+    assert _paper(gpu).verdict(gpu, [{**m, "device": "cuda"} for m in ms]).status == "reproduced"
+    sim = Claim("sim", "s", "v", kind="headline", no_control="rate", uncheckable="simulated clock",
+                check=C.threshold("m", at_least=0))
+    assert _paper(sim).verdict(sim, ms).status == "not-checkable"
+
+
+def test_profile_overrides():
+    p = Profile("quick", 2, params={"n": 10, "lr": 0.1, "name": "a", "grid": [1, 2]})
+    assert p.with_overrides({"n": 20, "lr": 1})["lr"] == 1.0
+    with pytest.raises(ValueError, match="no parameter"):
+        p.with_overrides({"m": 1})
+    with pytest.raises(ValueError, match="expects int"):
+        p.with_overrides({"n": 0.5})
+    with pytest.raises(ValueError):
+        Profile("quick", 0)
+    with pytest.raises(ValueError):
+        Profile("quick", 2, timeout_s=float("nan"))
+
+
+def test_verdict_carries_control():
+    v = Verdict("reproduced", "m 1", "rule", control="c 2")
+    assert v.to_dict()["control"] == "c 2"

@@ -1,0 +1,90 @@
+"""The run fingerprint: which code changes invalidate a stored row, and which do not."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from icml26.core import fingerprint as F
+
+
+@pytest.fixture()
+def pkg(tmp_path, monkeypatch):
+    """A throwaway package ``fpkg`` with an experiment, a method and a shared helper."""
+    root = tmp_path / "fpkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("PAPER = 1\n")
+    (root / "shared.py").write_text("def helper():\n    return 1\n")
+    (root / "experiment.py").write_text(textwrap.dedent('''
+        """Docstring."""
+        from fpkg.shared import helper
+
+        def run(profile, seed):
+            # a comment
+            return {"x": helper() + seed}
+
+        def check_claim(ms):
+            return ms[0]["x"] > 0
+
+        def figure(ms):
+            return None
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    F.forget()
+    yield root
+    for name in [m for m in sys.modules if m.startswith("fpkg")]:
+        del sys.modules[name]
+    F.forget()
+
+
+def _fp(mods, params=None):
+    F.forget()
+    return F.fingerprint(mods, params or {"a": 1}, "quick")
+
+
+MODS = ["fpkg", "fpkg.experiment", "fpkg.shared"]
+
+
+def test_stable_and_param_sensitive(pkg):
+    assert _fp(MODS) == _fp(MODS)
+    assert _fp(MODS) != _fp(MODS, {"a": 2})
+
+
+def test_claim_code_comments_and_docstrings_do_not_count(pkg):
+    base = _fp(MODS)
+    exp = pkg / "experiment.py"
+    text = exp.read_text()
+    exp.write_text(text.replace("ms[0][\"x\"] > 0", "ms[0][\"x\"] > 5").replace("# a comment", "# other")
+                   .replace('"""Docstring."""', '"""Another docstring."""'))
+    assert _fp(MODS) == base
+    (pkg / "__init__.py").write_text("PAPER = 2  # claims and thresholds live here\n")
+    assert _fp(MODS) == base
+
+
+def test_run_code_and_shared_code_count(pkg):
+    base = _fp(MODS)
+    exp = pkg / "experiment.py"
+    exp.write_text(exp.read_text().replace("helper() + seed", "helper() + 2 * seed"))
+    changed = _fp(MODS)
+    assert changed != base
+    (pkg / "shared.py").write_text("def helper():\n    return 2\n")
+    assert _fp(MODS) != changed
+    # a row that did not import the shared module is not invalidated by it
+    assert _fp(["fpkg.experiment"]) == _fp(["fpkg.experiment"])
+
+
+def test_modules_used_keeps_own_paper_and_shared_code_only():
+    loaded = ["icml26", "icml26.core.runner", "icml26.core.stats", "icml26.core.checks", "icml26.decision",
+              "icml26.decision.b3", "icml26.decision.b3.experiment", "icml26.decision.pidm",
+              "icml26.decision.pidm.method", "icml26.nn.transformer", "icml26.alignment._data", "numpy"]
+    got = F.modules_used("icml26.decision.b3", loaded)
+    assert got == ["icml26.alignment._data", "icml26.core.stats", "icml26.decision.b3",
+                   "icml26.decision.b3.experiment", "icml26.nn.transformer"]
+
+
+def test_missing_module_changes_the_fingerprint(pkg):
+    assert _fp(MODS) != _fp(MODS + ["fpkg.gone"])
+    importlib.invalidate_caches()
