@@ -11,13 +11,11 @@ from icml26.decision.stackelberg.method import (
     SOALeader,
     StackelbergLittlestone,
     StructuredStackelbergGame,
-    harmless_instance,
-    permutation_instance,
     play_sequence,
-    random_instance,
     tree_adversary,
     worst_case_regret,
 )
+from icml26.decision.stackelberg.setting import harmless_instance, permutation_instance, random_instance
 
 
 def _grid_simplex_2(k=2001):
@@ -154,7 +152,7 @@ def test_input_validation():
         game.regret(0, np.array([0.5, 0.5]), 0)
     with pytest.raises(ValueError, match="probability"):
         game.regret(0, np.array([0.5, 0.6, 0.1]), 0)
-    with pytest.raises(ValueError, match="context"):
+    with pytest.raises(ValueError, match="z must"):
         game.regret(5, np.ones(3) / 3, 0)
     with pytest.raises(ValueError, match="H"):
         StackelbergLittlestone(game, H[:, :2])
@@ -169,3 +167,26 @@ def test_input_validation():
     leader.update(0, 0)
     with pytest.raises(ValueError, match="inconsistent"):
         leader.update(1, 0)  # a bijection cannot map two contexts to type 0
+
+
+def test_instance_sizes_are_guarded():
+    """n! and 2^Z enumerations refuse sizes that would not fit, with a clear error (not a hang)."""
+    with pytest.raises(ValueError, match="n must be <= 8"):
+        permutation_instance(11)
+    with pytest.raises(ValueError, match="n_contexts must be <= 16"):
+        harmless_instance(26)
+    with pytest.raises(ValueError, match="n_types \\*\\* n_contexts"):
+        random_instance(np.random.default_rng(0), n_contexts=30, n_types=3, n_hypotheses=4)
+
+
+def test_play_sequence_rejects_bad_contexts():
+    calc = StackelbergLittlestone(*permutation_instance(3))
+    with pytest.raises(ValueError, match="contexts"):
+        play_sequence(SSOA(calc), [0, 7], 0)
+    with pytest.raises(ValueError, match="contexts"):
+        play_sequence(SSOA(calc), [0.5, 1.0], 0)
+    with pytest.raises(TypeError, match="contexts"):
+        play_sequence(SSOA(calc), "01", 0)
+    with pytest.raises(TypeError, match="h_star"):
+        play_sequence(SSOA(calc), [0, 1], "0")
+    assert play_sequence(SSOA(calc), [], 0) == 0.0

@@ -48,7 +48,8 @@ The classical multiclass Littlestone dimension (for comparison, Sec. 3.1) obeys
 and SOA predicts the type whose restricted class has the largest Ld; our SOA
 leader then commits to that type's Stackelberg strategy.
 
-Version spaces are Python ``int`` bitmasks over the rows of ``H``.
+Version spaces are Python ``int`` bitmasks over the rows of ``H``. The instances the
+reproduction uses (Example 3, the Theorem 3.5 class, random games) are in :mod:`.setting`.
 """
 
 from __future__ import annotations
@@ -59,13 +60,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from icml26.core.validate import check_finite
+from icml26.core.validate import as_array, check_finite, check_int, check_positive
 
 #: follower indifference tolerance: near-ties count as ties, broken in the leader's favour
 TIE_TOL = 1e-7
-
-
-_check_finite = check_finite
 
 
 @dataclass
@@ -82,17 +80,13 @@ class StructuredStackelbergGame:
     _star: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.U_L = np.asarray(self.U_L, dtype=float)
-        self.U_F = np.asarray(self.U_F, dtype=float)
-        if self.U_L.ndim != 3:
-            raise ValueError(f"U_L must have shape (Z, A_L, A_F), got {self.U_L.shape}")
-        if self.U_F.ndim != 4 or self.U_F.shape[0] != self.U_L.shape[0] or self.U_F.shape[2:] != self.U_L.shape[1:]:
+        self.U_L = np.asarray(as_array("U_L", self.U_L, ndim=3), dtype=float)
+        self.U_F = np.asarray(as_array("U_F", self.U_F, ndim=4), dtype=float)
+        if min(self.U_L.shape) < 1:
+            raise ValueError(f"U_L must be non-empty in every dimension, got shape {self.U_L.shape}")
+        if self.U_F.shape[0] != self.U_L.shape[0] or self.U_F.shape[2:] != self.U_L.shape[1:] or self.U_F.shape[1] < 1:
             raise ValueError(f"U_F must have shape (Z, K, A_L, A_F) = (Z, K, {self.U_L.shape[1]}, "
-                             f"{self.U_L.shape[2]}) with Z = {self.U_L.shape[0]}, got {self.U_F.shape}")
-        if min(self.U_F.shape) < 1:
-            raise ValueError("U_L/U_F must be non-empty in every dimension")
-        _check_finite("U_L", self.U_L)
-        _check_finite("U_F", self.U_F)
+                             f"{self.U_L.shape[2]}) with Z = {self.U_L.shape[0]} and K >= 1, got {self.U_F.shape}")
 
     @property
     def n_contexts(self) -> int:
@@ -107,19 +101,16 @@ class StructuredStackelbergGame:
         return self.U_L.shape[1]
 
     def _check_x(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
+        x = as_array("x", x, ndim=1)
         if x.shape != (self.n_leader_actions,):
             raise ValueError(f"x must have shape ({self.n_leader_actions},), got {x.shape}")
-        _check_finite("x", x)
         if np.any(x < -1e-9) or abs(x.sum() - 1.0) > 1e-6:
             raise ValueError("x must be a probability vector (non-negative, sums to 1)")
         return x
 
     def _check_zj(self, z: int, j: int) -> None:
-        if not 0 <= int(z) < self.n_contexts:
-            raise ValueError(f"context z must lie in [0, {self.n_contexts}), got {z}")
-        if not 0 <= int(j) < self.n_types:
-            raise ValueError(f"type j must lie in [0, {self.n_types}), got {j}")
+        check_int("z", z, minimum=0, maximum=self.n_contexts - 1)
+        check_int("j", j, minimum=0, maximum=self.n_types - 1)
 
     def best_response(self, z: int, x: np.ndarray, j: int) -> int:
         """b_j(z, x): follower type j's best response, ties (within TIE_TOL) to the leader's favour."""
@@ -196,9 +187,12 @@ class StructuredStackelbergGame:
 
         Exact: one LP per joint profile of inducible best responses.
         """
-        types = [int(j) for j in types]
+        if isinstance(types, (str, bytes)) or not hasattr(types, "__len__"):
+            raise TypeError(f"types must be a sequence of follower types, got {type(types).__name__}")
+        types = [check_int("types", j) for j in types]
         if not types:
             raise ValueError("types must be non-empty")
+        offsets = as_array("offsets", offsets, ndim=1)
         if len(offsets) != len(types):
             raise ValueError(f"offsets must have one entry per type ({len(types)}), got {len(offsets)}")
         for j in types:
@@ -215,6 +209,8 @@ class StructuredStackelbergGame:
 
 
 def _validate_class(game: StructuredStackelbergGame, H: np.ndarray) -> np.ndarray:
+    if H is None or isinstance(H, (str, bytes)):
+        raise TypeError(f"H must be an integer array of shape (n_hypotheses, Z), got {type(H).__name__}")
     H = np.asarray(H)
     if H.ndim != 2 or H.shape[0] == 0:
         raise ValueError(f"H must be a non-empty (n_hypotheses, Z) integer array, got shape {H.shape}")
@@ -235,6 +231,8 @@ class StackelbergLittlestone:
     """
 
     def __init__(self, game: StructuredStackelbergGame, H: np.ndarray):
+        if not isinstance(game, StructuredStackelbergGame):
+            raise TypeError(f"game must be a StructuredStackelbergGame, got {type(game).__name__}")
         self.game = game
         self.H = _validate_class(game, H)
         n = self.H.shape[0]
@@ -309,6 +307,8 @@ class Leader:
     """A deterministic online leader: ``act(z) -> x`` then ``update(z, j)``."""
 
     def __init__(self, calc: StackelbergLittlestone):
+        if not isinstance(calc, StackelbergLittlestone):
+            raise TypeError(f"calc must be a StackelbergLittlestone, got {type(calc).__name__}")
         self.calc = calc
         self.V = calc.full
 
@@ -361,9 +361,11 @@ class FirstConsistentLeader(Leader):
 
 def play_sequence(leader: Leader, contexts: Sequence[int], h_star: int) -> float:
     """Cumulative Stackelberg regret of ``leader`` on contexts labelled by hypothesis ``h_star``."""
+    if not isinstance(leader, Leader):
+        raise TypeError(f"leader must be a Leader (e.g. SSOA(calc)), got {type(leader).__name__}")
     calc = leader.calc
-    if not 0 <= int(h_star) < calc.H.shape[0]:
-        raise ValueError(f"h_star must index a row of H, got {h_star}")
+    h_star = check_int("h_star", h_star, minimum=0, maximum=calc.H.shape[0] - 1)
+    contexts = _check_contexts(contexts, calc.game.n_contexts)
     leader.reset()
     total = 0.0
     for z in contexts:
@@ -373,6 +375,19 @@ def play_sequence(leader: Leader, contexts: Sequence[int], h_star: int) -> float
     return total
 
 
+def _check_contexts(contexts, n_contexts: int) -> list[int]:
+    """A sequence of context indices in [0, n_contexts) as a list of ints (empty is allowed)."""
+    if isinstance(contexts, (str, bytes)) or not hasattr(contexts, "__len__"):
+        raise TypeError(f"contexts must be a sequence of context indices, got {type(contexts).__name__}")
+    arr = np.asarray(contexts)
+    if arr.size and (arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer)):
+        raise ValueError(f"contexts must be a 1-D sequence of integer context indices, got {arr.dtype} "
+                         f"of shape {arr.shape}")
+    if arr.size and (arr.min() < 0 or arr.max() >= n_contexts):
+        raise ValueError(f"contexts must lie in [0, {n_contexts}), got values from {arr.min()} to {arr.max()}")
+    return [int(z) for z in arr.reshape(-1)]
+
+
 def tree_adversary(leader: Leader, tol: float = 1e-9) -> tuple[float, list[tuple[int, int]]]:
     """Theorem 3.8's adversary: walk the maximising Stackelberg tree against ``leader``.
 
@@ -380,6 +395,9 @@ def tree_adversary(leader: Leader, tol: float = 1e-9) -> tuple[float, list[tuple
     reveals j = argmax_{j in V(z)} r(z, x, j) + SL(V_{z->j}). Stops when SL(V) <= tol.
     Returns (total regret, the (z, j) sequence), which stays realisable by construction.
     """
+    if not isinstance(leader, Leader):
+        raise TypeError(f"leader must be a Leader (e.g. SSOA(calc)), got {type(leader).__name__}")
+    tol = check_positive("tol", tol, strict=False)
     calc, game = leader.calc, leader.calc.game
     leader.reset()
     V, total, seq = calc.full, 0.0, []
@@ -400,6 +418,10 @@ def worst_case_regret(calc: StackelbergLittlestone, commit: Callable[[int, int],
     W(V) = max(0, max_{z: |V(z)|>=2} max_{j in V(z)} [ r(z, commit(V, z), j) + W(V_{z->j}) ]).
     Contexts whose type is already determined are excluded (leaders here have zero regret there).
     """
+    if not isinstance(calc, StackelbergLittlestone):
+        raise TypeError(f"calc must be a StackelbergLittlestone, got {type(calc).__name__}")
+    if not callable(commit):
+        raise TypeError(f"commit must be callable commit(V, z) -> x, got {type(commit).__name__}")
     memo: dict[int, float] = {}
 
     def W(V: int) -> float:
@@ -415,61 +437,3 @@ def worst_case_regret(calc: StackelbergLittlestone, commit: Callable[[int, int],
         return memo[V]
 
     return W(calc.full)
-
-
-# ---------------------------------------------------------------------------
-# instances
-# ---------------------------------------------------------------------------
-
-def permutation_instance(n: int) -> tuple[StructuredStackelbergGame, np.ndarray]:
-    """Example 3: n contexts, n types, H = all bijections [n] -> [n], identity utilities.
-
-    Type j has the dominant action j; the leader earns x_j against it, so r(z, x, j) = 1 - x_j.
-    Paper: Ldim(H) = n - 1 while SLdim(H) = n - H_n (H_n the n-th harmonic number).
-    """
-    if int(n) < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    n = int(n)
-    eye = np.eye(n)
-    U_L = np.broadcast_to(eye, (n, n, n)).copy()
-    U_F = np.zeros((n, n, n, n))
-    for j in range(n):
-        U_F[:, j, :, j] = 1.0
-    H = np.array(list(itertools.permutations(range(n))), dtype=int)
-    return StructuredStackelbergGame(U_L, U_F), H
-
-
-def harmless_instance(n_contexts: int) -> tuple[StructuredStackelbergGame, np.ndarray]:
-    """Theorem 3.5 in finite form: two types that disagree everywhere but share one optimal commitment.
-
-    H = all 2^Z maps Z -> {0, 1} (Ldim = Z, growing without bound), yet committing to
-    the leader's first action earns the maximum against both types, so SLdim = 0.
-    """
-    Z = int(n_contexts)
-    if Z < 1:
-        raise ValueError(f"n_contexts must be >= 1, got {n_contexts}")
-    # two leader actions, two follower actions; leader gets 1 on (0, *) and 0 on (1, *)
-    U_L = np.tile(np.array([[1.0, 1.0], [0.0, 0.0]]), (Z, 1, 1))
-    U_F = np.zeros((Z, 2, 2, 2))
-    U_F[:, 0, :, 0] = 1.0  # type 0 always plays follower action 0
-    U_F[:, 1, :, 1] = 1.0  # type 1 always plays follower action 1
-    H = np.array(list(itertools.product(range(2), repeat=Z)), dtype=int)
-    return StructuredStackelbergGame(U_L, U_F), H
-
-
-def random_instance(rng: np.random.Generator, n_contexts: int = 4, n_types: int = 3,
-                    n_leader: int = 2, n_follower: int = 2, n_hypotheses: int = 12
-                    ) -> tuple[StructuredStackelbergGame, np.ndarray]:
-    """Random bimatrix games per context (utilities U[0, 1]) and a random class of distinct maps Z -> [K]."""
-    for name, v in (("n_contexts", n_contexts), ("n_types", n_types), ("n_leader", n_leader),
-                    ("n_follower", n_follower), ("n_hypotheses", n_hypotheses)):
-        if int(v) < 1:
-            raise ValueError(f"{name} must be >= 1, got {v}")
-    total = n_types ** n_contexts
-    if n_hypotheses > total:
-        raise ValueError(f"n_hypotheses must be <= n_types**n_contexts = {total}")
-    U_L = rng.uniform(size=(n_contexts, n_leader, n_follower))
-    U_F = rng.uniform(size=(n_contexts, n_types, n_leader, n_follower))
-    codes = rng.choice(total, size=n_hypotheses, replace=False)
-    H = np.array([[c // n_types ** z % n_types for z in range(n_contexts)] for c in codes], dtype=int)
-    return StructuredStackelbergGame(U_L, U_F), H
