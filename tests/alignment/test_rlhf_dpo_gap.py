@@ -181,3 +181,49 @@ def test_sparse_fit_recovers_support():
     w1 = M.fit_bt_from_samples(X, y, "l1")
     assert set(np.argsort(-np.abs(w1))[:2]) == {2, 7}
     assert np.sum(np.abs(w1) > 1e-8) < d
+
+
+def test_sparse_instance_policy_features_are_a_rotation():
+    from icml26.alignment.rlhf_dpo_gap.setting import sparse_instance
+
+    inst = sparse_instance(np.random.default_rng(11), K=30, d=8, k=2)
+    Q = inst["Q"]
+    assert np.allclose(Q.T @ Q, np.eye(8), atol=1e-12)
+    assert np.allclose(inst["Phi"], inst["Psi"] @ Q)
+    assert np.count_nonzero(inst["w_star"]) == 2
+    # the reward is in both classes: sparse in Psi, dense theta* = Q^T w* in Phi
+    theta = Q.T @ inst["w_star"]
+    assert np.allclose(inst["Phi"] @ theta, inst["r_star"])
+    assert np.count_nonzero(np.abs(theta) > 1e-8) == 8
+
+
+def test_l2_fit_is_the_same_policy_in_both_parametrisations():
+    """l2 is rotation invariant, so DPO-l2 on Phi and RLHF-l2 on Psi give the same scores."""
+    from icml26.alignment.rlhf_dpo_gap.setting import sample_comparisons, sparse_instance
+
+    rng = np.random.default_rng(12)
+    inst = sparse_instance(rng, K=50, d=6, k=2)
+    a, b, y = sample_comparisons(rng, inst["r_star"], 300)
+    Cs = [1.0]
+    w = M.fit_bt_from_samples(inst["Psi"][a] - inst["Psi"][b], y, "l2", Cs=Cs)
+    th = M.fit_bt_from_samples(inst["Phi"][a] - inst["Phi"][b], y, "l2", Cs=Cs)
+    assert np.allclose(inst["Psi"] @ w, inst["Phi"] @ th, atol=1e-3)
+
+
+def test_on_policy_online_dpo_reaches_its_own_fixed_point():
+    rng = np.random.default_rng(13)
+    K = 8
+    Psi = rng.normal(size=(K, 2))
+    r = rng.normal(size=K)
+    pr = np.ones(K) / K
+    out = M.online_dpo(r, Psi, pr, 1.0, sampler="on-policy")
+    assert out["grad_norm"] < 1e-8
+
+
+def test_examples_hook_calls_work_and_reject_strings():
+    for fn, kwargs in M.EXAMPLES():
+        fn(**kwargs)
+    with pytest.raises(TypeError, match="beta"):
+        M.optimal_policy(np.ones(3), np.ones(3) / 3, "1")
+    with pytest.raises(TypeError, match="r"):
+        M.optimal_policy("abc", np.ones(3) / 3, 1.0)

@@ -12,13 +12,12 @@ first needs fewer samples than DPO.
 Here the three learners are solved exactly on finite bandits (population losses,
 L-BFGS, multi-start where the problem is not concave), each proposition is checked on
 random instances and on 3-arm strict-gap examples, and the sparse-reward separation is
-checked on a labelled analogue.
+checked on a rebuilt construction (the reward sparse in its own features, dense in the
+policy's). The instances live in ``setting``, the learners in ``method``.
 """
 
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
-
-_E = "icml26.alignment.rlhf_dpo_gap.experiment"
 
 _COMMON = {"K": 6, "betas": (0.3, 1.0), "policy_dims": (1, 2), "reward_dim": 2,
            "ex_R": (1.0, 2.0, 4.0, 8.0), "ex_betas": (0.05, 0.3, 1.0),
@@ -35,17 +34,18 @@ PAPER = Paper(
         "Kept: the paper's finite-bandit setting (one prompt, finite responses, Bradley-Terry "
         "preferences, V = E r* - beta KL), its learners under exact optimisation (population "
         "losses with offline pairs from pi_ref x pi_ref), its four reward/policy-class conditions "
-        "(tabular, linear and log-linear classes) and the PILAF sampler for online DPO, solved "
+        "(tabular, linear and log-linear classes) and the PILAF sampler for online DPO (pi+- ∝ "
+        "pi_theta exp(+-h_theta), mixed half and half with pi_theta x pi_theta), solved "
         "exactly with L-BFGS (multi-start for the non-concave value maximisation). Replaced: the "
         "propositions are checked on random instances (K=6 or 8) and on our own 3-arm strict-gap "
         "examples built like the appendix ones (their exact numbers were not recoverable). The "
-        "Sec. 4 sparse-reward construction was not recoverable either: it is replaced by an "
-        "analogue (400 responses, 100 Gaussian features, 3-sparse linear reward; RLHF = l1 BT "
-        "reward model, DPO = l2 log-linear policy on the same features, penalties by 5-fold CV). "
-        "The paper's LLM experiments (GPT-2, safe-RLHF) are not run."
+        "Sec. 4 sparse-reward construction was not recoverable either: it is rebuilt (400 "
+        "responses, reward features in R^100 with a 3-sparse reward; the policy class uses the "
+        "same features rotated by a random orthogonal matrix, so the reward is dense there; RLHF "
+        "and DPO use the same l1-penalised BT fit with 5-fold CV, on their own features). The "
+        "paper's LLM experiments (GPT-2, safe-RLHF) are not run."
     ),
-    run=f"{_E}:run",
-    figure=f"{_E}:figure",
+    examples="icml26.alignment.rlhf_dpo_gap.method:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=60, params={
             **_COMMON, "n_e0": 4, "n_e1": 10, "n_e2": 10, "n_e3": 10, "sparse_n": (100, 400)}),
@@ -54,45 +54,43 @@ PAPER = Paper(
             "sparse_n": (50, 100, 200, 400, 800)}),
     },
     claims=(
-        Claim(id="well-specified-equal",
+        Claim(id="well-specified-equal", kind="identity",
               statement="With realizable reward and policy classes, RLHF and DPO both reach the optimal "
                         "regularised value (Prop. 1).",
-              paper_value="Proposition (exact equality V_RLHF = V_DPO = V*)",
-              check=f"{_E}:check_well_specified", contradict=f"{_E}:contradict_well_specified"),
-        Claim(id="rlhf-wins-policy-misspec",
+              paper_value="Proposition (exact equality V_RLHF = V_DPO = V*)"),
+        Claim(id="rlhf-wins-policy-misspec", kind="headline",
+              control="DPO on the same reward and policy classes",
               statement="Reward class realizable, policy class mis-specified: RLHF >= DPO, strictly in "
                         "examples where log-linear DPO stays uniform whatever the reward scale and beta.",
-              paper_value="Proposition (V_RLHF >= V_DPO; strict 3-action log-linear example, DPO = uniform)",
-              check=f"{_E}:check_rlhf_wins_policy_misspec",
-              contradict=f"{_E}:contradict_rlhf_wins_policy_misspec"),
-        Claim(id="dpo-wins-reward-misspec",
+              paper_value="Proposition (V_RLHF >= V_DPO; strict 3-action log-linear example, DPO = uniform)"),
+        Claim(id="dpo-wins-reward-misspec", kind="headline",
+              control="two-stage RLHF on the same reward and policy classes",
               statement="Policy class realizable, reward class mis-specified: DPO recovers pi* and "
                         "DPO >= RLHF, strictly in examples.",
-              paper_value="Proposition (V_DPO = V* >= V_RLHF; strict example with a linear reward class)",
-              check=f"{_E}:check_dpo_wins_reward_misspec",
-              contradict=f"{_E}:contradict_dpo_wins_reward_misspec"),
-        Claim(id="isomorphic-equal",
+              paper_value="Proposition (V_DPO = V* >= V_RLHF; strict example with a linear reward class)"),
+        Claim(id="isomorphic-equal", kind="identity",
               statement="With isomorphic reward and policy classes (both mis-specified), RLHF and DPO "
                         "return the same policy.",
-              paper_value="Proposition (V_RLHF = V_DPO under isomorphic classes)",
-              check=f"{_E}:check_isomorphic_equal", contradict=f"{_E}:contradict_isomorphic_equal"),
-        Claim(id="online-dpo-wins",
+              paper_value="Proposition (V_RLHF = V_DPO under isomorphic classes)"),
+        Claim(id="online-dpo-wins", kind="headline",
+              control="online DPO with plain on-policy pairs (pi_theta x pi_theta) instead of PILAF",
               statement="With isomorphic, doubly mis-specified classes, online DPO with the PILAF sampler "
                         "can outperform both RLHF and DPO.",
-              paper_value="Theorem (online DPO can be strictly better than RLHF = DPO); no numeric value",
-              check=f"{_E}:check_online_dpo_wins", contradict=f"{_E}:contradict_online_dpo_wins"),
-        Claim(id="sparse-rlhf-fewer-samples",
-              statement="With a sparse ground-truth reward, RLHF needs significantly fewer samples than "
-                        "DPO to reach a good policy (Sec. 4).",
+              paper_value="Theorem (online DPO can be strictly better than RLHF = DPO); no numeric value"),
+        Claim(id="sparse-rlhf-fewer-samples", kind="headline",
+              control="DPO with the same l1-penalised fit on the policy's features",
+              statement="With a ground-truth reward that is sparse for the reward model but not for the "
+                        "policy's parametrisation, RLHF needs significantly fewer samples than DPO to "
+                        "reach a good policy (Sec. 4).",
               paper_value="Theorem: sample-complexity separation in favour of RLHF (rates not recovered); "
-                          "LLM check: reward-model vs DPO accuracy at 1k-9k pairs",
-              check=f"{_E}:check_sparse_fewer_samples",
-              contradict=f"{_E}:contradict_sparse_fewer_samples"),
+                          "LLM check: reward-model vs DPO accuracy at 1k-9k pairs"),
     ),
 )
 
 _API = ("bt_preference_matrix", "value", "optimal_policy", "log_linear_policy", "implicit_reward",
         "population_bt_loss", "fit_reward_mle", "best_policy_in_class", "rlhf", "dpo",
         "pair_distribution", "online_dpo", "reference_pairs", "fit_bt_from_samples")
-__getattr__ = lazy_exports(__name__, {name: ".method" for name in _API})
-__all__ = ["PAPER", *_API]
+_SETTING = ("random_instance", "three_arm_example", "sparse_instance", "sample_comparisons")
+__getattr__ = lazy_exports(__name__, {**{name: ".method" for name in _API},
+                                      **{name: ".setting" for name in _SETTING}})
+__all__ = ["PAPER", *_API, *_SETTING]

@@ -51,7 +51,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
-from icml26.core.validate import as_vector
+from icml26.core.validate import as_array, as_vector, check_int, check_positive
 
 __all__ = [
     "bt_preference_matrix", "value", "optimal_policy", "log_linear_policy", "implicit_reward",
@@ -61,7 +61,9 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- validation
-_vec = as_vector
+def _vec(name: str, x, k: int | None = None) -> np.ndarray:
+    """A finite, non-empty 1-D float array (TypeError for strings and other non-arrays)."""
+    return as_vector(name, as_array(name, x, ndim=1), k)
 
 
 def _prob(name: str, p, k: int | None = None) -> np.ndarray:
@@ -72,22 +74,18 @@ def _prob(name: str, p, k: int | None = None) -> np.ndarray:
 
 
 def _feat(name: str, m, k: int) -> np.ndarray:
-    m = np.asarray(m, dtype=float)
-    if m.ndim != 2 or m.shape[0] != k or m.shape[1] == 0:
+    m = as_array(name, m, ndim=2)
+    if m.shape[0] != k or m.shape[1] == 0:
         raise ValueError(f"{name} must have shape (K={k}, d) with d >= 1, got {m.shape}")
-    if not np.all(np.isfinite(m)):
-        raise ValueError(f"{name} contains NaN or inf")
     return m
 
 
 def _beta(beta: float) -> float:
-    if not np.isfinite(beta) or beta <= 0:
-        raise ValueError(f"beta must be a positive finite number, got {beta!r}")
-    return float(beta)
+    return check_positive("beta", beta)
 
 
 def _pairs(name: str, mu, k: int) -> np.ndarray:
-    mu = np.asarray(mu, dtype=float)
+    mu = as_array(name, mu, ndim=2)
     if mu.shape != (k, k):
         raise ValueError(f"{name} must have shape ({k}, {k}), got {mu.shape}")
     if not np.all(np.isfinite(mu)) or np.any(mu < 0) or mu.sum() <= 0:
@@ -211,8 +209,8 @@ def best_policy_in_class(r, Phi, pi_ref, beta: float, n_starts: int = 8,
     pi_ref = _prob("pi_ref", pi_ref, r.size)
     Phi = _feat("Phi", Phi, r.size)
     beta = _beta(beta)
-    if n_starts < 1:
-        raise ValueError(f"n_starts must be >= 1, got {n_starts}")
+    n_starts = check_int("n_starts", n_starts, minimum=1)
+    scale = check_positive("scale", scale)
     rng = np.random.default_rng(0) if rng is None else rng
     d = Phi.shape[1]
     starts = [np.zeros(d)]
@@ -241,6 +239,7 @@ def rlhf(r_star, Psi, Phi, pi_ref, beta: float, mu=None, n_starts: int = 8,
     r = _vec("r_star", r_star)
     pi_ref = _prob("pi_ref", pi_ref, r.size)
     beta = _beta(beta)
+    n_starts = check_int("n_starts", n_starts, minimum=1)
     mu = reference_pairs(pi_ref) if mu is None else mu
     w = fit_reward_mle(Psi, mu, r)
     r_hat = np.asarray(Psi, float) @ w
@@ -326,10 +325,9 @@ def online_dpo(r_star, Phi, pi_ref, beta: float, sampler: str = "pilaf", lr: flo
     pi_ref = _prob("pi_ref", pi_ref, r.size)
     Phi = _feat("Phi", Phi, r.size)
     beta = _beta(beta)
-    if not (np.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be positive, got {lr!r}")
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
+    lr = check_positive("lr", lr)
+    steps = check_int("steps", steps, minimum=1)
+    tol = check_positive("tol", tol)
     _check_sampler(sampler)
     P = bt_preference_matrix(r)
     log_ref = np.log(pi_ref)
@@ -367,14 +365,11 @@ def fit_bt_from_samples(X_diff, y, penalty: str = "l1", Cs=None, cv: int = 5) ->
     """
     from sklearn.linear_model import LogisticRegressionCV
 
-    X = np.asarray(X_diff, dtype=float)
-    y = np.asarray(y)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"X_diff must have shape (n, d) with n >= 1, got {X.shape}")
+    X = as_array("X_diff", X_diff, ndim=2)
+    y = as_array("y", y, ndim=1)
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X_diff contains NaN or inf")
+    cv = check_int("cv", cv, minimum=2)
     if not np.all(np.isin(y, (0, 1))):
         raise ValueError("y must contain only 0/1 labels")
     if penalty not in ("l1", "l2"):
@@ -393,3 +388,33 @@ def fit_bt_from_samples(X_diff, y, penalty: str = "l1", Cs=None, cv: int = 5) ->
                                      tol=1e-4, random_state=0)
     model.fit(X, y.astype(int))
     return model.coef_.ravel().copy()
+
+
+def EXAMPLES() -> list:
+    """Public functions with valid arguments, for the common bad-input test."""
+    rng = np.random.default_rng(0)
+    K = 4
+    r = np.array([0.5, -1.0, 0.2, 1.1])
+    pr = np.array([0.1, 0.2, 0.3, 0.4])
+    Phi = rng.normal(size=(K, 2))
+    mu = np.outer(pr, pr)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y[:3] = 1 - y[:3]
+    return [
+        (bt_preference_matrix, {"r_star": r}),
+        (value, {"pi": pr.copy(), "r_star": r, "pi_ref": pr, "beta": 0.5}),
+        (optimal_policy, {"r": r, "pi_ref": pr, "beta": 0.5}),
+        (log_linear_policy, {"theta": np.array([0.3, -0.2]), "Phi": Phi, "pi_ref": pr, "beta": 0.5}),
+        (implicit_reward, {"pi": pr[::-1].copy(), "pi_ref": pr, "beta": 0.5}),
+        (reference_pairs, {"pi_ref": pr}),
+        (population_bt_loss, {"s": r * 0.5, "mu": mu, "r_star": r}),
+        (fit_reward_mle, {"Psi": Phi, "mu": mu, "r_star": r}),
+        (best_policy_in_class, {"r": r, "Phi": Phi, "pi_ref": pr, "beta": 0.5, "n_starts": 2, "scale": 1.0}),
+        (rlhf, {"r_star": r, "Psi": Phi, "Phi": Phi, "pi_ref": pr, "beta": 0.5, "n_starts": 2}),
+        (dpo, {"r_star": r, "Phi": Phi, "pi_ref": pr, "beta": 0.5}),
+        (pair_distribution, {"pi": pr, "h": r}),
+        (online_dpo, {"r_star": r, "Phi": Phi, "pi_ref": pr, "beta": 0.5, "lr": 0.5, "steps": 20,
+                      "tol": 1e-10}),
+        (fit_bt_from_samples, {"X_diff": X, "y": y, "cv": 3}),
+    ]
