@@ -5,14 +5,16 @@ n interacting systems as shares of their total, estimates an equilibrium share v
 the systems' attributes (least-squares MLE of attribute influences, then a damped
 refinement against recent history that stops once shares and equilibrium are
 cointegrated), and forecasts every system in one pass as (forecast of the total) x
-(equilibrium shares). Any single-series model can forecast the total, so ESE wraps
+(equilibrium shares). ``setting`` holds the synthetic systems and per-series models,
+``method`` the estimator and predictor, ``experiment`` the run and the figure. Any single-series model can forecast the total, so ESE wraps
 existing predictors and costs one aggregate forecast plus O(n m) arithmetic per step.
 """
 
+from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
-_EXP = "icml26.decision.ese.experiment"
+_COMMON = {"m": 4, "window": 50, "lam": 0.5, "max_iter": 20, "ar_q": 2, "kappas": [0.2, 0.8]}
 
 PAPER = Paper(
     slug="ese",
@@ -22,63 +24,77 @@ PAPER = Paper(
     feasibility="A",
     substitution=(
         "Keeps ESE's estimator and predictor (proportions of the total, least-squares MLE of the "
-        "attribute influences, damped refinement lambda = 0.5 with a cointegration stopping rule, "
-        "forecast = total forecast x equilibrium shares), the standalone (AR on the total) and "
-        "plug-in (base model on the total) uses, a 90:10 split and one-step forecasts. Replaces "
-        "the FX and COVID-19 datasets by synthetic systems whose shares mean-revert (kappa = 0.2) "
-        "toward softmax(attributes @ w) with random-walk attributes and an AR(1) log total, and "
-        "the deep per-system predictors by per-system ARIMA(1,1,0) (statsmodels) and ridge on 20 "
-        "lags (scikit-learn). The correction vector of Algorithm 1 (current shares minus ES, so the "
-        "forecast moves from the current state toward the attribute equilibrium) and the cointegration aggregation (Dickey-Fuller on share minus implied equilibrium "
-        "path, median p-value) are our stand-ins: the sources we could read do not specify them. "
-        "Speed and scaling are measured in benchmarks/ese.py."
+        "attribute influences on range-normalised attributes, damped refinement lambda = 0.5 with a "
+        "cointegration stopping rule, forecast = total forecast x equilibrium shares), the standalone "
+        "(AR on the total) and plug-in (base model on the total) uses, a 90:10 split and one-step "
+        "forecasts. Replaces the FX and COVID-19 datasets by synthetic systems that follow ESE's model "
+        "(equilibrium share 1/n + A'psi/m linear in the normalised attributes, shares reverting toward it "
+        "at kappa = 0.2 or 0.8, random-walk attributes, AR(1) log total), and the deep per-system "
+        "predictors by per-system ARIMA(1,1,0) (statsmodels) and ridge on 20 lags (scikit-learn). "
+        "The correction vector of Algorithm 1 is not given by the sources we could read; our default "
+        "is a level correction against the whole input window (L = mean of gamma_tau - ES_tau), and the "
+        "other reading (L = last share - ES, which collapses to the last share) is run beside it. The "
+        "cointegration aggregation (Dickey-Fuller on share minus implied equilibrium path, median "
+        "p-value) is our stand-in. Speed (10-70x) and linear scaling are timed in benchmarks/ese.py "
+        "with the shared timing helper (report/bench/ese.json), not decided here: wall-clock is not a "
+        "deterministic per-seed metric."
     ),
-    run=f"{_EXP}:run",
-    figure=f"{_EXP}:figure",
+    examples="icml26.decision.ese.setting:examples",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
-            "n_systems": [10, 40], "m": 4, "T": 300, "kappa": 0.2, "window": 50,
-            "lam": 0.5, "max_iter": 20, "recent": 1, "ar_q": 2}),
-        "full": Profile("full", seeds=5, timeout_s=600, params={
-            "n_systems": [10, 40, 160], "m": 4, "T": 600, "kappa": 0.2, "window": 50,
-            "lam": 0.5, "max_iter": 20, "recent": 1, "ar_q": 2}),
+            "n_systems": [10, 30], "T": 250, **_COMMON}),
+        "full": Profile("full", seeds=6, timeout_s=600, params={
+            "n_systems": [10, 40, 160], "T": 500, **_COMMON}),
     },
     claims=(
         Claim(
             id="as-accurate",
-            statement="ESE alone is at least as accurate as per-system state-of-the-art predictors.",
+            kind="headline",
+            statement=("ESE alone is at least as accurate as per-system predictors, and its equilibrium "
+                       "allocation is what makes it so (it beats allocating by the last observed share)."),
             paper_value=("synthetic 10 systems: ESE RMSE 0.248 vs Informer 0.244; FX 16 currencies: "
                          "6.010 vs DLinear 5.878; COVID-19 320 regions: 4.83 vs PatchTST 5.11"),
-            check=f"{_EXP}:check_as_accurate",
-            contradict=f"{_EXP}:contradict_as_accurate",
+            control="the same predictor (AR total) allocated by the last observed share",
+            check=C.all_of(
+                C.threshold("frac/ese_within_5pct", at_least=1.0, frac=0.8, partly_frac=0.5,
+                            label="share of (kappa, n) cells with RMSE(ESE) <= 1.05 x best per-system"),
+                C.beats("rmse/ese", "rmse/naive", better="lower", at="each", need=2 / 3,
+                        label="ESE", control_label="last-share allocation")),
             reference=1.0,
         ),
         Claim(
             id="plug-in",
+            kind="headline",
             statement="Wrapping a base predictor with ESE (base model forecasts only the total) "
-                      "keeps or improves its accuracy.",
+                      "keeps or improves its accuracy, and the equilibrium is what does it.",
             paper_value=("Informer 0.244 -> Informer+ESE 0.241 (synthetic); DLinear 5.878 -> "
                          "DLinear+ESE 5.461 (FX); FiLM+ESE 4.36 on COVID-19 320 regions"),
-            check=f"{_EXP}:check_plug_in",
-            contradict=f"{_EXP}:contradict_plug_in",
+            control="the same base model on the total, allocated by the last observed share",
+            check=C.all_of(
+                C.threshold("frac/plugin_no_worse", at_least=2 / 3, frac=0.8, partly_frac=0.5,
+                            label="share of (kappa, n, base) cells with RMSE(base+ESE) <= RMSE(base)"),
+                C.beats("rmse/plugin_ese", "rmse/plugin_naive", better="lower", at="each", need=2 / 3,
+                        label="base+ESE", control_label="base + last share")),
             reference=1.0,
         ),
         Claim(
             id="attributes-essential",
+            kind="headline",
             statement="Without attribute information (psi = 0) the equilibrium refinement does not converge.",
             paper_value="reported qualitatively: with psi = 0 the iteration does not converge",
-            check=f"{_EXP}:check_attributes_essential",
-            contradict=f"{_EXP}:contradict_attributes_essential",
+            control="the same refinement with the attributes",
+            check=C.all_of(
+                C.threshold("capped/noattr_mean", at_least=0.9, label="share of origins hitting the cap "
+                            "without attributes"),
+                C.beats("converged/ese_mean", "converged/noattr_mean", better="higher",
+                        label="converged with attributes", control_label="converged without")),
         ),
     ),
 )
 
-__getattr__ = lazy_exports(__name__, {
-    "proportions": ".method", "normalise_attributes": ".method", "fit_influence": ".method",
-    "initial_equilibrium": ".method", "df_pvalues": ".method", "estimate_equilibrium": ".method",
-    "Equilibrium": ".method", "ar_fit": ".method", "ar_total_forecast": ".method",
-    "ese_predict": ".method", "ese_forecast": ".method",
-})
-__all__ = ["PAPER", "proportions", "normalise_attributes", "fit_influence", "initial_equilibrium",
-           "df_pvalues", "estimate_equilibrium", "Equilibrium", "ar_fit", "ar_total_forecast",
-           "ese_predict", "ese_forecast"]
+_EXPORTS = {name: ".method" for name in (
+    "proportions", "normalise_attributes", "fit_influence", "initial_equilibrium", "df_pvalues",
+    "estimate_equilibrium", "Equilibrium", "ar_fit", "ar_total_forecast", "ese_predict", "ese_forecast")}
+_EXPORTS.update({name: ".setting" for name in ("generate", "per_system", "total_forecast")})
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = ["PAPER", *_EXPORTS]

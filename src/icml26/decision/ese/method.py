@@ -28,12 +28,17 @@ single-series model forecasts ``MS_hat`` (plug-in use, "base + ESE").
 What the sources we could read do not pin down, and what we use instead (each is a
 documented choice of this implementation, not of the paper):
 
-* the correction vector ``L`` of Algorithm 1: ``L = mean of the last r shares - ES``
-  (then clipped at 0 and renormalised onto the simplex); by default r = 1, i.e. the refined
-  equilibrium is ``gamma_t + (1 - lambda)^j (ES^[0] - gamma_t)``, so the forecast depends on
-  the gap between the current state and the attribute equilibrium, as the abstract says
-  ("forecasts based on the difference between the current state and the estimated
-  equilibrium"); r = p (the whole-window mean) is the other natural reading;
+* the correction vector ``L`` of Algorithm 1. The sources say the initial estimate is
+  "refined using recent historical states" and that forecasts allocate the total by the
+  *equilibrium* shares (the last observed share is the paper's separate naive baseline), so
+  our default reading is a level correction against recent history:
+  ``L = mean over the last r points of (gamma_tau - ES_tau)``, the average gap between the
+  observed shares and the equilibrium path the attributes imply (r = p, the whole window, by
+  default); the damped update converges to ES plus that gap, and stops as soon as the gap
+  series is stationary. The other reading, ``L = mean of the last r shares - ES``
+  (``correction="share"``), with r = 1 drives ES to the current share gamma_t, i.e. to the
+  naive last-share rule whenever the iteration cap is reached; it is kept for comparison.
+  Either way ES is clipped at 0 and renormalised onto the simplex after each step;
 * the cointegration test: Engle-Granger with the cointegrating vector fixed to (1, -1),
   i.e. a Dickey-Fuller test without constant on ``gamma_{i,tau} - ES_{i,tau}``, where the
   implied equilibrium path ``ES_{i,tau} = ES_i + (1/m) sum_k psi_k (alpha'_{i,k,tau} -
@@ -49,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.core.validate import check_finite
+from icml26.core.validate import as_array, check_finite, check_int
 
 
 def _check_finite(name: str, x: np.ndarray) -> None:
@@ -62,10 +67,7 @@ def proportions(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     S: (T, n) positive system states. Returns ``MS`` (T,) the totals and ``gamma`` (T, n)
     the shares (rows sum to one).
     """
-    S = np.asarray(S, dtype=float)
-    if S.ndim != 2:
-        raise ValueError(f"S must have shape (T, n), got {S.shape}")
-    _check_finite("S", S)
+    S = as_array("S", S, ndim=2)
     if np.any(S <= 0):
         raise ValueError("S must be strictly positive (ESE works with shares of a total)")
     MS = S.sum(axis=1)
@@ -80,16 +82,15 @@ def normalise_attributes(A: np.ndarray, lower: np.ndarray | None = None,
     bounds L_k, U_k; when omitted the empirical min/max over all of ``A`` is used. An attribute
     whose range is zero is mapped to 0. Returns alpha' with the shape of ``A``.
     """
-    A = np.asarray(A, dtype=float)
+    A = as_array("A", A)
     if A.ndim < 2:
         raise ValueError(f"A must have shape (..., n, m), got {A.shape}")
-    _check_finite("A", A)
     m = A.shape[-1]
     axes = tuple(range(A.ndim - 1))
-    L = A.min(axis=axes) if lower is None else np.asarray(lower, dtype=float)
-    U = A.max(axis=axes) if upper is None else np.asarray(upper, dtype=float)
+    L = A.min(axis=axes) if lower is None else as_array("lower", lower, ndim=1)
+    U = A.max(axis=axes) if upper is None else as_array("upper", upper, ndim=1)
     if L.shape != (m,) or U.shape != (m,):
-        raise ValueError(f"lower/upper must have shape ({m},), got {L.shape} and {U.shape}")
+        raise ValueError(f"lower/upper must have shape ({m},) (the last axis of A), got {L.shape} and {U.shape}")
     if np.any(U < L):
         raise ValueError("upper must be >= lower for every attribute")
     rng = U - L
@@ -104,9 +105,9 @@ def fit_influence(gamma: np.ndarray, A_norm: np.ndarray) -> np.ndarray:
     gamma: (p, n) shares over the window; A_norm: (p, n, m) normalised attributes.
     Model: ``gamma_{i,tau} - 1/n = (1/m) sum_k psi_k alpha'_{i,k,tau} + eps``. Returns psi (m,).
     """
-    gamma = np.asarray(gamma, dtype=float)
-    A_norm = np.asarray(A_norm, dtype=float)
-    if gamma.ndim != 2 or A_norm.ndim != 3 or A_norm.shape[:2] != gamma.shape:
+    gamma = as_array("gamma", gamma, ndim=2)
+    A_norm = as_array("A_norm", A_norm, ndim=3)
+    if A_norm.shape[:2] != gamma.shape:
         raise ValueError(f"gamma must be (p, n) and A_norm (p, n, m); got {gamma.shape}, {A_norm.shape}")
     _check_finite("gamma", gamma)
     _check_finite("A_norm", A_norm)
@@ -119,10 +120,10 @@ def fit_influence(gamma: np.ndarray, A_norm: np.ndarray) -> np.ndarray:
 
 def initial_equilibrium(A_norm_t: np.ndarray, psi: np.ndarray) -> np.ndarray:
     """ES^[0] = 1/n + (1/m) A'_t psi.  A_norm_t: (n, m), psi: (m,). Returns (n,)."""
-    A_norm_t = np.asarray(A_norm_t, dtype=float)
-    psi = np.asarray(psi, dtype=float)
-    if A_norm_t.ndim != 2 or psi.shape != (A_norm_t.shape[1],):
-        raise ValueError(f"A_norm_t must be (n, m) and psi (m,); got {A_norm_t.shape}, {psi.shape}")
+    A_norm_t = as_array("A_norm_t", A_norm_t, ndim=2)
+    psi = as_array("psi", psi, ndim=1)
+    if psi.shape != (A_norm_t.shape[1],):
+        raise ValueError(f"psi must have shape ({A_norm_t.shape[1]},) to match A_norm_t, got {psi.shape}")
     n, m = A_norm_t.shape
     return 1.0 / n + A_norm_t @ psi / m
 
@@ -141,14 +142,11 @@ def df_pvalues(d: np.ndarray, lags: int = 1) -> np.ndarray:
     MacKinnon p-value. Same numbers as ``statsmodels.tsa.stattools.adfuller(d[:, i],
     maxlag=lags, regression="n", autolag=None)``. Returns (n,).
     """
-    d = np.asarray(d, dtype=float)
-    if d.ndim != 2:
-        raise ValueError(f"d must have shape (p, n), got {d.shape}")
-    if lags < 0:
-        raise ValueError(f"lags must be >= 0, got {lags}")
+    d = as_array("d", d, ndim=2)
+    lags = check_int("lags", lags, minimum=0)
     p = d.shape[0]
     if p < lags + 5:
-        raise ValueError(f"need at least {lags + 5} time points for the test, got {p}")
+        raise ValueError(f"d needs at least {lags + 5} time points for the test, got {p}")
     dd = np.diff(d, axis=0)                                # (p-1, n)
     y = dd[lags:]                                          # (N, n)
     cols = [d[lags:-1]] + [dd[lags - j:-j] for j in range(1, lags + 1)]
@@ -198,58 +196,68 @@ class Equilibrium:
     pvalue: float         # aggregated (median) p-value at the stop
 
 
+CORRECTIONS = ("residual", "share")
+
+
 def estimate_equilibrium(gamma: np.ndarray, A: np.ndarray, lam: float = 0.5, max_iter: int = 20,
-                         alpha: float = 0.05, recent: int = 1, lags: int = 1,
-                         lower: np.ndarray | None = None,
-                         upper: np.ndarray | None = None) -> Equilibrium:
+                         alpha: float = 0.05, recent: int | None = None, lags: int = 1,
+                         lower: np.ndarray | None = None, upper: np.ndarray | None = None,
+                         correction: str = "residual") -> Equilibrium:
     """Equilibrium state estimator (Algorithm 1, with the stand-ins named in the module doc).
 
     gamma: (p, n) shares over the input window [t-p+1, t]; A: (p, n, m) raw attributes over
     the same window. ``lam`` is the damping (paper: 0.5), ``max_iter`` the iteration cap,
-    ``alpha`` the level of the cointegration test, ``recent`` how many of the last shares the
-    correction vector averages (1: the current state; p: the whole window).
+    ``alpha`` the level of the cointegration test, ``recent`` how many of the last window
+    points the correction vector uses (default: the whole window, p). ``correction`` picks
+    the reading of the correction vector L (see the module docstring):
+
+    * ``"residual"``: ``L = mean over the last r points of (gamma_tau - ES_tau)``, the level
+      gap between the observed shares and the equilibrium path implied by the attributes;
+    * ``"share"``: ``L = mean of the last r shares - ES``; with r = 1 the refined ES tends to
+      the current share gamma_t (the naive last-share rule once the cap is reached).
     """
-    gamma = np.asarray(gamma, dtype=float)
-    A = np.asarray(A, dtype=float)
-    if gamma.ndim != 2:
-        raise ValueError(f"gamma must have shape (p, n), got {gamma.shape}")
+    from icml26.core.validate import check_int, check_positive
+
+    gamma = as_array("gamma", gamma, ndim=2)
+    A = as_array("A", A, ndim=3)
     if A.ndim != 3 or A.shape[:2] != gamma.shape:
         raise ValueError(f"A must have shape (p, n, m) = {gamma.shape + ('m',)}, got {A.shape}")
-    if not 0 < lam <= 1:
+    _check_finite("gamma", gamma)
+    _check_finite("A", A)
+    lam = check_positive("lam", lam)
+    if lam > 1:
         raise ValueError(f"lam must be in (0, 1], got {lam}")
-    if max_iter < 0:
-        raise ValueError(f"max_iter must be >= 0, got {max_iter}")
-    if not 0 < alpha < 1:
+    max_iter = check_int("max_iter", max_iter, minimum=0, maximum=10_000)
+    alpha = check_positive("alpha", alpha)
+    if not alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    lags = check_int("lags", lags, minimum=0)
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
     p, n = gamma.shape
-    r = int(recent)
-    if not 1 <= r <= p:
-        raise ValueError(f"recent must be in [1, {p}], got {recent}")
+    r = p if recent is None else check_int("recent", recent, minimum=1, maximum=p)
     A_norm = normalise_attributes(A, lower, upper)
     psi = fit_influence(gamma, A_norm)
     m = A.shape[-1]
     drift = (A_norm - A_norm[-1]) @ psi / m            # (p, n) attribute-driven path offsets
     ES = _project_simplex(initial_equilibrium(A_norm[-1], psi))
-    target = gamma[-r:].mean(axis=0)
     it = 0
     while True:
-        pval = float(np.median(df_pvalues(gamma - (ES + drift), lags=lags)))
+        resid = gamma - (ES + drift)                   # observed shares minus the implied path
+        pval = float(np.median(df_pvalues(resid, lags=lags)))
         if pval < alpha:
             return Equilibrium(ES, psi, it, True, pval)
         if it >= max_iter:
             return Equilibrium(ES, psi, it, False, pval)
-        ES = _project_simplex(ES + lam * (target - ES))
+        L = resid[-r:].mean(axis=0) if correction == "residual" else gamma[-r:].mean(axis=0) - ES
+        ES = _project_simplex(ES + lam * L)
         it += 1
 
 
 def ar_fit(y: np.ndarray, q: int = 2) -> np.ndarray:
     """Least-squares AR(q) with intercept: ``y_t = c + sum_j phi_j y_{t-j}``. Returns [c, phi_1..phi_q]."""
-    y = np.asarray(y, dtype=float)
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D, got {y.shape}")
-    _check_finite("y", y)
-    if q < 1:
-        raise ValueError(f"q must be >= 1, got {q}")
+    y = as_array("y", y, ndim=1)
+    q = check_int("q", q, minimum=1)
     if y.size < 2 * q + 2:
         raise ValueError(f"need at least {2 * q + 2} points to fit AR({q}), got {y.size}")
     X = np.column_stack([np.ones(y.size - q)] + [y[q - j:y.size - j] for j in range(1, q + 1)])
@@ -259,13 +267,15 @@ def ar_fit(y: np.ndarray, q: int = 2) -> np.ndarray:
 
 def ar_total_forecast(coef: np.ndarray, history: np.ndarray, h: int = 1) -> float:
     """Iterate a fitted AR model ``h`` steps ahead from ``history`` (1-D, most recent last)."""
-    coef = np.asarray(coef, dtype=float)
+    coef = as_array("coef", coef, ndim=1)
+    if coef.size < 2:
+        raise ValueError(f"coef must hold an intercept and at least one AR coefficient, got {coef.size} values")
+    history = as_array("history", history, ndim=1)
+    h = check_int("h", h, minimum=1)
     q = coef.size - 1
-    hist = list(np.asarray(history, dtype=float)[-q:])
+    hist = list(history[-q:])
     if len(hist) < q:
         raise ValueError(f"history needs at least {q} points, got {len(hist)}")
-    if h < 1:
-        raise ValueError(f"h must be >= 1, got {h}")
     for _ in range(h):
         nxt = coef[0] + sum(coef[j] * hist[-j] for j in range(1, q + 1))
         hist.append(nxt)
@@ -274,8 +284,8 @@ def ar_total_forecast(coef: np.ndarray, history: np.ndarray, h: int = 1) -> floa
 
 def ese_predict(MS_hat: float | np.ndarray, ES: np.ndarray) -> np.ndarray:
     """Predictor: ``s_hat = MS_hat * ES`` (MS_hat scalar or (k,) for k origins; ES (n,) or (k, n))."""
-    ES = np.asarray(ES, dtype=float)
-    MS_hat = np.asarray(MS_hat, dtype=float)
+    ES = as_array("ES", ES, ndim=(1, 2))
+    MS_hat = as_array("MS_hat", MS_hat, ndim=(0, 1))
     if ES.ndim == 1:
         return MS_hat[..., None] * ES if MS_hat.ndim else MS_hat * ES
     if MS_hat.shape != ES.shape[:1]:
@@ -291,14 +301,18 @@ def ese_forecast(S: np.ndarray, A: np.ndarray, origins: np.ndarray, MS_hat: np.n
     MS_hat: (k,) forecasts of the total for the target times (from any base model).
     Returns predictions (k, n) and the equilibrium found at each origin.
     """
-    S = np.asarray(S, dtype=float)
-    A = np.asarray(A, dtype=float)
-    origins = np.asarray(origins, dtype=int)
+    S = as_array("S", S, ndim=2)
+    A = as_array("A", A, ndim=3)
+    window = check_int("window", window, minimum=5)
+    origins = as_array("origins", origins, ndim=1)
+    if np.any(origins != np.round(origins)):
+        raise ValueError("origins must be integer time indices")
+    origins = origins.astype(int)
     if A.shape[:2] != S.shape:
         raise ValueError(f"A must have shape {S.shape + ('m',)}, got {A.shape}")
     if np.any(origins + 1 < window) or np.any(origins >= S.shape[0]):
         raise ValueError(f"every origin needs a full window of {window} past points inside S")
-    MS_hat = np.asarray(MS_hat, dtype=float)
+    MS_hat = as_array("MS_hat", MS_hat, ndim=1)
     if MS_hat.shape != origins.shape:
         raise ValueError(f"MS_hat must have shape {origins.shape}, got {MS_hat.shape}")
     _, gamma = proportions(S)
