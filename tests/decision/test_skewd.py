@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from icml26.decision.skewd.experiment import _decide, sample_pair
+from icml26.decision.skewd.baselines import decide as _decide
+from icml26.decision.skewd.setting import sample_pair
 from icml26.decision.skewd.method import (
     difference_penalty, fit_lsnm, hsic, penalized_nll, select_penalties, skewd, sn_logpdf, spline_design)
 
@@ -141,3 +142,50 @@ def test_fit_lsnm_validates_inputs(bad):
 def test_hsic_validates():
     with pytest.raises(ValueError, match="same length"):
         hsic(np.arange(5.0), np.arange(6.0))
+
+
+# ----------------------------------------------------------------------------- baselines and validation
+def test_igci_finds_the_cause_of_a_deterministic_monotone_map():
+    from icml26.decision.skewd.baselines import igci
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 1, 500)
+    y = x ** 3  # deterministic, independent of p(x): IGCI's setting
+    assert igci(x, y, "uniform") == 1.0
+    assert igci(y, x, "uniform") == 0.0
+    with pytest.raises(ValueError, match="reference"):
+        igci(x, y, "laplace")
+
+
+def test_cam_orients_additive_noise_with_a_nonlinear_mechanism():
+    from icml26.decision.skewd.baselines import cam_pair
+
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-2, 2, 400)
+    y = np.sin(2 * x) * 2 + 0.1 * rng.normal(size=400)
+    assert cam_pair(x, y) == 1.0
+    assert cam_pair(y, x) == 0.0
+
+
+def test_sample_pair_validates_and_is_seeded():
+    a = sample_pair(50, "LS", 20.0, 7)
+    b = sample_pair(50, "LS", 20.0, np.random.default_rng(7))
+    np.testing.assert_array_equal(a[0], b[0])
+    with pytest.raises(ValueError, match="rng"):
+        sample_pair(50, "LS", 20.0, -1)
+    with pytest.raises(ValueError, match="shape"):
+        sample_pair(50, "LS", 0.0, 1, law="AGN")
+    with pytest.raises(ValueError, match="noise"):
+        sample_pair(50, "XX", 1.0, 1)
+
+
+def test_fit_refuses_huge_inputs_and_negative_seeds():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    y = x + 0.1 * rng.normal(size=40)
+    with pytest.raises(ValueError, match="x"):
+        fit_lsnm(x * 1e200, y, cma_iters=1, cma_population=4, ecm_max_iter=0)
+    with pytest.raises(ValueError, match="seed"):
+        skewd(x, y, seed=-1, cma_iters=1, cma_population=4, ecm_max_iter=0)
+    with pytest.raises(TypeError, match="cma_iters"):
+        fit_lsnm(x, y, cma_iters=2.5)

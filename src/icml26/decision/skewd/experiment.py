@@ -1,162 +1,111 @@
 """Small-scale reproduction of SkewD (arXiv:2511.14441) on the paper's skew-noise pair benchmark.
 
-Kept from the paper: the data-generating process of its AN-s / LS-s benchmarks (cause
-x = sqrt(U(1, 2)) eps, sigmoid-type mechanism f(x) = c b (x + a) / (1 + |b (x + a)|), skew-normal noise
-N ~ SN(0, 1, shape) scaled by 0.2 (AN-s: y = f + 0.2 N; LS-s: y = f + (f - min f) 0.2 N), random
-orientation, both variables standardised); the skew-normal LSNM with 12/5-knot cubic P-splines; the
-CMA-ES + ECM estimator; the SkewD-IT (HSIC) and SkewD-LL decision rules; the skew shapes of the paper
-(medium = -2, strong = 20) plus the symmetric case (shape 0).
+Kept from the paper: the data-generating process of its AN-s / LS-s benchmarks
+(:mod:`icml26.decision.skewd.setting`, checked against the authors' R generator); the
+skew-normal LSNM with 12/5-knot cubic P-splines; the CMA-ES + ECM estimator; the SkewD-IT
+(HSIC) and SkewD-LL decision rules; the paper's skew shapes (SN medium -2, strong 20; AGN
+extreme -0.5) plus the symmetric case (shape 0).
 
-Replaced (budget): n = 300 instead of 1000 samples per pair and 4 pairs per configuration and seed
-(12 over the 3 seeds of the full profile) instead of 100; CMA-ES with population 40 for at most 100
-iterations (paper: 100 / 5000); ECM at most 80 iterations, run from the CMA-ES solution and from two
-moment-matched restarts with lambda = -5 and +5 (the best penalised likelihood wins; this compensates
-for the short CMA-ES search, which otherwise often stops near the lambda = 0 stationary point); one
-fixed penalty pair (alpha, kappa) = (0.1, 1) chosen once by the paper's cross-validated likelihood
-criterion (3-fold, CMA-ES only) over the grid {0.1, 1, 10}^2 on 5 held-out pairs (alpha = 0.1 won 4/5,
-kappa split between 1 and 10), instead of per-pair Bayesian optimisation; the ECM's inner CMA-ES for
-rho is replaced by an exact convex solve (L-BFGS-B). The asymmetric
-generalised-normal noise configurations and the real benchmarks (Tuebingen, CE-*) are not run. The
-symmetric-noise LSNM baseline of the paper (LOCI) is not on PyPI; the identical pipeline with
-lambda fixed to 0 stands in for it and isolates the contribution of the skewness modelling.
+Replaced (budget): n = 300 instead of 1000 samples per pair and 4 pairs per configuration and
+seed (12 over the 3 seeds of the full profile) instead of 100; CMA-ES with population 40 for
+at most 100 iterations (paper: 100 / 5000); ECM at most 80 iterations, run from the CMA-ES
+solution and from two moment-matched restarts with lambda = -5 and +5 (the best penalised
+likelihood wins; this compensates for the short CMA-ES search, which otherwise often stops
+near the lambda = 0 stationary point); one fixed penalty pair (alpha, kappa) = (0.1, 1) chosen
+once by the paper's cross-validated likelihood criterion (3-fold, CMA-ES only) over the grid
+{0.1, 1, 10}^2 on 5 held-out pairs (alpha = 0.1 won 4/5, kappa split between 1 and 10),
+instead of per-pair Bayesian optimisation; the ECM's inner CMA-ES for rho is replaced by an
+exact convex solve (L-BFGS-B). The real benchmarks (Tuebingen, CE-*) are not run.
 
-Baselines: ANM with GP regression + KCI (causal-learn), RESIT with a random-forest regressor and
-DirectLiNGAM (lingam). A method that cannot decide (equal scores) counts as 1/2 correct.
+Controls, measured on the same pairs: the identical pipeline with lambda fixed to 0
+(Gaussian LSNM, standing in for LOCI, which is not on PyPI) under both decision rules; and the
+prior methods of the paper's table that have a Python implementation
+(:mod:`icml26.decision.skewd.baselines`: IGCI with Gaussian and uniform reference, bivariate
+CAM, ANM, RESIT, DirectLiNGAM). The authors' own accuracies (their result CSVs, n = 1000,
+100 pairs) are shown beside ours and never decide anything. A method that cannot decide
+(equal scores) counts as 1/2 correct. Accuracies are pooled over the pairs of all seeds and
+compared pair by pair (exact McNemar tests).
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from icml26.core import checks as C
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
 from icml26.core.stats import fmt_p
+from icml26.decision.skewd.baselines import BASELINES, decide
+from icml26.decision.skewd.setting import CONFIGS, PAPER_ACCURACY, sample_pair, standardise
 
-#: configuration name -> (noise model, noise law, shape). SN shapes: medium -2 (skewness -0.45),
-#: strong 20 (0.985); asymmetric generalised normal (AGN) extreme: kappa = -0.5 (skewness 1.75).
-CONFIGS: dict[str, tuple[str, str, float]] = {
-    "LS_sym": ("LS", "SN", 0.0),
-    "LS_med": ("LS", "SN", -2.0),
-    "LS_strong": ("LS", "SN", 20.0),
-    "LS_extreme": ("LS", "AGN", -0.5),
-    "AN_strong": ("AN", "SN", 20.0),
-}
-METHODS = ("skewd_it", "skewd_ll", "gauss_it", "gauss_ll", "anm", "resit", "lingam")
+SKEWD = ("skewd_it", "skewd_ll", "gauss_it", "gauss_ll")
+METHODS = SKEWD + tuple(BASELINES)
 LABELS = {"skewd_it": "SkewD-IT", "skewd_ll": "SkewD-LL", "gauss_it": "Gauss-LSNM-IT (lambda=0)",
-          "gauss_ll": "Gauss-LSNM-LL (lambda=0)", "anm": "ANM (causal-learn)", "resit": "RESIT (lingam)",
-          "lingam": "DirectLiNGAM (lingam)"}
+          "gauss_ll": "Gauss-LSNM-LL (lambda=0)", **{k: v[0] for k, v in BASELINES.items()}}
+#: the paper's names of what stands in for each of our methods (for its numbers beside ours)
+PAPER_NAME = {"gauss_it": "loci_it", "gauss_ll": "loci_ll"}
+
+HIGH_SKEW = ("LS_strong", "LS_AGN_strong", "LS_extreme")
+SKEWED_LS = ("LS_med", "LS_strong", "LS_AGN_strong", "LS_extreme")
+SKEWED = SKEWED_LS + ("AN_strong",)
 
 
-# ----------------------------------------------------------------------------------------- data
-def sample_pair(n: int, noise: str, shape: float, rng: np.random.Generator, law: str = "SN"):
-    """One cause-effect pair from the paper's AN-s / LS-s generator ("pure" noise variant).
-
-    law "SN": skew-normal noise with shape ``shape``; "AGN": asymmetric generalised normal
-    (1 - exp(-shape z))/shape, z ~ N(0, 1). Returns (cause, effect), both (n,), unstandardised.
-    """
-    from scipy.stats import skewnorm
-
-    if law not in ("SN", "AGN"):
-        raise ValueError(f"law must be 'SN' or 'AGN', got {law!r}")
-    if law == "AGN" and shape == 0:
-        raise ValueError("the AGN law needs shape != 0")
-
-    x = np.sqrt(rng.uniform(1.0, 2.0, n)) * rng.standard_normal(n)
-    a = rng.uniform(-2.0, 2.0)
-    b = rng.uniform(0.5, 2.0) * (1.0 if rng.random() < 0.5 else -1.0)
-    c = rng.exponential(1.0 / 4.0) + 1.0
-    f = c * (b * (x + a)) / (1.0 + np.abs(b * (x + a)))
-    if law == "AGN":
-        e = (1.0 - np.exp(-shape * rng.standard_normal(n))) / shape
-    else:
-        e = skewnorm.rvs(shape, size=n, random_state=rng) if shape != 0 else rng.standard_normal(n)
-    if noise == "AN":
-        y = f + 0.2 * e
-    elif noise == "LS":
-        y = f + (f - f.min()) * 0.2 * e
-    else:
-        raise ValueError(f"noise must be 'AN' or 'LS', got {noise!r}")
-    return x, y
+# ------------------------------------------------------------------------------------ run parts
+def draw_pair(n: int, cfg: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
+    """A standardised pair of configuration ``cfg`` in random order, and its truth (1: x -> y)."""
+    noise, law, shape = CONFIGS[cfg]
+    cause, effect = sample_pair(n, noise, shape, rng, law)
+    forward = bool(rng.random() < 0.5)
+    x, y = (cause, effect) if forward else (effect, cause)
+    return standardise(x), standardise(y), 1.0 if forward else 0.0
 
 
-def _standardise(v: np.ndarray) -> np.ndarray:
-    return (v - v.mean()) / v.std()
-
-
-# ------------------------------------------------------------------------------------ baselines
-def _decide(forward: float, backward: float) -> float:
-    """1 if x -> y is preferred, 0 if y -> x, 0.5 for a tie."""
-    if forward > backward:
-        return 1.0
-    if forward < backward:
-        return 0.0
-    return 0.5
-
-
-def _baselines(x: np.ndarray, y: np.ndarray, seed: int) -> dict[str, float]:
-    import lingam
-    from causallearn.search.FCMBased.ANM.ANM import ANM
-    from sklearn.ensemble import RandomForestRegressor
-
-    out: dict[str, float] = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        p_fw, p_bw = ANM().cause_or_effect(x[:, None], y[:, None])
-        out["anm"] = _decide(float(p_fw), float(p_bw))
-        X = np.c_[x, y]
-        order = lingam.DirectLiNGAM().fit(X).causal_order_
-        out["lingam"] = 1.0 if int(order[0]) == 0 else 0.0
-        reg = RandomForestRegressor(n_estimators=50, max_depth=4, random_state=seed)
-        resit = lingam.RESIT(regressor=reg, random_state=seed).fit(X)
-        out["resit"] = 1.0 if int(resit.causal_order_[0]) == 0 else 0.0
-    return out
-
-
-# ------------------------------------------------------------------------------------------ run
-def run(profile: Profile, seed: int) -> dict:
+def orient_with_skewd(x, y, seed: int, fit: dict) -> tuple[dict[str, float], float, float]:
+    """Decisions of SkewD and of its lambda = 0 control under both rules, and the fitted lambdas."""
     from icml26.decision.skewd.method import skewd
 
+    sk = skewd(x, y, fit["alpha"], fit["kappa"], skew=True, seed=seed, lambda_starts=fit["starts"], **fit["kw"])
+    ga = skewd(x, y, fit["alpha"], fit["kappa"], skew=False, seed=seed, **fit["kw"])
+    out = {"skewd_it": decide(sk.indep_score, 0.0), "skewd_ll": decide(sk.lik_score, 0.0),
+           "gauss_it": decide(ga.indep_score, 0.0), "gauss_ll": decide(ga.lik_score, 0.0)}
+    return out, sk.fit_xy.lam, sk.fit_yx.lam
+
+
+def orient_with_baselines(x, y, seed: int, names) -> dict[str, float]:
+    return {name: BASELINES[name][1](x, y, seed) for name in names}
+
+
+def _fit_settings(profile: Profile) -> dict:
+    return {"alpha": float(profile["alpha"]), "kappa": float(profile["kappa"]),
+            "starts": tuple(float(v) for v in profile.get("lambda_starts", ())),
+            "kw": dict(cma_population=int(profile["cma_population"]), cma_iters=int(profile["cma_iters"]),
+                       ecm_max_iter=int(profile["ecm_iters"]))}
+
+
+def run(profile: Profile, seed: int) -> dict:
     rng = seed_everything(seed)
-    n = int(profile["n"])
-    fit_kw = dict(cma_population=int(profile["cma_population"]), cma_iters=int(profile["cma_iters"]),
-                  ecm_max_iter=int(profile["ecm_iters"]))
-    starts = tuple(float(v) for v in profile.get("lambda_starts", ()))
-    alpha, kappa = float(profile["alpha"]), float(profile["kappa"])
+    n, fit = int(profile["n"]), _fit_settings(profile)
+    baselines = list(profile.get("baselines", list(BASELINES)))
     metrics: dict = {"n": float(n)}
     for cfg in profile["configs"]:
-        noise, law, shape = CONFIGS[cfg]
-        correct = {m: [] for m in METHODS}
+        correct: dict[str, list[float]] = {m: [] for m in SKEWD + tuple(baselines)}
         lam_hat = []
         for _ in range(int(profile["pairs_per_config"])):
-            cause, effect = sample_pair(n, noise, shape, rng, law)
-            forward = bool(rng.random() < 0.5)          # ground truth: first column causes the second
-            x, y = (cause, effect) if forward else (effect, cause)
-            x, y = _standardise(x), _standardise(y)
+            x, y, truth = draw_pair(n, cfg, rng)
             s = int(rng.integers(0, 2**31 - 1))
-            truth = 1.0 if forward else 0.0
-
-            def score(d: float) -> float:
-                return 1.0 - abs(d - truth)
-
-            r_sk = skewd(x, y, alpha, kappa, skew=True, seed=s, lambda_starts=starts, **fit_kw)
-            r_ga = skewd(x, y, alpha, kappa, skew=False, seed=s, **fit_kw)
-            correct["skewd_it"].append(score(_decide(r_sk.indep_score, 0.0)))
-            correct["skewd_ll"].append(score(_decide(r_sk.lik_score, 0.0)))
-            correct["gauss_it"].append(score(_decide(r_ga.indep_score, 0.0)))
-            correct["gauss_ll"].append(score(_decide(r_ga.lik_score, 0.0)))
-            for m, d in _baselines(x, y, s).items():
-                correct[m].append(score(d))
-            lam_hat.append((r_sk.fit_xy if forward else r_sk.fit_yx).lam)
-        for m in METHODS:
-            metrics[f"correct_{cfg}_{m}"] = correct[m]
-            metrics[f"acc_{cfg}_{m}"] = float(np.mean(correct[m]))
+            decisions, lam_xy, lam_yx = orient_with_skewd(x, y, s, fit)
+            decisions.update(orient_with_baselines(x, y, s, baselines))
+            for m, d in decisions.items():
+                correct[m].append(1.0 - abs(d - truth))
+            lam_hat.append(lam_xy if truth == 1.0 else lam_yx)
+        for m, v in correct.items():
+            metrics[f"correct_{cfg}_{m}"] = v
+            metrics[f"acc_{cfg}_{m}"] = float(np.mean(v))
         metrics[f"lambda_hat_{cfg}"] = float(np.median(lam_hat))
     return metrics
 
 
-# --------------------------------------------------------------------------------------- checks
+# --------------------------------------------------------------------------------------- helpers
 def _pooled(metrics: list[dict], cfgs, method: str) -> np.ndarray:
     """Per-pair correctness of ``method`` pooled over seeds and the configurations that were run."""
     out: list[float] = []
@@ -166,15 +115,8 @@ def _pooled(metrics: list[dict], cfgs, method: str) -> np.ndarray:
     return np.asarray(out, dtype=float)
 
 
-def _missing(metrics: list[dict], *groups) -> Verdict | None:
-    for cfgs in groups:
-        if _pooled(metrics, cfgs, "skewd_it").size == 0:
-            return Verdict("not-checkable", "no pairs", f"no configuration of {list(cfgs)} was run")
-    return None
-
-
-HIGH_SKEW = ("LS_strong", "LS_extreme")
-SKEWED_LS = ("LS_med", "LS_strong", "LS_extreme")
+def _run_cfgs(metrics: list[dict], cfgs) -> list[str]:
+    return [c for c in cfgs if f"correct_{c}_skewd_it" in metrics[0]]
 
 
 def _mcnemar_greater(a: np.ndarray, b: np.ndarray) -> float:
@@ -188,29 +130,110 @@ def _mcnemar_greater(a: np.ndarray, b: np.ndarray) -> float:
     return float(binomtest(wins, wins + losses, 0.5, alternative="greater").pvalue)
 
 
-def _acc_ci(v: np.ndarray) -> tuple[float, float]:
-    from icml26.core.stats import bootstrap_ci
+def _paper(cfgs, method: str) -> str:
+    vals = [PAPER_ACCURACY[c][PAPER_NAME.get(method, method)] for c in cfgs
+            if c in PAPER_ACCURACY and PAPER_NAME.get(method, method) in PAPER_ACCURACY[c]]
+    return f"{np.mean(vals):.2f}" if vals else "n/a"
 
-    return bootstrap_ci(v)
+
+def _swap_in(metrics: list[dict], method: str, control: str, value_method=None, value_control=None) -> list[dict]:
+    """Copies of the metrics with ``method``'s per-pair outcomes replaced (by the control's, or constants)."""
+    out = []
+    for m in metrics:
+        m = dict(m)
+        for cfg in CONFIGS:
+            km, kc = f"correct_{cfg}_{method}", f"correct_{cfg}_{control}"
+            if km in m and kc in m:
+                k = len(m[km])
+                m[km] = list(m[kc]) if value_method is None else [value_method] * k
+                if value_control is not None:
+                    m[kc] = [value_control] * k
+        out.append(m)
+    return out
+
+
+# --------------------------------------------------------------------------------------- checks
+def _beats_on_pairs(metrics: list[dict], cfgs, method: str, control: str, *, min_acc: float,
+                    margin: float, what: str) -> Verdict:
+    """Pre-registered: ``method`` accuracy >= ``min_acc`` and >= control + ``margin`` pooled over the
+    pairs of ``cfgs``, exact one-sided McNemar p < 0.05; partly if >= ``min_acc`` and not below the
+    control; not-checkable with fewer than 5 pairs (no sign test can reach 0.05)."""
+    cfgs = _run_cfgs(metrics, cfgs)
+    a, b = _pooled(metrics, cfgs, method), _pooled(metrics, cfgs, control)
+    if a.size == 0:
+        return Verdict("not-checkable", "no pairs", f"none of {list(cfgs)} was run", control="n/a")
+    diff = float(a.mean() - b.mean())
+    p = _mcnemar_greater(a, b)
+    measured = (f"{what}: {LABELS[method]} {a.mean():.2f} vs {LABELS[control]} {b.mean():.2f} "
+                f"(diff {diff:+.2f}, {a.size} pairs; paper, n=1000: {_paper(cfgs, method)} vs "
+                f"{_paper(cfgs, control)})")
+    control_txt = f"{LABELS[control]}: {b.mean():.2f} (paper: {_paper(cfgs, control)})"
+    rule = (f"pass = acc >= {min_acc:g}, diff >= {margin:g} and exact one-sided McNemar p < 0.05; "
+            f"partly = acc >= {min_acc:g} and diff >= 0")
+    if (why := C.too_few_seeds(a.size, "sign")) is not None:
+        return Verdict("not-checkable", measured, why.replace("seeds", "pairs") + "; " + rule,
+                       value=float(a.mean()), control=control_txt)
+    if a.mean() >= min_acc and diff >= margin and p < 0.05:
+        status = "reproduced"
+    elif a.mean() >= min_acc and diff >= 0:
+        status = "partly"
+    else:
+        status = "not-reproduced"
+    return Verdict(status, measured, f"{a.size} pairs from {len(metrics)} seeds, {fmt_p(p)}; {rule}",
+                   value=float(a.mean()), control=control_txt)
+
+
+def check_robust_strong_skew(metrics: list[dict]) -> Verdict:
+    return _beats_on_pairs(metrics, HIGH_SKEW, "skewd_it", "gauss_it", min_acc=0.7, margin=0.10,
+                           what="LS-s high skew (SN strong, AGN strong/extreme)")
+
+
+def contradict_robust_strong_skew(metrics: list[dict]) -> list[dict]:
+    return _swap_in(metrics, "skewd_it", "gauss_it", 0.0, 1.0)
+
+
+def control_robust_strong_skew(metrics: list[dict]) -> list[dict]:
+    return _swap_in(metrics, "skewd_it", "gauss_it")
+
+
+def check_robust_strong_skew_ll(metrics: list[dict]) -> Verdict:
+    return _beats_on_pairs(metrics, HIGH_SKEW, "skewd_ll", "gauss_ll", min_acc=0.7, margin=0.10,
+                           what="LS-s high skew (SN strong, AGN strong/extreme)")
+
+
+def contradict_robust_strong_skew_ll(metrics: list[dict]) -> list[dict]:
+    return _swap_in(metrics, "skewd_ll", "gauss_ll", 0.0, 1.0)
+
+
+def control_robust_strong_skew_ll(metrics: list[dict]) -> list[dict]:
+    return _swap_in(metrics, "skewd_ll", "gauss_ll")
 
 
 def check_gaussian_drops(metrics: list[dict]) -> Verdict:
-    """Pre-registered: the lambda = 0 LSNM loses >= 0.10 accuracy from symmetric to skewed LS-s noise
-    (pooled medium, strong, extreme), one-sided Fisher exact test p < 0.05; partly if lower but not by both."""
+    """Pre-registered: the lambda = 0 LSNM with the IT rule loses >= 0.10 accuracy from symmetric to
+    skewed LS-s noise (pooled skewed LS-s configurations), one-sided Fisher exact test p < 0.05;
+    partly if lower but not by both; not-checkable if the pair counts cannot reach p < 0.05."""
     from scipy.stats import fisher_exact
 
-    if (v := _missing(metrics, ["LS_sym"], SKEWED_LS)) is not None:
-        return v
-    sym = _pooled(metrics, ["LS_sym"], "gauss_it")
-    skw = _pooled(metrics, SKEWED_LS, "gauss_it")
+    skewed = _run_cfgs(metrics, SKEWED_LS)
+    if not _run_cfgs(metrics, ["LS_sym"]) or not skewed:
+        return Verdict("not-checkable", "no pairs", "LS_sym and a skewed LS-s configuration are both needed")
+    sym, skw = _pooled(metrics, ["LS_sym"], "gauss_it"), _pooled(metrics, skewed, "gauss_it")
+    sym_ll, skw_ll = _pooled(metrics, ["LS_sym"], "gauss_ll"), _pooled(metrics, skewed, "gauss_ll")
     drop = sym.mean() - skw.mean()
     table = [[round(sym.sum()), round(len(sym) - sym.sum())], [round(skw.sum()), round(len(skw) - skw.sum())]]
     p = float(fisher_exact(table, alternative="greater").pvalue)
+    best_p = float(fisher_exact([[len(sym), 0], [0, len(skw)]], alternative="greater").pvalue)
+    measured = (f"Gauss-LSNM-IT accuracy: symmetric {sym.mean():.2f} (n={len(sym)}) vs skewed {skw.mean():.2f} "
+                f"(n={len(skw)}); drop {drop:+.2f} (paper, LOCI-IT: 0.94 on LS -> {_paper(skewed, 'gauss_it')} "
+                f"on skewed LS-s). LL rule: {sym_ll.mean():.2f} -> {skw_ll.mean():.2f} "
+                f"(paper, LOCI-LL: 1.00 -> {_paper(skewed, 'gauss_ll')})")
+    rule = "pass = IT-rule drop >= 0.10 and one-sided Fisher exact p < 0.05 (pooled pairs); partly if drop > 0"
+    if best_p >= 0.05:
+        return Verdict("not-checkable", measured, f"too few pairs: even a perfect split gives p = {best_p:.3g}; "
+                       + rule, value=float(drop))
     status = "reproduced" if (drop >= 0.10 and p < 0.05) else ("partly" if drop > 0 else "not-reproduced")
-    return Verdict(status, f"Gauss-LSNM-IT accuracy: symmetric {sym.mean():.2f} (n={len(sym)}) vs skewed "
-                           f"{skw.mean():.2f} (n={len(skw)}); drop {drop:+.2f}",
-                   f"one-sided Fisher exact test on pooled pairs over {len(metrics)} seeds, {fmt_p(p)}; "
-                   "pass = drop >= 0.10 and p < 0.05", value=float(drop))
+    return Verdict(status, measured, f"{len(metrics)} seeds, {fmt_p(p)}; {rule}", value=float(drop))
 
 
 def contradict_gaussian_drops(metrics: list[dict]) -> list[dict]:
@@ -225,128 +248,127 @@ def contradict_gaussian_drops(metrics: list[dict]) -> list[dict]:
     return out
 
 
-def check_robust_strong_skew(metrics: list[dict]) -> Verdict:
-    """Pre-registered: on LS-s with high skew (SN strong and AGN extreme pooled), SkewD-IT accuracy
-    >= 0.7 and >= Gauss-LSNM-IT + 0.10 with one-sided exact McNemar p < 0.05; partly if >= 0.7 and not
-    below the Gaussian version."""
-    if (v := _missing(metrics, HIGH_SKEW)) is not None:
-        return v
-    sk = _pooled(metrics, HIGH_SKEW, "skewd_it")
-    ga = _pooled(metrics, HIGH_SKEW, "gauss_it")
-    diff = sk.mean() - ga.mean()
-    p = _mcnemar_greater(sk, ga)
-    lo, hi = _acc_ci(sk)
-    if sk.mean() >= 0.7 and diff >= 0.10 and p < 0.05:
-        status = "reproduced"
-    elif sk.mean() >= 0.7 and diff >= 0:
-        status = "partly"
-    else:
-        status = "not-reproduced"
-    return Verdict(status, f"LS-s high skew (SN strong + AGN extreme): SkewD-IT {sk.mean():.2f} [{lo:.2f}, {hi:.2f}] vs "
-                           f"Gauss-LSNM-IT {ga.mean():.2f} (diff {diff:+.2f}, {len(sk)} pairs)",
-                   f"exact one-sided McNemar over {len(sk)} pairs from {len(metrics)} seeds, {fmt_p(p)}; "
-                   "pass = acc >= 0.7, diff >= 0.10, p < 0.05", value=float(sk.mean()), ci=(lo, hi))
-
-
-def contradict_robust_strong_skew(metrics: list[dict]) -> list[dict]:
-    out = []
-    for m in metrics:
-        m = dict(m)
-        for cfg in HIGH_SKEW:
-            if f"correct_{cfg}_skewd_it" in m:
-                k = len(m[f"correct_{cfg}_skewd_it"])
-                m[f"correct_{cfg}_skewd_it"], m[f"correct_{cfg}_gauss_it"] = [0.0] * k, [1.0] * k
-        out.append(m)
-    return out
-
-
 def check_no_cost_symmetric(metrics: list[dict]) -> Verdict:
-    """Pre-registered: with symmetric noise (LS-s, shape 0) SkewD-IT is within 0.10 of the lambda = 0
-    version (diff >= -0.10) and not significantly worse (one-sided exact McNemar p >= 0.05)."""
-    if (v := _missing(metrics, ["LS_sym"])) is not None:
-        return v
-    sk = _pooled(metrics, ["LS_sym"], "skewd_it")
-    ga = _pooled(metrics, ["LS_sym"], "gauss_it")
-    diff = sk.mean() - ga.mean()
-    p_worse = _mcnemar_greater(ga, sk)
-    ok = diff >= -0.10 and p_worse >= 0.05
-    return Verdict("reproduced" if ok else "not-reproduced",
-                   f"LS-s symmetric noise: SkewD-IT {sk.mean():.2f} vs Gauss-LSNM-IT {ga.mean():.2f} "
-                   f"(diff {diff:+.2f}, {len(sk)} pairs)",
-                   f"exact one-sided McNemar (Gaussian better) over {len(sk)} pairs, {len(metrics)} seeds, "
-                   f"{fmt_p(p_worse)}; pass = diff >= -0.10 and p >= 0.05", value=float(diff))
+    """Pre-registered (revised for the new contract: both decision rules): with symmetric noise
+    (LS-s, shape 0) SkewD is within 0.10 of the lambda = 0 version (diff >= -0.10) and not
+    significantly worse (one-sided exact McNemar p >= 0.05), under the IT and the LL rule; partly if
+    under one rule only; not-checkable with fewer than 5 pairs."""
+    if not _run_cfgs(metrics, ["LS_sym"]):
+        return Verdict("not-checkable", "no pairs", "LS_sym was not run")
+    parts, oks = [], []
+    for rule_name, a_name, b_name in (("IT", "skewd_it", "gauss_it"), ("LL", "skewd_ll", "gauss_ll")):
+        a, b = _pooled(metrics, ["LS_sym"], a_name), _pooled(metrics, ["LS_sym"], b_name)
+        diff, p_worse = float(a.mean() - b.mean()), _mcnemar_greater(b, a)
+        oks.append(diff >= -0.10 and p_worse >= 0.05)
+        parts.append(f"{rule_name}: SkewD {a.mean():.2f} vs lambda=0 {b.mean():.2f} (diff {diff:+.2f}, "
+                     f"McNemar Gaussian-better {fmt_p(p_worse)})")
+    n = _pooled(metrics, ["LS_sym"], "skewd_it").size
+    measured = f"LS-s symmetric noise, {n} pairs: " + "; ".join(parts)
+    rule = "pass = diff >= -0.10 and McNemar p >= 0.05 under both rules; partly under one"
+    if n < 5:
+        return Verdict("not-checkable", measured, f"too few pairs ({n} < 5) to call anything non-inferior; {rule}")
+    status = "reproduced" if all(oks) else ("partly" if any(oks) else "not-reproduced")
+    return Verdict(status, measured, f"{len(metrics)} seeds; {rule}")
 
 
 def contradict_no_cost_symmetric(metrics: list[dict]) -> list[dict]:
-    out = []
-    for m in metrics:
-        m = dict(m)
-        m["correct_LS_sym_skewd_it"] = [0.0] * len(m["correct_LS_sym_skewd_it"])
-        m["correct_LS_sym_gauss_it"] = [1.0] * len(m["correct_LS_sym_gauss_it"])
-        out.append(m)
-    return out
+    out = _swap_in(metrics, "skewd_it", "gauss_it", 0.0, 1.0)
+    return _swap_in(out, "skewd_ll", "gauss_ll", 0.0, 1.0)
 
 
 def check_competitive(metrics: list[dict]) -> Verdict:
-    """Pre-registered: SkewD-IT >= DirectLiNGAM on every LS-s configuration (pooled over seeds) and, on
-    the skewed configurations pooled, >= max(ANM, RESIT) - 0.05; partly if only the first holds."""
-    ls_cfgs = [c for c in ("LS_sym",) + SKEWED_LS if _pooled(metrics, [c], "skewd_it").size]
-    skewed = [c for c in SKEWED_LS + ("AN_strong",) if _pooled(metrics, [c], "skewd_it").size]
-    if not ls_cfgs or not skewed:
-        return Verdict("not-checkable", "no pairs", "no LS-s or skewed configuration was run")
-    vs_lingam = {c: (_pooled(metrics, [c], "skewd_it").mean(), _pooled(metrics, [c], "lingam").mean())
-                 for c in ls_cfgs}
-    first = all(a >= b for a, b in vs_lingam.values())
-    sk = _pooled(metrics, skewed, "skewd_it")
-    best_name, best = max(((m, _pooled(metrics, skewed, m)) for m in ("anm", "resit")),
-                          key=lambda t: t[1].mean())
-    second = sk.mean() >= best.mean() - 0.05
-    p = _mcnemar_greater(best, sk)
-    status = "reproduced" if (first and second) else ("partly" if first else "not-reproduced")
-    txt = ", ".join(f"{c}: {a:.2f} vs {b:.2f}" for c, (a, b) in vs_lingam.items())
-    return Verdict(status, f"SkewD-IT vs DirectLiNGAM ({txt}); skewed configs pooled: SkewD-IT "
-                           f"{sk.mean():.2f} vs best of ANM/RESIT ({LABELS[best_name]}) {best.mean():.2f}",
-                   f"{len(metrics)} seeds, {len(sk)} skewed pairs; exact McNemar (baseline better) {fmt_p(p)}; "
-                   "pass = SkewD-IT >= DirectLiNGAM on every LS-s config and >= best(ANM, RESIT) - 0.05",
-                   value=float(sk.mean()))
+    """Pre-registered (revised for the new contract): pooled over the skewed configurations, each
+    SkewD rule (IT and LL) is at most 0.05 below the strongest prior method run (IGCI-Gauss,
+    IGCI-uniform, CAM, ANM, RESIT, DirectLiNGAM; and the lambda = 0 LSNM for LOCI) and not
+    significantly worse than it (exact one-sided McNemar p >= 0.05). Reproduced if both rules pass,
+    partly if one does; not-checkable with fewer than 5 pairs."""
+    cfgs = _run_cfgs(metrics, SKEWED)
+    if not cfgs:
+        return Verdict("not-checkable", "no pairs", "no skewed configuration was run")
+    others = [m for m in METHODS if m not in ("skewd_it", "skewd_ll") and _pooled(metrics, cfgs, m).size]
+    accs = {m: _pooled(metrics, cfgs, m) for m in others}
+    best = max(others, key=lambda m: accs[m].mean())
+    parts, oks = [], []
+    for name in ("skewd_it", "skewd_ll"):
+        a = _pooled(metrics, cfgs, name)
+        p = _mcnemar_greater(accs[best], a)
+        oks.append(a.mean() >= accs[best].mean() - 0.05 and p >= 0.05)
+        parts.append(f"{LABELS[name]} {a.mean():.2f} (paper {_paper(cfgs, name)})")
+    table = ", ".join(f"{LABELS[m]} {accs[m].mean():.2f} (paper {_paper(cfgs, m)})" for m in others)
+    n = accs[best].size
+    measured = (f"skewed configs pooled ({n} pairs): " + "; ".join(parts)
+                + f"; strongest prior method: {LABELS[best]} {accs[best].mean():.2f}")
+    rule = ("pass = each SkewD rule >= strongest prior method - 0.05 and not significantly worse "
+            "(McNemar p >= 0.05); partly if one rule passes")
+    if n < 5:
+        return Verdict("not-checkable", measured, f"too few pairs ({n} < 5); {rule}. All methods: {table}")
+    status = "reproduced" if all(oks) else ("partly" if any(oks) else "not-reproduced")
+    return Verdict(status, measured, f"{len(metrics)} seeds; {rule}. All methods: {table}",
+                   value=float(_pooled(metrics, cfgs, "skewd_ll").mean()))
 
 
 def contradict_competitive(metrics: list[dict]) -> list[dict]:
-    out = []
-    for m in metrics:
-        m = dict(m)
-        for cfg in CONFIGS:
-            if f"correct_{cfg}_skewd_it" in m:
-                k = len(m[f"correct_{cfg}_skewd_it"])
-                m[f"correct_{cfg}_skewd_it"] = [0.0] * k
-                m[f"correct_{cfg}_lingam"] = [1.0] * k
-                m[f"correct_{cfg}_anm"] = [1.0] * k
-        out.append(m)
-    return out
+    out = _swap_in(metrics, "skewd_it", "igci_g", 0.0, 1.0)
+    return _swap_in(out, "skewd_ll", "igci_g", 0.0, 1.0)
 
 
 # --------------------------------------------------------------------------------------- figure
 def figure(metrics: list[dict]):
     from matplotlib.figure import Figure
 
+    from icml26.core.stats import bootstrap_ci
+
     cfgs = [c for c in CONFIGS if f"correct_{c}_skewd_it" in metrics[0]]
-    fig = Figure(figsize=(12, 4))
+    methods = [m for m in METHODS if f"correct_{cfgs[0]}_{m}" in metrics[0]]
+    fig = Figure(figsize=(13, 4))
     ax = fig.add_subplot(1, 1, 1)
-    width = 0.8 / len(METHODS)
-    for j, meth in enumerate(METHODS):
-        accs = [_pooled(metrics, [c], meth).mean() for c in cfgs]
-        cis = [_acc_ci(_pooled(metrics, [c], meth)) for c in cfgs]
-        xs = np.arange(len(cfgs)) + (j - (len(METHODS) - 1) / 2) * width
+    width = 0.8 / len(methods)
+    for j, meth in enumerate(methods):
+        pooled = [_pooled(metrics, [c], meth) for c in cfgs]
+        accs = [v.mean() for v in pooled]
+        cis = [bootstrap_ci(v) for v in pooled]
+        xs = np.arange(len(cfgs)) + (j - (len(methods) - 1) / 2) * width
         err = np.array([[a - lo for a, (lo, _) in zip(accs, cis)], [hi - a for a, (_, hi) in zip(accs, cis)]])
-        ax.bar(xs, accs, width, yerr=np.clip(err, 0, None), capsize=2, label=LABELS[meth])
+        ax.bar(xs, accs, width, yerr=np.clip(err, 0, None), capsize=2, label=LABELS[meth], color=f"C{j % 10}")
+        paper = [PAPER_ACCURACY.get(c, {}).get(PAPER_NAME.get(meth, meth), np.nan) for c in cfgs]
+        ax.plot(xs, paper, "k_", ms=8, mew=2)
+    ax.plot([], [], "k_", ms=8, mew=2, label="paper (n=1000, 100 pairs)")
     ax.axhline(0.5, color="grey", ls=":", lw=1, label="chance")
-    ax.axhline(0.7, color="k", ls="--", lw=1, label="pre-registered 0.7 bar")
     ax.set_xticks(np.arange(len(cfgs)))
-    ax.set_xticklabels([c.replace("_", "-s ") for c in cfgs])
+    ax.set_xticklabels([c.replace("_", "-s ", 1) for c in cfgs])
     ax.set_ylabel("orientation accuracy (fraction of pairs)")
     ax.set_xlabel("benchmark configuration (noise model, skew level)")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"SkewD vs baselines, {len(metrics)} seeds pooled (n={int(metrics[0]['n'])} per pair)")
+    ax.set_title(f"SkewD vs controls and baselines, {len(metrics)} seeds pooled (n={int(metrics[0]['n'])} per pair)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------------------------- examples
+def EXAMPLES():
+    """Public API calls with good arguments, for the common bad-input test."""
+    from icml26.decision.skewd import baselines, method, setting
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    y = np.tanh(x) + 0.3 * rng.normal(size=40)
+    fast = dict(cma_population=4, cma_iters=2, ecm_max_iter=2)
+    N, _ = method.spline_design(x, 6)
+    Z, _ = method.spline_design(x, 4)
+    K, M = method.difference_penalty(N.shape[1]), method.difference_penalty(Z.shape[1])
+    theta = np.zeros((2, N.shape[1] + Z.shape[1] + 1))
+    signed = {"shape": {"negative"}}
+    return [
+        (setting.sample_pair, dict(n=20, noise="LS", shape=20.0, rng=1, law="SN"), signed),
+        (setting.standardise, dict(v=x)),
+        (baselines.igci, dict(x=x, y=y)),
+        (baselines.cam_pair, dict(x=x, y=y, n_knots=5)),
+        (method.spline_design, dict(x=x, n_knots=6, degree=3)),
+        (method.difference_penalty, dict(p=6, order=2)),
+        (method.sn_logpdf, dict(y=y, loc=np.zeros(40), scale=np.ones(40), lam=2.0), {"lam": {"negative"}}),
+        (method.penalized_nll, dict(theta=theta, y=y, N=N, Z=Z, K=K, M=M, alpha=0.1, kappa=1.0)),
+        (method.hsic, dict(a=x, b=y)),
+        (method.fit_lsnm, dict(x=x, y=y, alpha=0.1, kappa=1.0, seed=0, **fast)),
+        (method.skewd, dict(x=x, y=y, alpha=0.1, kappa=1.0, seed=0, **fast)),
+    ]

@@ -52,22 +52,31 @@ from typing import Sequence
 import numpy as np
 from scipy.special import log_ndtr
 
+from icml26.core.validate import as_array, as_rng, check_int, check_positive
+
 _LOG2 = float(np.log(2.0))
 _LOG_SQRT_2PI = float(0.5 * np.log(2.0 * np.pi))
 LAMBDA_MAX = 50.0  # |lambda| clip in the ECM update (the skew shape is weakly identified)
 
 
 # --------------------------------------------------------------------------------------- validation
-def _as_vector(name: str, v: np.ndarray | Sequence[float], min_len: int = 2) -> np.ndarray:
-    a = np.asarray(v, dtype=float)
-    if a.ndim == 2 and 1 in a.shape:
+#: inputs are expected standardised (the paper standardises every pair); values this large
+#: overflow the squared residuals and the HSIC kernels, so they are refused instead.
+_MAX_ABS = 1e100
+
+
+def _as_vector(name: str, v, min_len: int = 2) -> np.ndarray:
+    if v is None or isinstance(v, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array, got {type(v).__name__}")
+    a = as_array(name, v, ndim=(1, 2), nonempty=True, finite=True)
+    if a.ndim == 2:
+        if 1 not in a.shape:
+            raise ValueError(f"{name} must be a 1-D array (n,) or (n, 1), got shape {a.shape}")
         a = a.reshape(-1)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array (n,) or (n, 1), got shape {np.shape(v)}")
     if a.size < min_len:
         raise ValueError(f"{name} needs at least {min_len} samples, got {a.size}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or inf")
+    if np.max(np.abs(a)) > _MAX_ABS:
+        raise ValueError(f"{name} has values beyond {_MAX_ABS:g} in magnitude; standardise it first")
     return a
 
 
@@ -76,15 +85,26 @@ def _check_pair(x, y, min_len: int = 10) -> tuple[np.ndarray, np.ndarray]:
     y = _as_vector("y", y, min_len)
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
-    if np.std(x) == 0 or np.std(y) == 0:
-        raise ValueError("x and y must not be constant")
+    if np.std(x) == 0:
+        raise ValueError("x must not be constant")
+    if np.std(y) == 0:
+        raise ValueError("y must not be constant")
     return x, y
 
 
-def _positive(name: str, v: float) -> float:
-    if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {v!r}")
-    return float(v)
+def _positive(name: str, v) -> float:
+    return check_positive(name, v)
+
+
+def _count(name: str, v, minimum: int) -> int:
+    return check_int(name, v, minimum=minimum)
+
+
+def _bounds(name: str, b) -> np.ndarray:
+    arr = as_array(name, b, ndim=1)
+    if arr.shape != (2,) or not arr[0] < arr[1]:
+        raise ValueError(f"{name} must be (low, high) with low < high, got {b!r}")
+    return arr
 
 
 # ------------------------------------------------------------------------------------ spline bases
@@ -96,18 +116,18 @@ def spline_design(x: np.ndarray, n_knots: int, degree: int = 3):
     """
     from sklearn.preprocessing import SplineTransformer
 
-    if int(n_knots) < 2:
-        raise ValueError(f"n_knots must be >= 2, got {n_knots}")
-    if int(degree) < 1:
-        raise ValueError(f"degree must be >= 1, got {degree}")
+    n_knots = _count("n_knots", n_knots, 2)
+    degree = _count("degree", degree, 1)
     x = _as_vector("x", x)
-    tr = SplineTransformer(n_knots=int(n_knots), degree=int(degree), extrapolation="linear")
+    tr = SplineTransformer(n_knots=n_knots, degree=degree, extrapolation="linear")
     B = tr.fit_transform(x.reshape(-1, 1))
     return B, tr
 
 
 def difference_penalty(p: int, order: int = 2) -> np.ndarray:
     """P-spline penalty D^T D with D the ``order``-th difference operator: shape (p, p)."""
+    order = _count("order", order, 1)
+    p = _count("p", p, 1)
     if p <= order:
         raise ValueError(f"p must exceed the difference order {order}, got p={p}")
     D = np.diff(np.eye(p), n=order, axis=0)
@@ -117,6 +137,21 @@ def difference_penalty(p: int, order: int = 2) -> np.ndarray:
 # ---------------------------------------------------------------------------------- likelihood
 def sn_logpdf(y: np.ndarray, loc: np.ndarray, scale: np.ndarray, lam: float | np.ndarray) -> np.ndarray:
     """log of 2/scale * phi(r) * Phi(lam r), r = (y - loc)/scale (broadcasts)."""
+    y, loc = as_array("y", y), as_array("loc", loc)
+    scale, lam = as_array("scale", scale), as_array("lam", lam)
+    if np.any(scale <= 0):
+        raise ValueError("scale must be > 0")
+    for name, v in (("loc", loc), ("scale", scale), ("lam", lam)):
+        try:
+            ok = np.broadcast_shapes(v.shape, y.shape) == y.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{name} of shape {v.shape} does not broadcast to the shape of y {y.shape}")
+    return _sn_logpdf(y, loc, scale, lam)
+
+
+def _sn_logpdf(y, loc, scale, lam):
     r = (y - loc) / scale
     return _LOG2 - np.log(scale) - _LOG_SQRT_2PI - 0.5 * r * r + log_ndtr(lam * r)
 
@@ -136,6 +171,22 @@ def penalized_nll(theta: np.ndarray, y: np.ndarray, N: np.ndarray, Z: np.ndarray
     theta: (P, p_f + p_rho [+ 1]) rows (beta, rho, lambda) (lambda omitted when ``skew=False``);
     y: (n,); N: (n, p_f); Z: (n, p_rho). Returns (P,).
     """
+    theta = np.atleast_2d(as_array("theta", theta, ndim=(1, 2)))
+    y = _as_vector("y", y)
+    N, Z = as_array("N", N, ndim=2), as_array("Z", Z, ndim=2)
+    K, M = as_array("K", K, ndim=2), as_array("M", M, ndim=2)
+    alpha, kappa = _positive("alpha", alpha), _positive("kappa", kappa)
+    if N.shape[0] != y.size or Z.shape[0] != y.size:
+        raise ValueError(f"N and Z must have one row per sample of y ({y.size}), got {N.shape} and {Z.shape}")
+    pf, pr = N.shape[1], Z.shape[1]
+    if K.shape != (pf, pf) or M.shape != (pr, pr):
+        raise ValueError(f"K must be ({pf}, {pf}) and M ({pr}, {pr}), got {K.shape} and {M.shape}")
+    if theta.shape[1] != pf + pr + int(bool(skew)):
+        raise ValueError(f"theta must have {pf + pr + int(bool(skew))} columns, got {theta.shape[1]}")
+    return _penalized_nll(theta, y, N, Z, K, M, alpha, kappa, skew)
+
+
+def _penalized_nll(theta, y, N, Z, K, M, alpha, kappa, skew=True) -> np.ndarray:
     theta = np.atleast_2d(theta)
     pf, pr = N.shape[1], Z.shape[1]
     beta, rho = theta[:, :pf], theta[:, pf:pf + pr]
@@ -143,7 +194,7 @@ def penalized_nll(theta: np.ndarray, y: np.ndarray, N: np.ndarray, Z: np.ndarray
     f = N @ beta.T                      # (n, P)
     log_g2 = Z @ rho.T                  # (n, P)
     g = np.exp(0.5 * log_g2)
-    ll = sn_logpdf(y[:, None], f, g, lam[None, :]).sum(axis=0)
+    ll = _sn_logpdf(y[:, None], f, g, lam[None, :]).sum(axis=0)
     pen = 0.5 * alpha * np.einsum("pi,ij,pj->p", beta, K, beta) \
         + 0.5 * kappa * np.einsum("pi,ij,pj->p", rho, M, rho)
     out = -ll + pen
@@ -206,13 +257,13 @@ def _cma_stage(y, N, Z, K, M, alpha, kappa, skew, sigma, population, iters, tol,
     if skew:
         bounds[-1] = bounds_lambda
     best = theta.copy()
-    best_val = float(penalized_nll(theta, y, N, Z, K, M, alpha, kappa, skew)[0])
+    best_val = float(_penalized_nll(theta, y, N, Z, K, M, alpha, kappa, skew)[0])
     opt = CMA(mean=theta, sigma=sigma, bounds=bounds, seed=int(seed), population_size=int(population),
               lr_adapt=True)
     trace = [best_val]
     for it in range(int(iters)):
         xs = np.array([opt.ask() for _ in range(opt.population_size)])
-        vals = penalized_nll(xs, y, N, Z, K, M, alpha, kappa, skew)
+        vals = _penalized_nll(xs, y, N, Z, K, M, alpha, kappa, skew)
         k = int(np.argmin(vals))
         if vals[k] < best_val:
             best_val, best = float(vals[k]), xs[k].copy()
@@ -275,7 +326,7 @@ def _ecm_stage(theta, y, N, Z, K, M, alpha, kappa, skew, max_iter, tol, lag, bou
         rho = res.x
         hist_params.append(np.concatenate([beta, rho, [lam]]))
         cur = np.concatenate([beta, rho, [lam]] if skew else [beta, rho])
-        nll_trace.append(float(penalized_nll(cur, y, N, Z, K, M, alpha, kappa, skew)[0]))
+        nll_trace.append(float(_penalized_nll(cur, y, N, Z, K, M, alpha, kappa, skew)[0]))
         if it > lag and np.sqrt(np.sum(np.abs(hist_params[-1] - hist_params[-1 - lag]))) < tol:
             break
     out = np.concatenate([beta, rho, [lam]] if skew else [beta, rho])
@@ -324,13 +375,19 @@ def fit_lsnm(x, y, alpha: float = 1.0, kappa: float = 1.0, skew: bool = True, *,
     """
     x, y = _check_pair(x, y)
     alpha, kappa = _positive("alpha", alpha), _positive("kappa", kappa)
-    for name, v in (("cma_population", cma_population), ("cma_iters", cma_iters),
-                    ("ecm_max_iter", ecm_max_iter), ("ecm_lag", ecm_lag)):
-        if int(v) < 0 or (name != "ecm_max_iter" and name != "cma_iters" and int(v) < 1):
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    _positive("cma_sigma", cma_sigma)
-    if not bounds_rho[0] < bounds_rho[1] or not bounds_lambda[0] < bounds_lambda[1]:
-        raise ValueError("bounds_rho and bounds_lambda must be (low, high) with low < high")
+    cma_population = _count("cma_population", cma_population, 2)
+    cma_iters = _count("cma_iters", cma_iters, 0)
+    cma_min_iters = _count("cma_min_iters", cma_min_iters, 1)
+    ecm_max_iter = _count("ecm_max_iter", ecm_max_iter, 0)
+    ecm_lag = _count("ecm_lag", ecm_lag, 1)
+    seed = _count("seed", seed, 0)
+    cma_sigma = _positive("cma_sigma", cma_sigma)
+    cma_tol = check_positive("cma_tol", cma_tol, strict=False)
+    ecm_tol = check_positive("ecm_tol", ecm_tol, strict=False)
+    bounds_rho, bounds_lambda = _bounds("bounds_rho", bounds_rho), _bounds("bounds_lambda", bounds_lambda)
+    lambda_starts = tuple(as_array("lambda_starts", lambda_starts, ndim=1, nonempty=False))
+    if not isinstance(skew, (bool, np.bool_)):
+        raise TypeError(f"skew must be a bool, got {type(skew).__name__}")
     N, _ = spline_design(x, n_knots_f, degree)
     Z, _ = spline_design(x, n_knots_g, degree)
     K = difference_penalty(N.shape[1])
@@ -348,7 +405,7 @@ def fit_lsnm(x, y, alpha: float = 1.0, kappa: float = 1.0, skew: bool = True, *,
         for th0 in starts:
             theta_e, tr, it = _ecm_stage(th0, y, N, Z, K, M, alpha, kappa, skew, ecm_max_iter,
                                          ecm_tol, ecm_lag, bounds_rho)
-            nll_e = float(penalized_nll(theta_e, y, N, Z, K, M, alpha, kappa, skew)[0])
+            nll_e = float(_penalized_nll(theta_e, y, N, Z, K, M, alpha, kappa, skew)[0])
             if np.isfinite(nll_e) and nll_e < best_e[0]:
                 best_e = (nll_e, theta_e, tr, it)
         if best_e[0] <= nll_cma + 1e-9:
@@ -356,7 +413,7 @@ def fit_lsnm(x, y, alpha: float = 1.0, kappa: float = 1.0, skew: bool = True, *,
     beta, rho = theta[:pf], theta[pf:pf + pr]
     lam = float(theta[-1]) if skew else 0.0
     g = np.exp(0.5 * (Z @ rho))
-    loglik = float(sn_logpdf(y, N @ beta, g, lam).sum())
+    loglik = float(_sn_logpdf(y, N @ beta, g, lam).sum())
     return LSNMFit(beta=beta, rho=rho, lam=lam, alpha=alpha, kappa=kappa, N=N, Z=Z, y=y, loglik=loglik,
                    nll_cma=float(nll_cma), nll_ecm=float(nll_ecm), ecm_iters=int(iters), history=trace)
 
@@ -407,7 +464,7 @@ def skewd(x, y, alpha: float = 1.0, kappa: float = 1.0, skew: bool = True, seed:
     pipeline with lambda fixed to 0 (Gaussian LSNM). ``fit_kwargs`` go to :func:`fit_lsnm`.
     """
     x, y = _check_pair(x, y)
-    rng = np.random.default_rng(seed)
+    rng = as_rng("seed", seed)
     s1, s2 = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
     fxy = fit_lsnm(x, y, alpha, kappa, skew, seed=s1, **fit_kwargs)
     fyx = fit_lsnm(y, x, alpha, kappa, skew, seed=s2, **fit_kwargs)
@@ -428,20 +485,21 @@ def select_penalties(x, y, grid: Sequence[tuple[float, float]], skew: bool = Tru
     from sklearn.model_selection import KFold
 
     x, y = _check_pair(x, y)
-    if not grid:
-        raise ValueError("grid must contain at least one (alpha, kappa) pair")
-    if int(n_folds) < 2:
-        raise ValueError(f"n_folds must be >= 2, got {n_folds}")
+    grid = as_array("grid", grid, ndim=2)
+    if grid.shape[1] != 2:
+        raise ValueError(f"grid must be a list of (alpha, kappa) pairs, got shape {grid.shape}")
+    n_folds = _count("n_folds", n_folds, 2)
+    seed = _count("seed", seed, 0)
     kn_f, kn_g, deg = fit_kwargs.get("n_knots_f", 12), fit_kwargs.get("n_knots_g", 5), fit_kwargs.get("degree", 3)
     N, _ = spline_design(x, kn_f, deg)
     Z, _ = spline_design(x, kn_g, deg)
     K, M = difference_penalty(N.shape[1]), difference_penalty(Z.shape[1])
     br = np.asarray(fit_kwargs.get("bounds_rho", (-10.0, 5.0)), float)
     bl = np.asarray(fit_kwargs.get("bounds_lambda", (-25.0, 25.0)), float)
-    folds = list(KFold(n_splits=int(n_folds), shuffle=True, random_state=seed).split(x))
+    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=seed).split(x))
     best, best_score = None, np.inf
     for a, k in grid:
-        a, k = _positive("alpha", a), _positive("kappa", k)
+        a, k = _positive("alpha", float(a)), _positive("kappa", float(k))
         score = 0.0
         for j, (tr, va) in enumerate(folds):
             th, _ = _cma_stage(y[tr], N[tr], Z[tr], K, M, a, k, skew, fit_kwargs.get("cma_sigma", 1.0),
@@ -451,7 +509,7 @@ def select_penalties(x, y, grid: Sequence[tuple[float, float]], skew: bool = Tru
             pf, pr = N.shape[1], Z.shape[1]
             lam = th[-1] if skew else 0.0
             g = np.exp(0.5 * (Z[va] @ th[pf:pf + pr]))
-            score -= float(sn_logpdf(y[va], N[va] @ th[:pf], g, lam).sum())
+            score -= float(_sn_logpdf(y[va], N[va] @ th[:pf], g, lam).sum())
         if score < best_score:
             best, best_score = (a, k), score
     return best
