@@ -4,44 +4,49 @@ What is kept from the paper: the PVMC estimator (time-factorised proposal, N x N
 kernels, log-semiring chain product by associative scans), its ELBO, the marginal
 smoothing weights, the supervised loss ``-ELBO + beta * sum_t ||x_hat_t - x_t*||^2``, a
 learned linear-Gaussian model with spectral radius capped at 0.98, Adam, batch 16, the
-comparison against the P-VAE ablation (same sampler, IWAE/VAE objective on the N
-diagonal trajectories) and against differentiable SMC (bootstrap PF, soft resampling),
-and e_x = error of the smoothing means to the exact RTS means of the true model.
+comparison against the P-VAE ablation (same sampler, IWAE objective on the N diagonal
+trajectories) and against the paper's SMC competitor d-SMC (de-sequentialised SMC on the
+*same* learned proposal: N^2 pairings per merge, multinomial resampling, a parallel tree
+over time), and e_x = error of the smoothing means to the exact RTS means of the true
+model. A sequential bootstrap particle filter with soft resampling (a classic
+differentiable PF) is a further baseline.
 
 What is replaced: the 5-D linear-Gaussian (1000 trajectories, T=50, 50 epochs, N=50)
 becomes a 2-D random stable model (160 train / 64 test trajectories, T=50, N=16, 25
-epochs, lr 1e-2 in the full profile); the Kalman-filter
-proposal becomes an MLP on a window of observations; no learned control variate and
-one joint Adam step instead of alternating proposal/model steps; the non-linear
-experiments (Lotka-Volterra, SPX) are not run. Speed is measured on one CPU thread
-(full profile only) by CPU seconds per training epoch at T=200 and N=32, never on a GPU.
-The P-VAE comparison is decided on e_x (the paper's ablation reports state-estimation
-MSE), with the exact test log-likelihood reported beside it.
+epochs, lr 1e-2 in the full profile); the Kalman-filter proposal becomes an MLP on a
+window of observations; no learned control variate and one joint Adam step instead of
+alternating proposal/model steps; the non-linear experiments (Lotka-Volterra, SPX) are
+not run. Speed is measured on CPU (full profile only) with the shared timing helper; the
+paper's speed claim is a GPU claim and is not decided here.
 
-Per seed, ``run`` measures:
-1. exactness (float64, known model): unbiasedness of L_hat (ratio to the Kalman p(y)),
+Per seed, ``run`` composes:
+1. ``exactness`` (float64, known model): unbiasedness of L_hat (ratio to the Kalman p(y)),
    the bound ordering VAE < IWAE < PVMC < log p(y) on the same particles, the scan vs a
    sequential forward-backward, and smoothing-mean error vs RTS for growing N;
-2. learning (float32): PVMC vs P-VAE vs soft-resampling PF, all trained with the
-   supervised loss; exact test log-likelihood of the learned model (Kalman) and e_x;
-3. (full) seconds per epoch of PVMC vs the sequential PF at T=200.
+2. ``learning`` (float32): PVMC, P-VAE, d-SMC and the soft-resampling PF, all trained with
+   the supervised loss from the same initial model; exact test log-likelihood of each
+   learned model (Kalman), the share of the initial-to-true log-likelihood gap that
+   training closed (the training gate), and e_x;
+3. ``speed`` (full profile only): CPU seconds per training step of PVMC, d-SMC and the PF at
+   T = 200.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import torch
 
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
-from icml26.core.stats import fmt_ci, fmt_p, loglog_slope, mean_ci, one_sample_test, paired_test, seeds_of
+from icml26.core.stats import fmt_ci, loglog_slope, mean_ci, seeds_of
+from icml26.core.timing import compare
 from icml26.decision.pvmc.kalman import kalman_filter, rts_smoother
 from icml26.decision.pvmc.method import (
     GaussianWindowProposal,
     LinearGaussianSSM,
+    dsmc_objective,
     forward_backward_sequential,
     iwae_log_bound,
     log_kernels,
@@ -52,41 +57,13 @@ from icml26.decision.pvmc.method import (
     soft_resampling_pf,
     vae_bound,
 )
+from icml26.decision.pvmc.setting import draw_gaussian_particles, perturbed_marginal_proposal, random_stable_model
 
-METHODS = ("pvmc", "pvae", "dsmc")
-
-
-# ------------------------------------------------------------------ setting
-
-
-def random_stable_model(dx: int, dy: int, gen: np.random.Generator, dtype=torch.float64) -> LinearGaussianSSM:
-    """A random linear-Gaussian SSM with singular values of A in [0.5, 0.9]."""
-    U, _ = np.linalg.qr(gen.normal(size=(dx, dx)))
-    V, _ = np.linalg.qr(gen.normal(size=(dx, dx)))
-    A = U @ np.diag(gen.uniform(0.5, 0.9, size=dx)) @ V.T
-    C = gen.normal(size=(dy, dx)) / math.sqrt(dx)
-    t = lambda a: torch.as_tensor(a, dtype=dtype)  # noqa: E731
-    return LinearGaussianSSM.from_matrices(t(A), t(C), q_std=t(np.full(dx, 0.5)), r_std=t(np.full(dy, 0.5)),
-                                           m0=t(np.zeros(dx)), s0_std=t(np.ones(dx)))
+#: trained methods: the paper's PVMC, its P-VAE ablation, the paper's d-SMC competitor, a soft-resampling PF
+METHODS = ("pvmc", "pvae", "dsmc", "pf")
 
 
-def _fixed_proposal(sm: torch.Tensor, sc: torch.Tensor, n: int, gen: torch.Generator, inflate: float = 1.5,
-                    shift: float = 0.3) -> tuple[torch.Tensor, torch.Tensor]:
-    """Time-factorised Gaussian proposal around the RTS marginals (shifted, inflated).
-
-    sm (T+1, dx), sc (T+1, dx, dx) -> a function of (draws) giving X (D, T+1, n, dx), log V (D, T+1, n).
-    """
-    std = inflate * torch.sqrt(torch.diagonal(sc, dim1=-2, dim2=-1))          # (T+1, dx)
-    mean = sm + shift * std * torch.randn(sm.shape, generator=gen, dtype=sm.dtype)
-    return mean, std
-
-
-def _draw(mean, std, draws, n, gen):
-    eps = torch.randn(draws, *mean.shape[:1], n, mean.shape[-1], generator=gen, dtype=mean.dtype)
-    X = mean[None, :, None] + std[None, :, None] * eps
-    z = (X - mean[None, :, None]) / std[None, :, None]
-    log_v = -0.5 * (z * z).sum(-1) - torch.log(std).sum(-1)[None, :, None] - 0.5 * mean.shape[-1] * math.log(2 * math.pi)
-    return X, log_v
+# ------------------------------------------------------------------ exactness (known model)
 
 
 def exactness(p: Profile, seed: int, gen_np: np.random.Generator) -> dict:
@@ -100,11 +77,11 @@ def exactness(p: Profile, seed: int, gen_np: np.random.Generator) -> dict:
         T, N, D = int(p["ex_T"]), int(p["ex_N"]), int(p["ex_draws"])
         _, y = model.simulate(1, T)
         sm, sc, logp = rts_smoother(y, *model.matrices())
-        mean, std = _fixed_proposal(sm[0], sc, N, g)
+        mean, std = perturbed_marginal_proposal(sm[0], sc, g)
         llik, iw, va, scan_err = [], [], [], 0.0
         for start in range(0, D, 2000):
             d = min(2000, D - start)
-            X, log_v = _draw(mean, std, d, N, g)
+            X, log_v = draw_gaussian_particles(mean, std, d, N, g)
             l0, logK = log_kernels(model, y.expand(d, -1, -1), X, log_v)
             ll = pvmc_log_likelihood(l0, logK)
             llik.append(ll)
@@ -138,11 +115,11 @@ def exactness(p: Profile, seed: int, gen_np: np.random.Generator) -> dict:
         Ts = int(p["smooth_T"])
         _, y = model.simulate(1, Ts)
         sm, sc, _ = rts_smoother(y, *model.matrices())
-        mean, std = _fixed_proposal(sm[0], sc, 1, g)
+        mean, std = perturbed_marginal_proposal(sm[0], sc, g)
         rmse = []
         for n in p["smooth_Ns"]:
             R = int(p["smooth_reps"])
-            X, log_v = _draw(mean, std, R, int(n), g)
+            X, log_v = draw_gaussian_particles(mean, std, R, int(n), g)
             l0, logK = log_kernels(model, y.expand(R, -1, -1), X, log_v)
             ls, lw = pvmc_smoothing(l0, logK)
             lq, lwq = forward_backward_sequential(l0, logK)
@@ -158,12 +135,27 @@ def exactness(p: Profile, seed: int, gen_np: np.random.Generator) -> dict:
 # ------------------------------------------------------------------ learning
 
 
+def _build(method: str, dx: int, dy: int, p, seed: int) -> tuple[LinearGaussianSSM, GaussianWindowProposal | None]:
+    """The same initial SSM for every method; a proposal for the methods that use one."""
+    ssm = LinearGaussianSSM(dx, dy, generator=torch.Generator().manual_seed(seed))
+    proposal = GaussianWindowProposal(dx, dy, window=int(p["window"])) if method != "pf" else None
+    return ssm, proposal
+
+
+def _loss(method: str, ssm, proposal, y, x, p) -> torch.Tensor:
+    p = p.params if isinstance(p, Profile) else p
+    N, beta = int(p["N"]), float(p["beta"])
+    if method == "pf":
+        out = soft_resampling_pf(ssm, y, N, alpha=float(p["pf_alpha"]))
+        return -out["log_Z"].mean() / y.shape[1] + beta * ((out["smooth_mean"] - x) ** 2).sum(-1).mean()
+    if method == "dsmc":
+        return dsmc_objective(ssm, proposal, y, N, x_true=x, beta=beta)["loss"]
+    return pvmc_objective(ssm, proposal, y, N, x_true=x, beta=beta, bound="pvmc" if method == "pvmc" else "iwae")["loss"]
+
+
 def _train(method: str, data: dict, p: Profile, seed: int) -> tuple[LinearGaussianSSM, GaussianWindowProposal | None, list[float]]:
     torch.manual_seed(1000 * seed + METHODS.index(method))
-    dx, dy = data["x_tr"].shape[-1], data["y_tr"].shape[-1]
-    init = torch.Generator().manual_seed(seed)              # same initial SSM for every method
-    ssm = LinearGaussianSSM(dx, dy, generator=init)
-    proposal = GaussianWindowProposal(dx, dy, window=int(p["window"])) if method != "dsmc" else None
+    ssm, proposal = _build(method, data["x_tr"].shape[-1], data["y_tr"].shape[-1], p, seed)
     params = list(ssm.parameters()) + (list(proposal.parameters()) if proposal is not None else [])
     opt = torch.optim.Adam(params, lr=float(p["lr"]))
     n, bs = data["y_tr"].shape[0], int(p["batch"])
@@ -183,78 +175,81 @@ def _train(method: str, data: dict, p: Profile, seed: int) -> tuple[LinearGaussi
     return ssm, proposal, curve
 
 
-def _loss(method, ssm, proposal, y, x, p) -> torch.Tensor:
-    p = p.params if isinstance(p, Profile) else p
-    N, beta = int(p["N"]), float(p["beta"])  # p: Profile or plain dict
-    if method == "dsmc":
-        out = soft_resampling_pf(ssm, y, N, alpha=float(p["pf_alpha"]))
-        return -out["log_Z"].mean() / y.shape[1] + beta * ((out["smooth_mean"] - x) ** 2).sum(-1).mean()
-    return pvmc_objective(ssm, proposal, y, N, x_true=x, beta=beta, bound="pvmc" if method == "pvmc" else "iwae")["loss"]
+def _exact_test_loglik(ssm: LinearGaussianSSM, y: torch.Tensor) -> float:
+    """Exact (Kalman) test log-likelihood of a model, per time step."""
+    mats = [m.detach().double() for m in ssm.matrices()]
+    return float(kalman_filter(y.double(), *mats)[-1].mean()) / y.shape[1]
 
 
 @torch.no_grad()
 def _evaluate(method, ssm, proposal, data, p) -> dict:
     N = int(p["N"])
     y, sm_true = data["y_te"], data["rts_te"]
-    if method == "dsmc":
+    if method == "pf":
         out = soft_resampling_pf(ssm, y, N, alpha=float(p["pf_alpha"]))
-        est, bound = out["smooth_mean"], out["log_Z"]
-        filt_err = float(torch.sqrt(((out["filter_mean"].double() - sm_true) ** 2).sum(-1).mean()))
+        # the PF is credited with the better of its genealogy smoother and its filtering means
+        ex = min(float(torch.sqrt(((out["smooth_mean"].double() - sm_true) ** 2).sum(-1).mean())),
+                 float(torch.sqrt(((out["filter_mean"].double() - sm_true) ** 2).sum(-1).mean())))
+        bound = out["log_Z"]
     else:
-        res = pvmc_objective(ssm, proposal, y, N, x_true=data["x_te"], bound="pvmc" if method == "pvmc" else "iwae")
-        est, bound, filt_err = res["mean"], res["bound"], float("nan")
-    mats = [m.detach().double() for m in ssm.matrices()]
-    _, _, _, _, ll = kalman_filter(y.double(), *mats)
-    T1 = y.shape[1]
-    return {"e_x": float(torch.sqrt(((est.double() - sm_true) ** 2).sum(-1).mean())),
-            "e_x_filter": filt_err,
-            "test_loglik": float(ll.mean()) / T1,
-            "test_bound": float(bound.mean()) / T1}
+        if method == "dsmc":
+            res = dsmc_objective(ssm, proposal, y, N, x_true=data["x_te"])
+        else:
+            res = pvmc_objective(ssm, proposal, y, N, x_true=data["x_te"], bound="pvmc" if method == "pvmc" else "iwae")
+        ex = float(torch.sqrt(((res["mean"].double() - sm_true) ** 2).sum(-1).mean()))
+        bound = res["bound"]
+    return {"e_x": ex, "test_loglik": _exact_test_loglik(ssm, y), "test_bound": float(bound.mean()) / y.shape[1]}
 
 
-def _seconds_per_epoch(p: Profile, seed: int) -> dict:
-    """CPU seconds per training epoch at T = time_T for PVMC (scans) and the sequential PF.
-
-    Measured at N = time_N (the pre-registered setting) and at the training N.
-    """
-    T, bs, reps = int(p["time_T"]), int(p["batch"]), int(p["time_steps"])
-    gen = np.random.default_rng(seed + 77)
-    true = random_stable_model(2, 2, gen, dtype=torch.float32)
-    x, y = true.simulate(bs, T)
-    out = {"time_N": float(p["time_N"])}
-    for tag, N in (("", int(p["time_N"])), ("_train_n", int(p["N"]))):
-        q = dict(p.params, N=N)
-        for method in ("pvmc", "dsmc"):
-            ssm = LinearGaussianSSM(2, 2, generator=torch.Generator().manual_seed(seed))
-            prop = GaussianWindowProposal(2, 2, window=int(p["window"])) if method == "pvmc" else None
-            ts = []
-            for _ in range(reps + 1):
-                t0 = time.process_time()          # CPU time: robust to other load on the machine
-                loss = _loss(method, ssm, prop, y, x, q)
-                loss.backward()
-                ts.append(time.process_time() - t0)
-            step = float(np.median(ts[1:]))
-            out[f"sec_per_epoch_{method}{tag}"] = step * math.ceil(int(p["n_train"]) / bs)
-        out[f"speedup_vs_dsmc{tag}"] = out[f"sec_per_epoch_dsmc{tag}"] / out[f"sec_per_epoch_pvmc{tag}"]
-    return out
-
-
-def learning(p: Profile, seed: int, gen_np: np.random.Generator) -> dict:
+def make_data(p: Profile, gen_np: np.random.Generator) -> tuple[dict, LinearGaussianSSM]:
+    """Train/test trajectories of a random stable 2-D model and the exact RTS means of the test set."""
     true = random_stable_model(2, 2, gen_np)
     T = int(p["T"])
     x_tr, y_tr = true.simulate(int(p["n_train"]), T)
     x_te, y_te = true.simulate(int(p["n_test"]), T)
     with torch.no_grad():
-        rts_te, _, ll_true = rts_smoother(y_te, *true.matrices())
-    data = {"x_tr": x_tr.float(), "y_tr": y_tr.float(), "x_te": x_te.float(), "y_te": y_te.float(), "rts_te": rts_te}
-    out = {"test_loglik_true": float(ll_true.mean()) / (T + 1),
-           "e_x_true_vs_state": float(torch.sqrt(((rts_te - x_te) ** 2).sum(-1).mean()))}
+        rts_te, _, _ = rts_smoother(y_te, *true.matrices())
+    return {"x_tr": x_tr.float(), "y_tr": y_tr.float(), "x_te": x_te.float(), "y_te": y_te.float(),
+            "rts_te": rts_te}, true
+
+
+def learning(p: Profile, seed: int, gen_np: np.random.Generator) -> dict:
+    data, true = make_data(p, gen_np)
+    ll_true = _exact_test_loglik(true, data["y_te"])
+    ll_init = _exact_test_loglik(_build("pvmc", 2, 2, p, seed)[0], data["y_te"])
+    out = {"test_loglik_true": ll_true, "test_loglik_init": ll_init,
+           "e_x_true_vs_state": float(torch.sqrt(((data["rts_te"] - data["x_te"].double()) ** 2).sum(-1).mean()))}
     for m in METHODS:
         ssm, prop, curve = _train(m, data, p, seed)
         torch.manual_seed(5000 + seed)
         for k, v in _evaluate(m, ssm, prop, data, p).items():
             out[f"{k}_{m}"] = v
         out[f"train_loss_{m}"] = curve
+        # training gate: share of the initial-to-true exact log-likelihood gap closed by training
+        out[f"train_gain_{m}"] = (out[f"test_loglik_{m}"] - ll_init) / max(ll_true - ll_init, 1e-12)
+    return out
+
+
+def speed(p: Profile, seed: int) -> dict:
+    """CPU seconds per training step (forward + backward) at T = time_T, N = time_N, batch ``batch``:
+    PVMC (scans) against d-SMC and the sequential PF, with the shared timing helper (interleaved)."""
+    T, bs, reps = int(p["time_T"]), int(p["batch"]), int(p["time_steps"])
+    true = random_stable_model(2, 2, np.random.default_rng(seed + 77), dtype=torch.float32)
+    x, y = true.simulate(bs, T)
+    q = dict(p.params, N=int(p["time_N"]))
+    steps_per_epoch = math.ceil(int(p["n_train"]) / bs)
+
+    def step(method):
+        ssm, prop = _build(method, 2, 2, q, seed)
+        return lambda: _loss(method, ssm, prop, y, x, q).backward()
+
+    out = {"time_N": float(p["time_N"]), "time_T": float(T)}
+    for base in ("dsmc", "pf"):
+        res = compare(step(base), step("pvmc"), repeats=reps, warmup=1)
+        out[f"sec_per_epoch_{base}"] = res["baseline"]["cpu_median"] * steps_per_epoch
+        out[f"sec_per_epoch_pvmc_vs_{base}"] = res["method"]["cpu_median"] * steps_per_epoch
+        out[f"speedup_vs_{base}"] = res["speedup_cpu"]
+    out["sec_per_epoch_pvmc"] = out["sec_per_epoch_pvmc_vs_dsmc"]
     return out
 
 
@@ -264,7 +259,7 @@ def run(profile: Profile, seed: int) -> dict:
     out = exactness(profile, seed, gen)
     out.update(learning(profile, seed, gen))
     if profile.get("time_T"):
-        out.update(_seconds_per_epoch(profile, seed))
+        out.update(speed(profile, seed))
     return out
 
 
@@ -355,82 +350,47 @@ def contradict_smoother_consistent(ms: list[dict]) -> list[dict]:
     return [dict(m, smooth_rmse=list(reversed(m["smooth_rmse"]))) for m in ms]
 
 
-def _wins(a: np.ndarray, b: np.ndarray, better: str) -> tuple[int, float]:
-    w = int(np.sum(a > b)) if better == "greater" else int(np.sum(a < b))
-    return w, paired_test(a, b, alternative=better, method="sign")
-
-
-def check_beats_pvae(ms: list[dict]) -> Verdict:
-    """Pre-registered: the paper's ablation compares state-estimation error, so: e_x (smoothing-mean
-    error to the exact RTS means) of PVMC is below P-VAE's (same sampler, IWAE objective, importance-
-    weighted trajectory mean) in >= 80% of seeds. The exact test log-likelihood is reported alongside."""
-    a, b = seeds_of(ms, "e_x_pvmc"), seeds_of(ms, "e_x_pvae")
-    w, p = _wins(a, b, "less")
-    ok = w >= math.ceil(0.8 * len(a))
-    m, lo, hi = mean_ci(b - a)
-    la, lb = seeds_of(ms, "test_loglik_pvmc"), seeds_of(ms, "test_loglik_pvae")
-    wl = int(np.sum(la > lb))
-    return Verdict("reproduced" if ok else ("partly" if m > 0 else "not-reproduced"),
-                   measured=f"e_x PVMC {a.mean():.3f} vs P-VAE {b.mean():.3f} (P-VAE - PVMC {fmt_ci(m, lo, hi)}); "
-                            f"exact test log-lik/step PVMC {la.mean():.4f} vs P-VAE {lb.mean():.4f} "
-                            f"(true model {seeds_of(ms, 'test_loglik_true').mean():.4f}; PVMC higher in {wl}/{len(la)} seeds)",
-                   evidence=f"PVMC lower e_x in {w}/{len(a)} seeds (pass: >= 80%); one-sided sign test {fmt_p(p)}",
-                   value=float(a.mean()), ci=None)
-
-
-def contradict_beats_pvae(ms: list[dict]) -> list[dict]:
-    return [dict(m, e_x_pvmc=m["e_x_pvae"], e_x_pvae=m["e_x_pvmc"]) for m in ms]
-
-
-def check_beats_dsmc(ms: list[dict]) -> Verdict:
-    """Pre-registered: e_x (state-estimate error to the RTS means of the true model) of PVMC is below
-    the soft-resampling particle filter's in >= 80% of seeds; the PF is credited with the better of its
-    genealogy-smoother and filtering means in each seed."""
-    a = seeds_of(ms, "e_x_pvmc")
-    bs, bf = seeds_of(ms, "e_x_dsmc"), seeds_of(ms, "e_x_filter_dsmc")
-    b = np.minimum(bs, bf)
-    w, p = _wins(a, b, "less")
-    ok = w >= math.ceil(0.8 * len(a))
-    m, lo, hi = mean_ci(a)
-    return Verdict("reproduced" if ok else ("partly" if a.mean() < b.mean() else "not-reproduced"),
-                   measured=f"e_x PVMC {fmt_ci(m, lo, hi)} vs d-SMC {b.mean():.3f} (soft resampling; "
-                            f"genealogy smoother {bs.mean():.3f}, filtering means {bf.mean():.3f})",
-                   evidence=f"PVMC lower in {w}/{len(a)} seeds (pass: >= 80%); one-sided sign test {fmt_p(p)}",
-                   value=m, ci=(lo, hi))
-
-
-def contradict_beats_dsmc(ms: list[dict]) -> list[dict]:
-    return [dict(m, e_x_pvmc=max(m["e_x_dsmc"], m["e_x_filter_dsmc"]) * 1.5, e_x_dsmc=m["e_x_pvmc"],
-                 e_x_filter_dsmc=m["e_x_pvmc"]) for m in ms]
-
-
 def check_faster_than_smc(ms: list[dict]) -> Verdict:
-    """Pre-registered (CPU, one thread): seconds per epoch of PVMC <= the sequential soft-resampling PF at
-    T = 200 in >= 80% of seeds. The paper's 10x is a GPU figure and is not asserted; the timing is
-    only taken in the full profile (quick gives not-checkable)."""
-    if not all("sec_per_epoch_pvmc" in m for m in ms):
+    """Pre-registered: CPU seconds per training epoch of PVMC below d-SMC's (same proposal, same N, T = 200)
+    in >= 80% of seeds. The paper's claim is a GPU claim (``gpu=True``), so on CPU the verdict is
+    not-checkable and only the ratio is shown; the timing is taken in the full profile only."""
+    if not all("speedup_vs_dsmc" in m for m in ms):
         return Verdict("not-checkable", "no timing in this profile",
-                       "seconds/epoch are measured only in the full profile (wall time is not deterministic)")
+                       "seconds per epoch are measured only in the full profile (timings are not deterministic)",
+                       control="d-SMC: not timed")
     a, b = seeds_of(ms, "sec_per_epoch_pvmc"), seeds_of(ms, "sec_per_epoch_dsmc")
-    w = int(np.sum(a <= b))
-    ratio = b / a
-    m, lo, hi = mean_ci(ratio)
-    ok = w >= math.ceil(0.8 * len(a))
+    sp = seeds_of(ms, "speedup_vs_dsmc")
+    w = int(np.sum(sp > 1.0))
+    m, lo, hi = mean_ci(sp)
+    ok = w >= math.ceil(0.8 * len(sp))
     return Verdict("reproduced" if ok else "not-reproduced",
-                   measured=f"s/epoch PVMC {a.mean():.3f} vs d-SMC {b.mean():.3f}; speed-up {fmt_ci(m, lo, hi)}x",
-                   evidence=f"{len(a)} seeds, CPU time, one thread, T=200, N={int(ms[0]['time_N'])}, "
-                            f"median of timed training steps (forward+backward); at the training N the speed-up is "
-                            f"{seeds_of(ms, 'speedup_vs_dsmc_train_n').mean():.2f}x; "
-                            f"PVMC not slower in {w}/{len(a)} seeds (pass: >= 80%)",
-                   value=m, ci=(lo, hi))
+                   measured=f"CPU s/epoch PVMC {a.mean():.3f} vs d-SMC {b.mean():.3f}; speed-up {fmt_ci(m, lo, hi)}x "
+                            f"(vs the sequential soft-resampling PF: {seeds_of(ms, 'speedup_vs_pf').mean():.2f}x)",
+                   evidence=f"{len(sp)} seeds, CPU time (core.timing.compare, interleaved, median of "
+                            f"repeats), one training step forward+backward at T={int(ms[0]['time_T'])}, "
+                            f"N={int(ms[0]['time_N'])}; PVMC faster in {w}/{len(sp)} seeds (pass: >= 80%)",
+                   value=m, ci=(lo, hi), control=f"d-SMC: {b.mean():.3f} s/epoch")
 
 
 def contradict_faster_than_smc(ms: list[dict]) -> list[dict]:
     out = []
     for m in ms:
         m = dict(m)
-        if "sec_per_epoch_pvmc" in m:
-            m["sec_per_epoch_pvmc"], m["sec_per_epoch_dsmc"] = m["sec_per_epoch_dsmc"] * 2, m["sec_per_epoch_pvmc"]
+        if "speedup_vs_dsmc" in m:
+            m["speedup_vs_dsmc"] = min(m["speedup_vs_dsmc"], 1.0) * 0.5
+            m["sec_per_epoch_pvmc"] = m["sec_per_epoch_dsmc"] * 2
+        out.append(m)
+    return out
+
+
+def control_faster_than_smc(ms: list[dict]) -> list[dict]:
+    """d-SMC in PVMC's place: its time against itself (speed-up exactly 1)."""
+    out = []
+    for m in ms:
+        m = dict(m)
+        if "speedup_vs_dsmc" in m:
+            m["speedup_vs_dsmc"] = 1.0
+            m["sec_per_epoch_pvmc"] = m["sec_per_epoch_dsmc"]
         out.append(m)
     return out
 
@@ -452,7 +412,7 @@ def figure(ms: list[dict]):
     ax1.set_ylabel("RMSE to RTS smoothing mean (state units)")
     ax1.set_title("smoothing consistency")
     ax1.legend()
-    labels = ["PVMC", "P-VAE", "d-SMC"]
+    labels = ["PVMC", "P-VAE", "d-SMC", "soft PF"]
     ex = np.asarray([[m[f"e_x_{k}"] for k in METHODS] for m in ms])
     ax2.boxplot(ex, tick_labels=labels)
     ax2.axhline(0.052, color="C3", ls=":", label="paper PVMC e_x (5-D LG)")

@@ -17,20 +17,26 @@ import math
 import torch
 from torch import Tensor
 
+from icml26.core.validate import check_finite
+
 
 def _check(y: Tensor, A: Tensor, Q: Tensor, C: Tensor, R: Tensor, m0: Tensor, P0: Tensor) -> None:
+    for name, v in (("y", y), ("A", A), ("Q", Q), ("C", C), ("R", R), ("m0", m0), ("P0", P0)):
+        if not torch.is_tensor(v):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(v).__name__}")
+        check_finite(name, v)
     if y.dim() != 3:
         raise ValueError(f"y must have shape (batch, T+1, dy), got {tuple(y.shape)}")
+    if A.dim() != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square (dx, dx) matrix, got {tuple(A.shape)}")
     dx = A.shape[-1]
     dy = y.shape[-1]
-    if A.shape != (dx, dx) or Q.shape != (dx, dx) or P0.shape != (dx, dx) or m0.shape != (dx,):
-        raise ValueError("A, Q, P0 must be (dx, dx) and m0 (dx,)")
-    if C.shape != (dy, dx) or R.shape != (dy, dy):
-        raise ValueError(f"C must be (dy, dx) = ({dy}, {dx}) and R (dy, dy), got {tuple(C.shape)}, {tuple(R.shape)}")
-    if y.shape[1] < 1:
-        raise ValueError("y must hold at least one time step")
-    if not torch.isfinite(y).all():
-        raise ValueError("y contains NaN or inf")
+    for name, v, shape in (("Q", Q, (dx, dx)), ("P0", P0, (dx, dx)), ("m0", m0, (dx,)), ("C", C, (dy, dx)),
+                           ("R", R, (dy, dy))):
+        if tuple(v.shape) != shape:
+            raise ValueError(f"{name} must have shape {shape}, got {tuple(v.shape)}")
+    if y.shape[1] < 1 or y.shape[0] < 1:
+        raise ValueError(f"y must hold at least one sequence of one time step, got shape {tuple(y.shape)}")
 
 
 def kalman_filter(y: Tensor, A: Tensor, Q: Tensor, C: Tensor, R: Tensor, m0: Tensor, P0: Tensor

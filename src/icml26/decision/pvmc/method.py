@@ -28,8 +28,15 @@ Shapes: ``B`` batch, ``T+1`` time steps, ``N`` particles, ``dx``/``dy`` state/ob
 
 Also here: the sequential forward-backward reference, the IWAE/VAE bounds on the same
 particles, a learnable linear-Gaussian SSM, a per-time Gaussian proposal (MLP on a
-window of observations) and the baseline: a bootstrap particle filter with soft
-resampling (Karkus et al., 2018) whose log-likelihood estimate is the d-SMC objective.
+window of observations) and the two particle baselines:
+
+* :func:`dsmc_smoother`, the paper's d-SMC competitor (de-sequentialised SMC, Corenflos,
+  Chopin & Särkkä 2022): the *same* time-factorised proposal particles, merged by a
+  parallel tree over time in which two neighbouring blocks of ``N`` partial trajectories
+  are joined through all ``N^2`` pairings and ``N`` pairs are kept by multinomial
+  resampling; ``log_Z`` is its likelihood estimate, the kept trajectories its smoother;
+* :func:`soft_resampling_pf`, a sequential bootstrap particle filter with soft
+  resampling (Karkus et al., 2018), a classic differentiable PF.
 """
 
 from __future__ import annotations
@@ -40,14 +47,27 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from icml26.core.validate import check_finite, check_int, check_positive
+
 # --------------------------------------------------------------------------- validation
 
 
 def _check_finite(name: str, x: Tensor) -> None:
+    """A tensor without NaN or +inf (log weights may be -inf: a zero weight)."""
     if not torch.is_tensor(x):
-        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if torch.isnan(x).any() or torch.isposinf(x).any():
         raise ValueError(f"{name} contains NaN or +inf")
+
+
+def _check_tensor(name: str, x: Tensor, ndim: int | None = None) -> Tensor:
+    """A finite tensor (of ``ndim`` dimensions if given)."""
+    if not torch.is_tensor(x):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if ndim is not None and x.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(x.shape)}")
+    check_finite(name, x)
+    return x
 
 
 def _check_chain(l0: Tensor, log_kernels: Tensor) -> None:
@@ -73,6 +93,10 @@ def log_matmul_exp(a: Tensor, b: Tensor) -> Tensor:
     ``-inf`` gives ``-inf``; an underflowing shifted product is floored at ``log(tiny)`` so
     that neither the value nor the gradient becomes NaN.
     """
+    _check_finite("a", a)
+    _check_finite("b", b)
+    if a.dim() < 2 or b.dim() < 2 or a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"a (..., n, k) and b (..., k, m) must agree on k, got a {tuple(a.shape)}, b {tuple(b.shape)}")
     a_max = a.amax(dim=-1, keepdim=True).detach()
     b_max = b.amax(dim=-2, keepdim=True).detach()
     a_ok, b_ok = torch.isfinite(a_max), torch.isfinite(b_max)
@@ -204,6 +228,8 @@ def vae_bound(l0: Tensor, log_kernels: Tensor) -> Tensor:
 
 def smoothing_mean(log_weights: Tensor, particles: Tensor) -> Tensor:
     """``sum_n w_t^n X_t^n``. log_weights (..., T+1, N), particles (..., T+1, N, dx) -> (..., T+1, dx)."""
+    _check_finite("log_weights", log_weights)
+    _check_tensor("particles", particles)
     if particles.shape[:-1] != log_weights.shape:
         raise ValueError(f"particles {tuple(particles.shape)} must be log_weights {tuple(log_weights.shape)} + (dx,)")
     return (torch.exp(log_weights).unsqueeze(-1) * particles).sum(-2)
@@ -228,10 +254,8 @@ class LinearGaussianSSM(nn.Module):
     def __init__(self, dx: int, dy: int, rho_max: float = 0.98, generator: torch.Generator | None = None,
                  dtype: torch.dtype = torch.float32):
         super().__init__()
-        if dx < 1 or dy < 1:
-            raise ValueError(f"dx and dy must be >= 1, got dx={dx}, dy={dy}")
-        if not 0 < rho_max:
-            raise ValueError(f"rho_max must be > 0, got {rho_max}")
+        dx, dy = check_int("dx", dx, minimum=1), check_int("dy", dy, minimum=1)
+        rho_max = check_positive("rho_max", rho_max)
         self.dx, self.dy, self.rho_max = dx, dy, rho_max
         g = generator
         self.W = nn.Parameter(0.5 * torch.eye(dx, dtype=dtype) + 0.1 * torch.randn(dx, dx, generator=g, dtype=dtype))
@@ -244,7 +268,17 @@ class LinearGaussianSSM(nn.Module):
     @classmethod
     def from_matrices(cls, A: Tensor, C: Tensor, q_std: Tensor, r_std: Tensor, m0: Tensor, s0_std: Tensor,
                       rho_max: float = 0.98) -> "LinearGaussianSSM":
+        for name, v in (("A", A), ("C", C), ("q_std", q_std), ("r_std", r_std), ("m0", m0), ("s0_std", s0_std)):
+            _check_tensor(name, v)
+        if A.dim() != 2 or A.shape[0] != A.shape[1] or C.dim() != 2 or C.shape[1] != A.shape[0]:
+            raise ValueError(f"A must be (dx, dx) and C (dy, dx), got A {tuple(A.shape)}, C {tuple(C.shape)}")
         dx, dy = A.shape[0], C.shape[0]
+        for name, v, d in (("q_std", q_std, dx), ("r_std", r_std, dy), ("m0", m0, dx), ("s0_std", s0_std, dx)):
+            if v.shape != (d,):
+                raise ValueError(f"{name} must have shape ({d},), got {tuple(v.shape)}")
+        for name, v in (("q_std", q_std), ("r_std", r_std), ("s0_std", s0_std)):
+            if not bool((v > 0).all()):
+                raise ValueError(f"{name} must be > 0")
         if torch.linalg.matrix_norm(A, ord=2) > rho_max:
             raise ValueError(f"A has spectral norm above rho_max={rho_max}")
         m = cls(dx, dy, rho_max=rho_max, dtype=A.dtype)
@@ -282,8 +316,7 @@ class LinearGaussianSSM(nn.Module):
     @torch.no_grad()
     def simulate(self, batch: int, T: int) -> tuple[Tensor, Tensor]:
         """Draw ``batch`` trajectories of ``T+1`` steps: states (B, T+1, dx), observations (B, T+1, dy)."""
-        if batch < 1 or T < 0:
-            raise ValueError(f"batch must be >= 1 and T >= 0, got batch={batch}, T={T}")
+        batch, T = check_int("batch", batch, minimum=1), check_int("T", T, minimum=0)
         xs = [self.sample_prior((batch,))]
         for _ in range(T):
             xs.append(self.sample_transition(xs[-1]))
@@ -302,8 +335,8 @@ class GaussianWindowProposal(nn.Module):
 
     def __init__(self, dx: int, dy: int, window: int = 5, hidden: int = 32, dtype: torch.dtype = torch.float32):
         super().__init__()
-        if window < 0 or hidden < 1:
-            raise ValueError(f"window must be >= 0 and hidden >= 1, got {window}, {hidden}")
+        dx, dy = check_int("dx", dx, minimum=1), check_int("dy", dy, minimum=1)
+        window, hidden = check_int("window", window, minimum=0), check_int("hidden", hidden, minimum=1)
         self.dx, self.dy, self.k = dx, dy, window
         width = 2 * window + 1
         self.net = nn.Sequential(nn.Linear(width * (dy + 1), hidden, dtype=dtype), nn.Tanh(),
@@ -328,8 +361,10 @@ class GaussianWindowProposal(nn.Module):
         the proposal gradient flows only through the reparameterised samples (the paper's
         lower-variance form of the proposal gradient).
         """
-        if n_particles < 1:
-            raise ValueError(f"n_particles must be >= 1, got {n_particles}")
+        n_particles = check_int("n_particles", n_particles, minimum=1)
+        _check_series(y)
+        if y.shape[-1] != self.dy:
+            raise ValueError(f"y must have {self.dy} observation dims, got shape {tuple(y.shape)}")
         mean, log_std = self.params(y)
         eps = torch.randn(*mean.shape[:2], n_particles, self.dx, dtype=mean.dtype, device=mean.device)
         X = mean.unsqueeze(2) + torch.exp(log_std).unsqueeze(2) * eps
@@ -341,7 +376,7 @@ class GaussianWindowProposal(nn.Module):
 
 
 def _check_series(y: Tensor, name: str = "y") -> None:
-    _check_finite(name, y)
+    _check_tensor(name, y)
     if y.dim() != 3 or y.shape[1] < 1:
         raise ValueError(f"{name} must have shape (B, T+1, d) with T+1 >= 1, got {tuple(y.shape)}")
 
@@ -353,7 +388,9 @@ def log_kernels(ssm: LinearGaussianSSM, y: Tensor, X: Tensor, log_v: Tensor) -> 
     ``log_observation``; ``logK[:, t-1, i, j] = log M_t(X_t^j|X_{t-1}^i) + log H_t(y_t|X_t^j) - log V_t(X_t^j)``.
     """
     _check_series(y)
-    if X.dim() != 4 or X.shape[:2] != y.shape[:2] or log_v.shape != X.shape[:3]:
+    _check_tensor("X", X, ndim=4)
+    _check_tensor("log_v", log_v, ndim=3)
+    if X.shape[:2] != y.shape[:2] or log_v.shape != X.shape[:3]:
         raise ValueError(f"X must be (B, T+1, N, dx) and log_v (B, T+1, N) matching y {tuple(y.shape)}; "
                          f"got X {tuple(X.shape)}, log_v {tuple(log_v.shape)}")
     obs = ssm.log_observation(y.unsqueeze(2), X) - log_v                      # (B, T+1, N)
@@ -375,8 +412,10 @@ def pvmc_objective(ssm: LinearGaussianSSM, proposal: GaussianWindowProposal, y: 
     _check_series(y)
     if bound not in ("pvmc", "iwae"):
         raise ValueError(f"bound must be 'pvmc' or 'iwae', got {bound!r}")
-    if beta < 0 or not math.isfinite(beta):
-        raise ValueError(f"beta must be a finite number >= 0, got {beta}")
+    beta = check_positive("beta", beta, strict=False)
+    n_particles = check_int("n_particles", n_particles, minimum=1)
+    if x_true is not None:
+        _check_tensor("x_true", x_true, ndim=3)
     X, log_v = proposal(y, n_particles)
     l0, logK = log_kernels(ssm, y, X, log_v)
     if bound == "pvmc":
@@ -400,6 +439,103 @@ def pvmc_objective(ssm: LinearGaussianSSM, proposal: GaussianWindowProposal, y: 
     return {"loss": loss, "bound": b, "mean": mean}
 
 
+# ------------------------------------------------------------------ baseline: d-SMC (the paper's competitor)
+
+
+def _select(x: Tensor, idx: Tensor) -> Tensor:
+    """x (G, B, N, ...) indexed along N by idx (G, B, M) -> (G, B, M, ...)."""
+    shape = idx.shape + x.shape[3:]
+    return torch.gather(x, 2, idx.reshape(idx.shape + (1,) * (x.dim() - 3)).expand(shape))
+
+
+def _dsmc_merge(ssm, left: Tensor, right: Tensor, lead_left: Tensor, lead_right: Tensor,
+                gen: torch.Generator | None) -> tuple[Tensor, Tensor, Tensor]:
+    """Join G pairs of neighbouring blocks of N partial trajectories.
+
+    left (G, B, N, s_l, dx) ends at time u, right (G, B, N, s_r, dx) starts at u+1; lead_* (G, B, N)
+    are the not-yet-applied log weights of each block's first time step. Every one of the N^2
+    pairs (n, m) gets log weight ``log M(right_m[0] | left_n[-1]) + lead_right[m]``; N pairs are
+    kept by multinomial resampling (indices carry no gradient). Returns the merged paths
+    (G, B, N, s_l + s_r, dx), their lead weights (G, B, N) and the log normaliser (G, B).
+    """
+    N = left.shape[2]
+    logw = ssm.log_transition(left[:, :, :, None, -1], right[:, :, None, :, 0]) + lead_right[:, :, None, :]
+    flat = logw.flatten(-2)                                                        # (G, B, N*N)
+    log_c = torch.logsumexp(flat, -1) - 2 * math.log(N)
+    probs = torch.softmax(flat.detach(), -1).reshape(-1, N * N)
+    pick = torch.multinomial(probs, N, replacement=True, generator=gen).reshape(flat.shape[:2] + (N,))
+    li, ri = pick // N, pick % N
+    merged = torch.cat([_select(left, li), _select(right, ri)], dim=3)
+    return merged, _select(lead_left, li), log_c
+
+
+def dsmc_smoother(ssm: LinearGaussianSSM, y: Tensor, X: Tensor, log_v: Tensor,
+                  generator: torch.Generator | None = None) -> dict[str, Tensor]:
+    """De-sequentialised SMC (d-SMC) on PVMC's proposal particles: the paper's SMC competitor.
+
+    ``X`` (B, T+1, N, dx) and ``log_v`` (B, T+1, N) are the same time-factorised proposal draws
+    that PVMC weighs. Each time step starts as a block of ``N`` one-step trajectories with lead
+    weight ``log H_t(y_t|X_t) - log V_t(X_t)`` (plus ``log P(X_0)`` at t = 0). The t = 0 block is
+    resampled once by its weights (its weight has no predecessor to be paired with; the
+    normaliser enters ``log_Z``), then neighbouring blocks are merged pairwise in a tree over
+    time (``ceil(log2(T+1))`` rounds, each batched over all pairs of the round) by
+    :func:`_dsmc_merge`. ``exp(log_Z)`` is an unbiased estimate of ``p(y_{0:T})``; the ``N`` kept
+    trajectories are equally weighted, so their average is the smoothing mean.
+
+    Returns log_Z (B,), smooth_mean (B, T+1, dx), paths (B, N, T+1, dx).
+    """
+    _check_series(y)
+    _check_tensor("X", X, ndim=4)
+    _check_tensor("log_v", log_v, ndim=3)
+    if X.shape[:2] != y.shape[:2] or log_v.shape != X.shape[:3]:
+        raise ValueError(f"X must be (B, T+1, N, dx) and log_v (B, T+1, N) matching y {tuple(y.shape)}; "
+                         f"got X {tuple(X.shape)}, log_v {tuple(log_v.shape)}")
+    B, T1, N, _ = X.shape
+    lead = ssm.log_observation(y.unsqueeze(2), X) - log_v                           # (B, T+1, N)
+    lead = torch.cat([lead[:, :1] + ssm.log_prior(X[:, 0]).unsqueeze(1), lead[:, 1:]], 1)
+    log_Z = torch.logsumexp(lead[:, 0], -1) - math.log(N)
+    a0 = torch.multinomial(torch.softmax(lead[:, 0].detach(), -1), N, replacement=True, generator=generator)
+    x0 = torch.gather(X[:, 0], 1, a0.unsqueeze(-1).expand(-1, -1, X.shape[-1]))
+    blocks = [(x0.unsqueeze(2), torch.zeros_like(lead[:, 0]))]                    # (B, N, span, dx), (B, N)
+    blocks += [(X[:, t].unsqueeze(2), lead[:, t]) for t in range(1, T1)]
+    while len(blocks) > 1:
+        pairs = [(blocks[i], blocks[i + 1]) for i in range(0, len(blocks) - 1, 2)]
+        merged: list = [None] * len(pairs)
+        groups: dict[tuple[int, int], list[int]] = {}
+        for k, (lb, rb) in enumerate(pairs):
+            groups.setdefault((lb[0].shape[2], rb[0].shape[2]), []).append(k)
+        for ks in groups.values():
+            stack = lambda j, w: torch.stack([pairs[k][j][w] for k in ks])  # noqa: E731
+            paths, lead_new, log_c = _dsmc_merge(ssm, stack(0, 0), stack(1, 0), stack(0, 1), stack(1, 1), generator)
+            log_Z = log_Z + log_c.sum(0)
+            for g, k in enumerate(ks):
+                merged[k] = (paths[g], lead_new[g])
+        if len(blocks) % 2:
+            merged.append(blocks[-1])
+        blocks = merged
+    paths = blocks[0][0]                                                            # (B, N, T+1, dx)
+    return {"log_Z": log_Z, "smooth_mean": paths.mean(1), "paths": paths}
+
+
+def dsmc_objective(ssm: LinearGaussianSSM, proposal: GaussianWindowProposal, y: Tensor, n_particles: int,
+                   x_true: Tensor | None = None, beta: float = 1.0) -> dict[str, Tensor]:
+    """d-SMC training loss on one batch, in the same form as :func:`pvmc_objective`:
+    ``-log_Z/(T+1) + beta * mean_t ||x_hat_t - x_t*||^2`` with the d-SMC smoother as ``x_hat``.
+    Returns dict with ``loss``, ``bound`` (B,) = log_Z and ``mean`` (B, T+1, dx)."""
+    _check_series(y)
+    beta = check_positive("beta", beta, strict=False)
+    n_particles = check_int("n_particles", n_particles, minimum=1)
+    X, log_v = proposal(y, n_particles)
+    out = dsmc_smoother(ssm, y, X, log_v)
+    loss = -out["log_Z"].mean() / y.shape[1]
+    if x_true is not None:
+        _check_tensor("x_true", x_true, ndim=3)
+        if x_true.shape != out["smooth_mean"].shape:
+            raise ValueError(f"x_true must have shape {tuple(out['smooth_mean'].shape)}, got {tuple(x_true.shape)}")
+        loss = loss + beta * ((out["smooth_mean"] - x_true) ** 2).sum(-1).mean()
+    return {"loss": loss, "bound": out["log_Z"], "mean": out["smooth_mean"]}
+
+
 # ------------------------------------------------------------------ baseline: soft-resampling PF
 
 
@@ -415,9 +551,9 @@ def soft_resampling_pf(ssm: LinearGaussianSSM, y: Tensor, n_particles: int, alph
     Returns log_Z (B,), filter_mean (B, T+1, dx), smooth_mean (B, T+1, dx).
     """
     _check_series(y)
-    if n_particles < 1:
-        raise ValueError(f"n_particles must be >= 1, got {n_particles}")
-    if not 0.0 < alpha <= 1.0:
+    n_particles = check_int("n_particles", n_particles, minimum=1)
+    alpha = check_positive("alpha", alpha)
+    if alpha > 1.0:
         raise ValueError(f"alpha must be in (0, 1], got {alpha}")
     B, T1, _ = y.shape
     N = n_particles
