@@ -13,11 +13,30 @@ import time
 from icml26.core.paper import Claim, Paper, Profile, Verdict
 
 
+def _threads() -> float:
+    """The BLAS threads this job runs with (the runner sets them from ``Profile.cpus``)."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [i.get("num_threads", 1) for i in threadpool_info()]
+        return float(max(counts)) if counts else float(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+    except ImportError:
+        return float(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+
+
 def run(profile: Profile, seed: int) -> dict:
     mode = profile.get("mode", "ok")
     fail_seed = profile.get("fail_seed")
     if fail_seed is not None and seed != fail_seed:
         mode = "ok"
+    pid_dir = os.environ.get("ICML26_FAKE_PID_DIR")
+    if pid_dir:  # lets a test find (and watch) the worker process
+        with open(os.path.join(pid_dir, f"{seed}.pid"), "w") as fh:
+            fh.write(str(os.getpid()))
+    if mode == "needs":
+        import importlib
+
+        importlib.import_module(profile.get("module", "choix"))
     if mode == "raise":
         raise RuntimeError(f"injected failure on seed {seed}")
     if mode == "hang":
@@ -28,7 +47,7 @@ def run(profile: Profile, seed: int) -> dict:
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    return {"value": float(rng.normal(1.0, 0.1)), "curve": rng.normal(size=5).tolist()}
+    return {"value": float(rng.normal(1.0, 0.1)), "curve": rng.normal(size=5).tolist(), "threads": _threads()}
 
 
 def check_positive(metrics: list[dict]) -> Verdict:
@@ -55,7 +74,7 @@ def figure(metrics: list[dict]):
 
 
 def _paper(slug: str, mode: str, **extra) -> Paper:
-    claim = Claim("positive", "the value is positive", "> 0", kind="headline",
+    claim = Claim("positive", "the value is positive [a|s,s'] at [t, p_k(t)]", "> 0 [bold]", kind="headline",
                   no_control="a fixture: an absolute claim with nothing to compare")
     return Paper(slug=slug, title=f"fake paper ({mode})", source="none", cluster="decision", feasibility="A",
                  substitution="not a paper: a framework fixture", claims=(claim,), run=f"{__name__}:run",
@@ -67,6 +86,7 @@ def _paper(slug: str, mode: str, **extra) -> Paper:
 
 FAKE_PAPERS = [
     _paper("fake-ok", "ok"),
+    _paper("fake-needs", "needs", module="choix"),
     _paper("fake-raise", "raise", fail_seed=1),
     _paper("fake-hang", "hang", fail_seed=1),
     _paper("fake-exit", "exit", fail_seed=2),

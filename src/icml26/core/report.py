@@ -2,7 +2,16 @@
 
 Verdicts are recomputed here from the stored metrics, so the report always says what the
 stored runs support. Per paper the report uses the largest profile that has successful
-runs (``full`` before ``quick``) and says which one it used.
+runs (``full`` before ``quick``, :data:`PROFILE_PREFERENCE`) and says which one it used.
+
+One view model (:func:`collect` -> a list of :class:`PaperResult`) is rendered by the
+Markdown and the HTML renderer. Each paper's benchmark ratios come from
+``report/bench/*.json`` (written by :func:`icml26.core.timing.write_bench`).
+
+Committed results are protected: ``report/manifest.json`` records, per paper, the profile
+and number of seeds its committed section was built from. :func:`build` refuses to
+replace them with a smaller profile or fewer seeds (or with nothing, from an empty store)
+unless ``replace_committed=True``, and then writes nothing at all.
 """
 
 from __future__ import annotations
@@ -10,9 +19,11 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
+import math
 import re
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,7 +32,24 @@ from typing import Any
 from icml26.core.paper import Claim, Paper, Verdict
 from icml26.core.store import Row, Store
 
-PROFILE_PREFERENCE = ("full", "quick")
+PROFILE_PREFERENCE = ("full", "quick")  # the one place that says "full before quick"
+MANIFEST = "manifest.json"
+
+
+def preferred_profiles(paper: Paper, profile: str | None = None) -> list[str]:
+    """The profiles to look at for ``paper``, best first (or just ``profile`` when one is forced)."""
+    if profile:
+        return [profile] if profile in paper.profiles else []
+    return [p for p in PROFILE_PREFERENCE if p in paper.profiles] + \
+        [p for p in paper.profiles if p not in PROFILE_PREFERENCE]
+
+
+class CommittedResults(RuntimeError):
+    """The report folder holds committed results that these results would replace with less."""
+
+    def __init__(self, message: str, papers: Sequence[str] = ()):
+        super().__init__(message)
+        self.papers = list(papers)
 COLOURS = {"reproduced": "#1a7f37", "partly": "#b08800", "not-reproduced": "#cf222e",
            "not-checkable": "#6e7781", "not run": "#6e7781", "error": "#cf222e"}
 BADGE = {"reproduced": "✅ reproduced", "partly": "🟡 partly", "not-reproduced": "❌ not-reproduced",
@@ -49,6 +77,31 @@ class PaperResult:
     figure_png: bytes | None = None
     figure_error: str | None = None
     stale: bool = False
+    bench: list[tuple[str, float]] = field(default_factory=list)  # (label, ratio) from report/bench/*.json
+    bench_files: list[str] = field(default_factory=list)
+
+    @property
+    def n_seeds(self) -> int:
+        return len({r.seed for r in self.ok_rows})
+
+    @property
+    def profile_note(self) -> str:
+        """Which profile's numbers are shown, and how it differs from the others (plain text)."""
+        if self.profile is None:
+            return ""
+        prof = self.paper.profiles[self.profile]
+        note = f"Numbers shown: profile {self.profile!r}, {self.n_seeds} seed(s)"
+        diffs = []
+        for name, other in self.paper.profiles.items():
+            if name == self.profile:
+                continue
+            keys = sorted(k for k in set(prof.params) | set(other.params) if prof.get(k) != other.get(k))
+            if keys:
+                diffs.append(f"{name} uses " + "; ".join(f"{k}={_short(other.get(k))} (here {_short(prof.get(k))})"
+                                                         for k in keys[:6]) + (" …" if len(keys) > 6 else ""))
+        if diffs:
+            note += ". The setting above is the paper's; of the profiles, " + ". ".join(diffs)
+        return note + "."
 
     @property
     def ok_rows(self) -> list[Row]:
@@ -63,39 +116,133 @@ class PaperResult:
         return float(sum(r.duration_s or 0.0 for r in self.rows))
 
 
-def collect(papers: Sequence[Paper], store: Store, *, profile: str | None = None,
-            figures: bool = True) -> list[PaperResult]:
-    """Gather current rows, compute verdicts now and render figures for every paper.
+def _short(v: Any) -> str:
+    text = json.dumps(v) if not isinstance(v, str) else v
+    return text if len(text) <= 40 else text[:37] + "…"
 
-    Per paper the first profile of ``PROFILE_PREFERENCE`` (or ``profile``) with rows from
-    the current code is used; failing that, the newest rows of an older code version,
-    marked stale.
+
+def _stale_ok(store: Store, paper: Paper, name: str) -> list[Row]:
+    """The ok rows of the newest code version that has ok rows (one per seed, newest)."""
+    rows = [r for r in store.rows(paper.slug, name) if r.status == "ok" and r.metrics is not None]
+    if not rows:
+        return []
+    newest = max(rows, key=lambda r: r.created_at).code_hash
+    best: dict[int, Row] = {}
+    for r in rows:
+        if r.code_hash == newest:
+            best[r.seed] = r
+    return [best[k] for k in sorted(best)]
+
+
+Progress = Callable[[int, int, str], None]
+
+
+def collect(papers: Sequence[Paper], store: Store, *, profile: str | None = None,
+            figures: bool = True, bench_dir: str | Path | None = None,
+            progress: Progress | None = None) -> list[PaperResult]:
+    """The report's view model: per paper its rows, verdicts computed now, figure and bench ratios.
+
+    Per paper the first profile of :data:`PROFILE_PREFERENCE` (or ``profile``) with ``ok``
+    rows from the current code is used, with the newest failed row of each seed that has
+    none; failing that, the newest ``ok`` rows of an older code version, marked stale;
+    failing that, a profile that has only failed rows (so failures are shown).
     """
+    from icml26.core.jobs import quiet
+
+    bench = read_bench(bench_dir) if bench_dir is not None else {}
     results = []
-    for paper in papers:
+    for i, paper in enumerate(papers):
+        if progress:
+            progress(i, len(papers), paper.slug)
         chosen, rows, stale = None, [], False
-        names = [profile] if profile else [p for p in PROFILE_PREFERENCE if p in paper.profiles]
+        names = preferred_profiles(paper, profile)
         for name in names:
-            cur = store.current(paper, paper.profile(name))
+            prof = paper.profile(name)
+            cur = store.current(paper, prof)
             if cur:
-                chosen, rows = name, cur
+                chosen, rows = name, cur + store.failed_without_ok(paper, prof)
                 break
         if chosen is None:
             for name in names:
-                old = store.latest(paper.slug, name)
+                old = _stale_ok(store, paper, name)
                 if old:
                     chosen, rows, stale = name, old, True
                     break
+        if chosen is None:
+            for name in names:
+                failed = store.failed_without_ok(paper, paper.profile(name))
+                if failed:
+                    chosen, rows = name, failed
+                    break
         res = PaperResult(paper, chosen, rows, stale=stale)
         ms = [r.metrics for r in res.ok_rows]
-        res.verdicts = paper.evaluate(ms)
-        if figures and ms:
-            try:
-                res.figure_png = _render(paper, ms)
-            except Exception:  # noqa: BLE001 - a broken figure must not sink the report
-                res.figure_error = traceback.format_exc(limit=3)
+        with quiet():  # checks may import the experiment (and its libraries' banners)
+            res.verdicts = paper.evaluate(ms)
+        res.bench, res.bench_files = bench.get(paper.slug, ([], []))
         results.append(res)
+    if figures:
+        render_figures(results, progress=progress)
+    if progress:
+        progress(len(papers), len(papers), "")
     return results
+
+
+def render_figures(results: Sequence[PaperResult], progress: Progress | None = None) -> None:
+    """Render each paper's figure from its ok rows (a figure that fails is reported, not fatal)."""
+    from icml26.core.jobs import quiet
+
+    for i, res in enumerate(results):
+        ms = [r.metrics for r in res.ok_rows]
+        if not ms or res.figure_png is not None:
+            continue
+        if progress:
+            progress(i, len(results), f"{res.paper.slug} (figure)")
+        try:
+            with quiet():
+                res.figure_png = _render(res.paper, ms)
+        except Exception:  # noqa: BLE001 - a broken figure must not sink the report
+            res.figure_error = traceback.format_exc(limit=3)
+
+
+_RATIO_KEY = re.compile(r"speed.?up|ratio|faster", re.I)
+
+
+def _ratios(obj: Any, path: str = "") -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _ratios(v, f"{path} / {k}" if path else str(k))
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool) and _RATIO_KEY.search(path.rsplit(" / ", 1)[-1]):
+        if math.isfinite(obj):
+            out.append((path, float(obj)))
+    return out
+
+
+def read_bench(folder: str | Path) -> dict[str, tuple[list[tuple[str, float]], list[str]]]:
+    """``slug -> (ratios, files)`` from ``<folder>/*.json``; a file names its paper by a ``"paper"``
+    key or by its name (``token_mixers.json`` or ``token-mixers-scan.json`` for ``token-mixers``)."""
+    from icml26.core.registry import all_papers
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        return {}
+    slugs = sorted((p.slug for p in all_papers()), key=len, reverse=True)
+    out: dict[str, tuple[list[tuple[str, float]], list[str]]] = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        name = str(data.get("paper")) if isinstance(data, dict) and data.get("paper") else path.stem
+        name = name.replace("_", "-")
+        slug = next((s for s in slugs if name == s or name.startswith(s + "-")), None)
+        if slug is None:
+            continue
+        ratios, files = out.setdefault(slug, ([], []))
+        ratios += [(f"{path.stem}: {label}" if path.stem.replace("_", "-") != slug else label, v)
+                   for label, v in _ratios(data)][:12]
+        files.append(path.name)
+    return out
 
 
 def _render(paper: Paper, metrics: list[dict[str, Any]]) -> bytes | None:
@@ -152,7 +299,7 @@ def _counts(results: Sequence[PaperResult], headline: bool = True) -> dict[str, 
 def overview_rows(results: Sequence[PaperResult]) -> list[tuple[str, str, str, str, str, dict[str, int], dict[str, int]]]:
     """(slug, title, cluster, feasibility, profile/seeds, headline counts, other-claim counts) per paper."""
     return [(r.paper.slug, r.paper.title, r.paper.cluster, r.paper.feasibility,
-             f"{r.profile} · {len(r.ok_rows)}" if r.profile else "—", _paper_counts(r, True),
+             f"{r.profile} · {r.n_seeds}" if r.profile else "—", _paper_counts(r, True),
              _paper_counts(r, False)) for r in results]
 
 
@@ -211,6 +358,11 @@ def write_markdown(results: Sequence[PaperResult], out_dir: Path) -> Path:
         if p.summary:
             parts += [p.summary, ""]
         parts += [f"*Small-scale setting.* {p.substitution}", ""]
+        if res.profile_note:
+            parts += [f"*{res.profile_note}*", ""]
+        if res.bench:
+            parts += ["Benchmark ratios (" + ", ".join(f"`{f}`" for f in res.bench_files) + "): " +
+                      "; ".join(f"{_md(k)} = {v:.3g}" for k, v in res.bench), ""]
         if res.profile is None:
             parts += ["Not run yet.", ""]
             continue
@@ -304,6 +456,11 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
         if p.summary:
             out.append(f"<p>{e(p.summary)}</p>")
         out.append(f"<div class='sub'><b>Small-scale setting.</b> {e(p.substitution)}</div>")
+        if res.profile_note:
+            out.append(f"<p class='muted'><i>{e(res.profile_note)}</i></p>")
+        if res.bench:
+            out.append("<p><b>Benchmark ratios</b> <span class='muted'>(" + e(", ".join(res.bench_files)) +
+                       ")</span>: " + "; ".join(f"{e(k)} = {v:.3g}" for k, v in res.bench) + "</p>")
         if res.profile is None:
             out.append("<p>Not run yet.</p></section>")
             continue
@@ -346,14 +503,81 @@ def update_readme(readme: Path, results: Sequence[PaperResult]) -> bool:
     return True
 
 
-def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report", *,
-          profile: str | None = None, readme: str | Path | None = None) -> tuple[Path, Path, list[PaperResult]]:
-    """Write ``index.html`` and ``REPORT.md`` into ``out_dir``; optionally refresh a README table."""
+def read_manifest(out_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """``slug -> {"profile", "seeds"}`` of the committed report in ``out_dir`` (empty if none)."""
+    path = Path(out_dir) / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        papers = data.get("papers", {}) if isinstance(data, dict) else {}
+        return {k: v for k, v in papers.items() if isinstance(v, dict)}
+    except (OSError, ValueError):
+        return {}
+
+
+def manifest_of(results: Sequence[PaperResult]) -> dict[str, Any]:
+    return {"note": "what each paper's committed section was built from; icml26 report will not replace it "
+                    "with a smaller profile or fewer seeds without --replace-committed",
+            "papers": {r.paper.slug: {"profile": r.profile, "seeds": r.n_seeds, "stale": r.stale}
+                       for r in results if r.profile is not None and r.ok_rows}}
+
+
+def _rank(profile: str | None) -> int:
+    if profile is None:
+        return len(PROFILE_PREFERENCE) + 1
+    return PROFILE_PREFERENCE.index(profile) if profile in PROFILE_PREFERENCE else len(PROFILE_PREFERENCE)
+
+
+def downgrades(results: Sequence[PaperResult], committed: dict[str, dict[str, Any]]) -> list[str]:
+    """Papers whose committed section these results would replace with less (text per paper)."""
+    out = []
+    for r in results:
+        old = committed.get(r.paper.slug)
+        if not old or not old.get("profile"):
+            continue
+        new_p, new_n = (r.profile, r.n_seeds) if r.ok_rows else (None, 0)
+        old_p, old_n = old.get("profile"), int(old.get("seeds") or 0)
+        if _rank(new_p) > _rank(old_p) or (new_p == old_p and new_n < old_n):
+            now = f"{new_p} · {new_n} seeds" if new_p else "nothing"
+            out.append(f"{r.paper.slug} ({old_p} · {old_n} seeds -> {now})")
+    return out
+
+
+def check_writable(out_dir: str | Path) -> None:
+    """Raise ``OSError`` (one line) when the report folder cannot be written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    results = collect(papers, store, profile=profile)
+    probe = out / ".icml26-write-test"
+    probe.write_text("", encoding="utf-8")
+    probe.unlink()
+
+
+def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report", *,
+          profile: str | None = None, readme: str | Path | None = None, replace_committed: bool = False,
+          progress: Progress | None = None) -> tuple[Path, Path, list[PaperResult]]:
+    """Write ``index.html``, ``REPORT.md`` and ``manifest.json`` into ``out_dir``; optionally refresh a README table.
+
+    Raises :class:`CommittedResults` and writes nothing when the store is empty while
+    ``out_dir`` holds a committed report, or when some paper's committed section would be
+    replaced by a smaller profile or fewer seeds (unless ``replace_committed``).
+    """
+    out = Path(out_dir)
+    committed = read_manifest(out) if not replace_committed else {}
+    if committed and store.count() == 0:
+        raise CommittedResults(f"the results store {store.path} is empty: {out} keeps its committed report "
+                               f"({len(committed)} papers) and the README is left as it is. Run `icml26 run` "
+                               "first, or write elsewhere with --out")
+    check_writable(out)
+    results = collect(papers, store, profile=profile, figures=False, bench_dir=out / "bench", progress=progress)
+    worse = downgrades(results, committed)
+    if worse:
+        raise CommittedResults(
+            f"{len(worse)} paper(s) in {out} hold committed results that these would replace with a smaller "
+            f"profile or fewer seeds: {', '.join(worse[:6])}{' …' if len(worse) > 6 else ''}. Nothing was "
+            "written. Write elsewhere with --out, or pass --replace-committed", [w.split(" ")[0] for w in worse])
+    render_figures(results, progress=progress)
     md = write_markdown(results, out)
     page = write_html(results, out)
+    (out / MANIFEST).write_text(json.dumps(manifest_of(results), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if readme is not None:
         update_readme(Path(readme), results)
     return page, md, results

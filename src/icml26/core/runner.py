@@ -9,7 +9,10 @@ worker. ``ray``: the same jobs as Ray tasks (see :mod:`icml26.core.ray_backend`)
 
 Whatever the backend, only the driver writes the store, one row per finished job, so an
 interrupted run (Ctrl-C) keeps every finished job exactly once and a re-run completes
-only the missing ones.
+only the missing ones. Before a job starts the driver leases it in the store, so two
+``icml26 run`` processes on one store share the work (a dead process's lease expires).
+Workers exit when their driver dies, and what libraries print goes to the log
+(:func:`icml26.core.jobs.log_path`), not to the terminal.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ import os
 import signal
 import time
 import traceback
-from collections import deque
+from pathlib import Path
 from collections.abc import Callable, Sequence
 import json
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from icml26.core.jobs import Job, Outcome, RunSummary, default_jobs, execute_job, job_profile
+from icml26.core.jobs import (Claim, Dispatcher, Job, Outcome, RunSummary, default_jobs, die_with_parent,
+                              execute_job, finite_timeout, fmt_seconds, job_key, job_profile, to_log_for_good)
 from icml26.core.paper import Paper, Profile
 from icml26.core.store import Store
 
@@ -38,8 +42,7 @@ def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, sto
     """Jobs to run, and jobs skipped because the store has them for unchanged code and settings."""
     if seeds is not None and (isinstance(seeds, bool) or seeds < 1):
         raise ValueError(f"seeds must be >= 1, got {seeds}")
-    if timeout_s is not None and not (timeout_s > 0 and timeout_s < float("inf")):
-        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout_s}")
+    timeout_s = finite_timeout(timeout_s)
     ov = json.dumps(overrides or {}, sort_keys=True)
     todo: list[Job] = []
     skipped: list[Job] = []
@@ -59,8 +62,10 @@ def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, sto
 
 # -- the worker side ------------------------------------------------------------------------
 def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, extra: str | None,
-            overrides: str = "{}") -> None:
+            overrides: str = "{}", driver_pid: int | None = None, log: str | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what an interrupt means
+    die_with_parent(driver_pid)
+    to_log_for_good(Path(log) if log else None)
     if extra is not None:  # the fork server may predate the driver's environment
         os.environ["ICML26_EXTRA_PAPERS"] = extra
     t0 = time.perf_counter()
@@ -71,8 +76,13 @@ def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, 
         msg = ("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None)
     try:
         conn.send(msg)
+    except (BrokenPipeError, ConnectionError):  # the driver has gone: nothing to report to
+        os._exit(1)
     except Exception:  # noqa: BLE001 - e.g. metrics that cannot be pickled
-        conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None))
+        try:
+            conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None))
+        except (BrokenPipeError, ConnectionError):
+            os._exit(1)
     conn.close()
 
 
@@ -103,13 +113,20 @@ Callback = Callable[[Outcome], None]
 
 def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int | None = None,
               on_start: Callable[[Job], None] | None = None, on_done: Callback | None = None,
-              poll_s: float = 0.1) -> tuple[list[Outcome], bool]:
-    """Run jobs in worker processes; returns (outcomes, interrupted)."""
+              poll_s: float = 0.1, claim: Claim | None = None,
+              on_other: Callable[[Job], None] | None = None) -> tuple[list[Outcome], bool]:
+    """Run jobs in worker processes; returns (outcomes, interrupted).
+
+    ``claim`` (see :class:`icml26.core.jobs.Dispatcher`) leases each job before it starts.
+    """
+    from icml26.core.jobs import log_path
+
     workers = workers or default_jobs()
     if workers < 1:
         raise ValueError(f"jobs must be >= 1, got {workers}")
     ctx = _context()
-    pending = deque(jobs)
+    pending = Dispatcher(jobs, claim, on_other=on_other)
+    log = str(log_path())
     running: dict[Any, tuple[Job, Any, Connection, float]] = {}
     outcomes: list[Outcome] = []
 
@@ -122,10 +139,12 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
     try:
         while pending or running:
             while pending and len(running) < workers:
-                job = pending.popleft()
+                job = pending.next()
+                if job is None:
+                    break
                 parent, child = ctx.Pipe(duplex=False)
                 proc = ctx.Process(target=_worker, args=(child, job.paper, job.profile, job.seed, threads or job.cpus,
-                                         os.environ.get("ICML26_EXTRA_PAPERS"), job.overrides),
+                                         os.environ.get("ICML26_EXTRA_PAPERS"), job.overrides, os.getpid(), log),
                                    name=f"icml26:{job.paper}:{job.profile}:{job.seed}", daemon=True)
                 proc.start()
                 child.close()
@@ -133,7 +152,10 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
                 if on_start:
                     on_start(job)
             conns = [r[2] for r in running.values()]
-            wait(conns + list(running), timeout=poll_s)
+            if running:
+                wait(conns + list(running), timeout=poll_s)
+            else:
+                time.sleep(poll_s)
             now = time.monotonic()
             for key, (job, proc, conn, t0) in list(running.items()):
                 if conn.poll():
@@ -160,7 +182,7 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
                     proc.kill()
                     proc.join()
                     conn.close()
-                    finish(key, Outcome(job, "timeout", error=f"timed out after {job.timeout_s:.0f} s; worker killed",
+                    finish(key, Outcome(job, "timeout", error=f"timed out after {fmt_seconds(job.timeout_s)}; worker killed",
                                         duration_s=now - t0))
         return outcomes, False
     except KeyboardInterrupt:
@@ -183,7 +205,8 @@ def _local_gpu() -> bool:
 
 def run_jobs(jobs: Sequence[Job], *, backend: str = "local", workers: int | None = None,
              address: str | None = None, on_start: Callable[[Job], None] | None = None,
-             on_done: Callback | None = None) -> tuple[list[Outcome], bool]:
+             on_done: Callback | None = None, claim: Claim | None = None,
+             on_other: Callable[[Job], None] | None = None) -> tuple[list[Outcome], bool]:
     """Dispatch to a backend; ``on_done`` is called in the driver as each job finishes."""
     if backend == "local":
         skipped: list[Outcome] = []
@@ -194,12 +217,14 @@ def run_jobs(jobs: Sequence[Job], *, backend: str = "local", workers: int | None
             for out in skipped:
                 if on_done:
                     on_done(out)
-        outcomes, interrupted = run_local(jobs, workers=workers, on_start=on_start, on_done=on_done)
+        outcomes, interrupted = run_local(jobs, workers=workers, on_start=on_start, on_done=on_done, claim=claim,
+                                          on_other=on_other)
         return skipped + outcomes, interrupted
     if backend == "ray":
         from icml26.core.ray_backend import run_ray
 
-        return run_ray(jobs, address=address, workers=workers, on_start=on_start, on_done=on_done)
+        return run_ray(jobs, address=address, workers=workers, on_start=on_start, on_done=on_done, claim=claim,
+                       on_other=on_other)
     raise ValueError(f"unknown backend {backend!r}; choose 'local' or 'ray'")
 
 
@@ -230,8 +255,41 @@ def execute(papers: Sequence[Paper], profile: str, store: Store, *, seeds: int |
         if on_done:
             on_done(out)
 
-    outcomes, interrupted = run_jobs(todo, backend=backend, workers=workers, address=address,
-                                     on_start=on_start, on_done=record)
+    by_slug = {p.slug: p for p in papers}
+    ov = json.dumps(overrides or {}, sort_keys=True)
+
+    def stored(job: Job) -> bool:
+        paper = by_slug[job.paper]
+        return job.seed in {r.seed for r in store.current(paper, job_profile(paper, job.profile, ov))}
+
+    def claim(job: Job) -> str:
+        """Lease the job; "done" if another process has stored it meanwhile."""
+        ok, _holder = store.claim(job_key(job), ttl_s=job.timeout_s + 120.0)
+        if not ok:
+            return "busy"
+        if not force and stored(job):
+            store.release(job_key(job))
+            return "done"
+        return "run"
+
+    def other(job: Job) -> None:
+        summary.by_other.append(job)
+
+    def record_and_release(out: Outcome) -> None:
+        try:
+            record(out)
+        finally:
+            store.release(job_key(out.job))
+
+    try:
+        outcomes, interrupted = run_jobs(todo, backend=backend, workers=workers, address=address,
+                                         on_start=on_start, on_done=record_and_release, claim=claim, on_other=other)
+    finally:
+        for job in todo:  # an interrupt or error: let another process take what we had leased
+            try:
+                store.release(job_key(job))
+            except Exception:  # noqa: BLE001 - best effort; a dead process's lease expires anyway
+                break
     summary.outcomes = outcomes
     summary.interrupted = interrupted
     return summary

@@ -7,7 +7,14 @@ code replaces its row (an error row becomes an ``ok`` row once it succeeds), and
 changed implementation gets fresh rows beside the old ones.
 
 The file is checked on open: a file that is not SQLite, or an SQLite database that was
-not written by icml26, raises :class:`StoreError` and is never modified.
+not written by icml26, raises :class:`StoreError` and is never modified. Any path works
+(``%``, ``?``, ``#``, spaces, non-ASCII: the SQLite URI is escaped). Reading commands open
+the store with ``readonly=True`` and never write, so a read-only file or directory can be
+listed and reported; a writing command on a read-only store gets a :class:`StoreError`
+that says so.
+
+Before a job runs, the runner takes a *lease* on it (:meth:`Store.claim`), so two
+``icml26 run`` processes on one store share the work; the lease of a dead process expires.
 """
 
 from __future__ import annotations
@@ -55,6 +62,13 @@ CREATE TABLE IF NOT EXISTS runs (
     modules     TEXT,
     UNIQUE (paper, profile, seed, code_hash)
 );
+CREATE TABLE IF NOT EXISTS leases (
+    job         TEXT PRIMARY KEY,
+    pid         INTEGER NOT NULL,
+    host        TEXT NOT NULL,
+    started_at  REAL NOT NULL,
+    expires_at  REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS verdicts (
     paper       TEXT NOT NULL,
     profile     TEXT NOT NULL,
@@ -71,7 +85,36 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 
 class StoreError(RuntimeError):
-    """The results file cannot be used (corrupt, foreign, or from a newer schema)."""
+    """The results file cannot be used (corrupt, foreign, from a newer schema, or read-only for a write)."""
+
+
+def _uri(path: Path, **query: str) -> str:
+    """An SQLite ``file:`` URI for ``path``, escaped so that ``%``, ``?``, ``#`` and the rest stay in the name."""
+    from urllib.parse import quote
+
+    absolute = os.path.abspath(os.fspath(path))
+    q = "&".join(f"{k}={v}" for k, v in query.items())
+    return "file:" + quote(absolute, safe="/") + (f"?{q}" if q else "")
+
+
+def _connect_ro(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
+    """Open read-only; in a read-only directory (a WAL store cannot make its -shm file) fall back to immutable."""
+    conn = sqlite3.connect(_uri(path, mode="ro"), uri=True, timeout=timeout, isolation_level=None)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "unable to open" not in str(exc) and "readonly" not in str(exc):
+            raise
+    conn = sqlite3.connect(_uri(path, mode="ro", immutable="1"), uri=True, timeout=timeout, isolation_level=None)
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return conn
+
+
+def _is_readonly_error(exc: BaseException) -> bool:
+    msg = str(exc).lower()
+    return "readonly" in msg or "read-only" in msg or "unable to open database file" in msg
 
 
 @dataclass(frozen=True)
@@ -90,6 +133,22 @@ class Row:
     host: str | None = None
     backend: str | None = None
     modules: tuple[str, ...] | None = None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OSError, ValueError):
+        return False
+    try:  # a zombie is dead for our purpose
+        with open(f"/proc/{int(pid)}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def default_path() -> Path:
@@ -142,21 +201,48 @@ def code_hash(paper: Any, profile: Any, modules: Any = None) -> str:
 class Store:
     """SQLite-backed results store. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True,
+                 readonly: bool = False):
         self.path = Path(path) if path is not None else default_path()
+        self.readonly = readonly
+        self.skipped_rows: list[str] = []  # malformed rows met while reading, named
         if self.path.exists():
             self._check_file()
-        elif not create:
+        elif not create or readonly:
             raise StoreError(f"no results store at {self.path}")
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the results store {self.path}: {exc.strerror or exc} "
+                                 "(read-only location? choose another path with --store)") from None
+        if readonly:
+            try:
+                self.conn = _connect_ro(self.path)
+                self.conn.execute("PRAGMA busy_timeout = 30000")
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path} cannot be read: {exc}") from None
+            cols = {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
+            if not cols:  # an empty (new) file: read it as an empty store
+                self.conn.close()
+                self.conn = sqlite3.connect(":memory:", isolation_level=None)
+                self.conn.executescript(_SCHEMA)
+                cols = {"modules"}
+            self._has_modules = "modules" in cols
+            return
         try:
-            self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            self.conn = sqlite3.connect(_uri(self.path), uri=True, timeout=30.0, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout = 30000")
             self.conn.execute("PRAGMA journal_mode = WAL")
             self._init_schema()
+        except sqlite3.OperationalError as exc:
+            if _is_readonly_error(exc):
+                raise StoreError(f"the results store {self.path} is read-only ({exc}): reading commands (list, "
+                                 "show, report) work; to run, choose a writable path with --store") from None
+            raise StoreError(f"{self.path} is not a usable icml26 results store: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable icml26 results store: {exc}") from exc
+        self._has_modules = True
 
     # -- opening -------------------------------------------------------------------------
     def _check_file(self) -> None:
@@ -170,7 +256,7 @@ class Store:
         if not head:
             return  # an empty file: treat as new
         try:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30.0)
+            conn = _connect_ro(self.path)
             try:
                 tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
                 if not tables:
@@ -202,6 +288,17 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def _write(self, sql: str, args: Sequence[Any] = ()) -> sqlite3.Cursor:
+        if self.readonly:
+            raise StoreError(f"the results store {self.path} was opened read-only; this command cannot write to it")
+        try:
+            return self.conn.execute(sql, tuple(args))
+        except sqlite3.OperationalError as exc:
+            if _is_readonly_error(exc):
+                raise StoreError(f"the results store {self.path} is read-only ({exc}); choose a writable path "
+                                 "with --store") from None
+            raise
+
     def __enter__(self) -> Store:
         return self
 
@@ -218,7 +315,7 @@ class Store:
             raise ValueError(f"status must be one of {JOB_STATUSES}, got {status!r}")
         env = env or environment()
         payload = json.dumps(metrics, allow_nan=True) if metrics is not None else None
-        self.conn.execute(
+        self._write(
             "INSERT OR REPLACE INTO runs(paper, profile, seed, status, metrics, error, duration_s, code_hash,"
             " version, git_commit, python, torch, numpy, host, backend, created_at, modules)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -226,14 +323,61 @@ class Store:
              env.get("git_commit"), env.get("python"), env.get("torch"), env.get("numpy"), env.get("host"),
              backend, _now(), json.dumps(list(modules)) if modules is not None else None))
 
+    # -- leases: who is running which job ------------------------------------------------
+    def claim(self, job: str, ttl_s: float) -> tuple[bool, str]:
+        """Take the lease on ``job`` (a job key) for this process; (True, "") or (False, holder).
+
+        A lease held by a process that has died on this host, or whose time-to-live has
+        passed, is taken over.
+        """
+        import time as _time
+
+        me, host, now = os.getpid(), socket.gethostname(), _time.time()
+        self._write("BEGIN IMMEDIATE")
+        try:
+            r = self.conn.execute("SELECT pid, host, expires_at FROM leases WHERE job=?", (job,)).fetchone()
+            if r is not None and not (r[0] == me and r[1] == host):
+                alive = _pid_alive(r[0]) if r[1] == host else True
+                if alive and r[2] > now:
+                    self.conn.execute("COMMIT")
+                    return False, f"pid {r[0]} on {r[1]}"
+            self.conn.execute("INSERT OR REPLACE INTO leases(job, pid, host, started_at, expires_at) VALUES (?,?,?,?,?)",
+                              (job, me, host, now, now + ttl_s))
+            self.conn.execute("COMMIT")
+            return True, ""
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def release(self, job: str) -> None:
+        """Drop this process's lease on ``job``."""
+        self._write("DELETE FROM leases WHERE job=? AND pid=? AND host=?", (job, os.getpid(), socket.gethostname()))
+
+    def leases(self) -> list[tuple[str, int, str]]:
+        return [(r[0], int(r[1]), r[2]) for r in self.conn.execute("SELECT job, pid, host FROM leases")]
+
     # -- reading -------------------------------------------------------------------------
     def _rows(self, where: str, args: Sequence[Any]) -> Iterator[Row]:
+        """Rows oldest first; a row whose metrics or module list cannot be parsed is skipped and named."""
+        mods = "modules" if self._has_modules else "NULL"
         cur = self.conn.execute(
             "SELECT paper, profile, seed, status, metrics, error, duration_s, code_hash, created_at, version,"
-            f" git_commit, host, backend FROM runs WHERE {where} ORDER BY seed, created_at", tuple(args))
+            f" git_commit, host, backend, {mods}, id FROM runs WHERE {where} ORDER BY seed, created_at, id",
+            tuple(args))
         for r in cur:
-            yield Row(r[0], r[1], r[2], r[3], json.loads(r[4]) if r[4] else None, r[5], r[6], r[7], r[8],
-                      r[9], r[10], r[11], r[12])
+            try:
+                metrics = json.loads(r[4]) if r[4] else None
+                if metrics is not None and not isinstance(metrics, dict):
+                    raise ValueError(f"metrics are a JSON {type(metrics).__name__}, not an object")
+                modules = tuple(json.loads(r[13])) if r[13] else None
+            except (ValueError, TypeError) as exc:
+                name = f"{r[0]}/{r[1]}/seed {r[2]} (row id {r[14]}, stored {r[8]})"
+                msg = f"malformed row {name} skipped: {exc}"
+                if msg not in self.skipped_rows:
+                    self.skipped_rows.append(msg)
+                    warnings.warn(f"{self.path}: {msg}", stacklevel=2)
+                continue
+            yield Row(r[0], r[1], r[2], r[3], metrics, r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], modules)
 
     def rows(self, paper: str | None = None, profile: str | None = None,
              code_hash: str | None = None) -> list[Row]:
@@ -279,6 +423,19 @@ class Store:
                 "SELECT paper, profile, COUNT(DISTINCT seed) FROM runs WHERE status='ok' GROUP BY paper, profile"):
             out.setdefault(paper, {})[profile] = int(n)
         return out
+
+    def failed_without_ok(self, paper: Any, profile: Any) -> list[Row]:
+        """The newest failed row of each seed that has no current ``ok`` row (for the report)."""
+        ok = {r.seed for r in self.current(paper, profile)}
+        newest: dict[int, Row] = {}
+        for row in self.rows(paper.slug, profile.name):
+            if row.seed in ok:
+                continue
+            if row.status == "ok":
+                newest.pop(row.seed, None)  # an ok row of older code after an older failure: not a failure now
+                continue
+            newest[row.seed] = row
+        return [newest[s] for s in sorted(newest)]
 
     def profiles_of(self, paper: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT profile FROM runs WHERE paper=?", (paper,))]
