@@ -9,7 +9,7 @@ drafts for Q (whose verification has just returned), then the roles swap. A batc
 must wait for its own verification (data dependency), which is why two batches are needed to keep
 both devices busy. Verification is unchanged, so the outputs are those of the target.
 
-This module holds
+This module holds the algorithm:
 
 - :class:`RaggedCache` and :func:`ragged_forward`: a KV cache with one length per row, so every
   request of a batch can accept a different number of tokens (what vLLM's paged cache gives);
@@ -18,10 +18,13 @@ This module holds
   the rejection sampler of Leviathan et al. for temperature sampling);
 - :class:`TargetSide` / :class:`DraftSide`: the per-batch state of each device;
 - :func:`generate_target_only`, :func:`generate_sd`, :func:`generate_psd`: the three decoders.
-  ``generate_psd`` runs the two-batch pipeline against a drafter *endpoint*: either in-process
+  ``generate_psd`` runs the two-batch pipeline against a drafter *endpoint*: in-process
   (:class:`InlineDrafter`, which records every stage's duration so that the two-device timeline can
-  be replayed exactly) or in a second OS process pinned to another core (:class:`ProcessDrafter`);
+  be replayed) or in a second OS process (``endpoints.ProcessDrafter``);
 - :func:`expected_tokens`, :func:`psd_speedup_model`: the first-order throughput model.
+
+The simulated world (the Markov language, the trained pair, the per-forward cost model used as a
+clock) is in ``setting.py``; the second-process drafter in ``endpoints.py``.
 
 Throughput model (our derivation; the paper's theorem body was not available to us). With per-token
 acceptance alpha (i.i.d.), a round yields E = (1 - alpha^(k+1)) / (1 - alpha) tokens per request. SD
@@ -32,46 +35,22 @@ spends k t_d + t_v per round and batch; PSD spends max(k t_d, t_v) per half-cycl
 
 from __future__ import annotations
 
-import math
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 
+from icml26.core.validate import check_finite, check_int, check_positive
 from icml26.nn.transformer import CausalSelfAttention, TinyLM
+
+if TYPE_CHECKING:
+    from icml26.llm.minedraft.setting import CostModel
 
 
 # ----------------------------------------------------------------------------- model substrate
-
-
-class CostModel:
-    """Deterministic stage durations for replays: each model forward costs
-    ``c_call + c_layer * n_layers + flops / flops_per_s`` seconds (flops of the projections, MLP,
-    attention over the cached context and the output head). Used as a clock (``cost()`` returns the
-    modelled seconds spent so far), it makes a run's timings a function of its work alone.
-    """
-
-    def __init__(self, c_call: float, c_layer: float, flops_per_s: float):
-        for name, v in (("c_call", c_call), ("c_layer", c_layer), ("flops_per_s", flops_per_s)):
-            if not (math.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be finite and >= 0, got {v}")
-        if flops_per_s <= 0:
-            raise ValueError(f"flops_per_s must be > 0, got {flops_per_s}")
-        self.c_call, self.c_layer, self.flops_per_s = c_call, c_layer, flops_per_s
-        self.t = 0.0
-
-    def __call__(self) -> float:
-        return self.t
-
-    def charge(self, model: TinyLM, n: int, t: int, S: int) -> None:
-        c = model.cfg
-        d = c.d_model
-        per_layer = 2 * n * t * d * (3 * d + d + 2 * c.mlp_ratio * d) + 4 * n * t * S * d
-        flops = c.n_layers * per_layer + 2 * n * t * d * c.vocab_size
-        self.t += self.c_call + self.c_layer * c.n_layers + flops / self.flops_per_s
 
 
 class RaggedCache:
@@ -160,6 +139,9 @@ def verify_greedy(drafts: torch.Tensor, target_logits: torch.Tensor) -> tuple[to
     """Greedy verification. ``drafts`` (n, k), ``target_logits`` (n, k + 1, V) at the pending token
     and the k drafts. Returns (n_accepted (n,), next_token (n,)): the longest prefix with
     ``drafts[:, j] == argmax target_logits[:, j]`` and the target's argmax after it."""
+    _check_tensor("drafts", drafts)
+    _check_tensor("target_logits", target_logits)
+    check_finite("target_logits", target_logits)
     if drafts.dim() != 2 or target_logits.dim() != 3 or target_logits.shape[:2] != (drafts.shape[0], drafts.shape[1] + 1):
         raise ValueError(f"need drafts (n, k) and target_logits (n, k+1, V), got {tuple(drafts.shape)}, "
                          f"{tuple(target_logits.shape)}")
@@ -176,11 +158,17 @@ def verify_sampling(drafts: torch.Tensor, q: torch.Tensor, p: torch.Tensor,
     probability min(1, p/q); at the first rejection the next token is drawn from norm(max(p - q, 0)),
     after k acceptances from p[:, k]. Returns (n_accepted (n,), next_token (n,)); the emitted tokens
     are distributed exactly as the target's."""
+    for name, z in (("drafts", drafts), ("q", q), ("p", p)):
+        _check_tensor(name, z)
+    if drafts.dim() != 2:
+        raise ValueError(f"drafts must be (n, k), got {tuple(drafts.shape)}")
     n, k = drafts.shape
-    if q.shape[:2] != (n, k) or p.shape[:2] != (n, k + 1) or q.shape[2] != p.shape[2]:
-        raise ValueError(f"need q (n, k, V) and p (n, k+1, V), got {tuple(q.shape)}, {tuple(p.shape)}")
-    if not (torch.isfinite(p).all() and torch.isfinite(q).all()):
-        raise ValueError("p and q must be finite")
+    if q.dim() != 3 or q.shape[:2] != (n, k):
+        raise ValueError(f"q must be (n, k, V) = ({n}, {k}, V), got {tuple(q.shape)}")
+    if p.dim() != 3 or p.shape[:2] != (n, k + 1) or q.shape[2] != p.shape[2]:
+        raise ValueError(f"p must be (n, k + 1, V) = ({n}, {k + 1}, {q.shape[2]}), got {tuple(p.shape)}")
+    check_finite("q", q)
+    check_finite("p", p)
     pd = p[:, :k].gather(2, drafts[..., None])[..., 0]
     qd = q.gather(2, drafts[..., None])[..., 0]
     u = torch.rand(n, k, generator=generator)
@@ -215,7 +203,7 @@ class TargetSide:
 
     def __init__(self, target: TinyLM, prompts: torch.Tensor, n_new: int, k: int,
                  temperature: float = 0.0, generator: torch.Generator | None = None, cost: CostModel | None = None):
-        _check_prompts(prompts, n_new, k)
+        _check_prompts(prompts, n_new, k, temperature)
         self.cost = cost
         self.model, self.n_new, self.k, self.temperature, self.gen = target, n_new, k, temperature, generator
         self.P = prompts.shape[1]
@@ -277,7 +265,7 @@ class DraftSide:
 
     def __init__(self, drafter: TinyLM, prompts: torch.Tensor, n_new: int, k: int,
                  temperature: float = 0.0, generator: torch.Generator | None = None, cost: CostModel | None = None):
-        _check_prompts(prompts, n_new, k)
+        _check_prompts(prompts, n_new, k, temperature)
         self.cost = cost
         self.model, self.k, self.temperature, self.gen = drafter, k, temperature, generator
         self.P = prompts.shape[1]
@@ -318,13 +306,20 @@ class DraftSide:
         return rows, torch.stack(drafts, 1), (torch.stack(qs, 1) if qs else None)
 
 
-def _check_prompts(prompts: torch.Tensor, n_new: int, k: int) -> None:
+def _check_tensor(name: str, x) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+
+
+def _check_prompts(prompts: torch.Tensor, n_new: int, k: int, temperature: float = 0.0) -> None:
+    _check_tensor("prompts", prompts)
     if prompts.dim() != 2 or prompts.shape[0] < 1 or prompts.shape[1] < 1:
         raise ValueError(f"prompts must be (batch >= 1, len >= 1), got {tuple(prompts.shape)}")
-    if n_new < 1:
-        raise ValueError(f"n_new must be >= 1, got {n_new}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    if prompts.is_floating_point():
+        raise TypeError(f"prompts must hold integer token ids, got {prompts.dtype}")
+    check_int("n_new", n_new, minimum=1)
+    check_int("k", k, minimum=1)
+    check_positive("temperature", temperature, strict=False)
 
 
 def _pick(logits: torch.Tensor, temperature: float, gen: torch.Generator | None) -> torch.Tensor:
@@ -373,8 +368,7 @@ class RunStats:
 
 
 def _waves(prompts: torch.Tensor, size: int) -> list[tuple[int, torch.Tensor]]:
-    if size < 1:
-        raise ValueError(f"batch size must be >= 1, got {size}")
+    check_int("batch_size", size, minimum=1)
     return [(s, prompts[s:s + size]) for s in range(0, prompts.shape[0], size)]
 
 
@@ -483,62 +477,6 @@ class InlineDrafter:
         pass
 
 
-def _drafter_process(conn, state, cfg, n_new, k, temperature, seed, core) -> None:
-    torch.set_num_threads(1)
-    if core is not None and hasattr(os, "sched_setaffinity"):
-        try:
-            os.sched_setaffinity(0, {core})
-        except OSError:
-            pass
-    model = TinyLM(cfg)
-    model.load_state_dict(state)
-    model.eval()
-    gen = torch.Generator().manual_seed(seed)
-    ep = InlineDrafter(model, n_new, k, temperature, gen)
-    while True:
-        msg = conn.recv()
-        if msg is None:
-            break
-        kind, bid, payload = msg
-        (ep.start if kind == "start" else ep.submit)(bid, payload)
-        conn.send(ep.collect())
-    conn.close()
-
-
-class ProcessDrafter:
-    """Drafter endpoint in a second OS process (one thread, optionally pinned to ``core``).
-
-    Token ids travel through a pipe; the target keeps working while the drafter drafts, so the
-    overlap is real concurrency (torch releases the GIL, and the processes do not share one anyway).
-    """
-
-    replay = False
-
-    def __init__(self, drafter: TinyLM, n_new: int, k: int, temperature: float = 0.0, seed: int = 0,
-                 core: int | None = None):
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        self.conn, child = ctx.Pipe()
-        state = {n: p.detach().clone() for n, p in drafter.state_dict().items()}
-        self.proc = ctx.Process(target=_drafter_process,
-                                args=(child, state, drafter.cfg, n_new, k, temperature, seed, core), daemon=True)
-        self.proc.start()
-
-    def start(self, bid: int, prompts: torch.Tensor) -> None:
-        self.conn.send(("start", bid, prompts))
-
-    def submit(self, bid: int, upd: Update) -> None:
-        self.conn.send(("update", bid, upd))
-
-    def collect(self):
-        return self.conn.recv()
-
-    def close(self) -> None:
-        self.conn.send(None)
-        self.proc.join(timeout=10)
-
-
 def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, k: int, batch_size: int,
                  temperature: float = 0.0, generator: torch.Generator | None = None,
                  cost: CostModel | None = None) -> RunStats:
@@ -642,52 +580,16 @@ def generate_psd(target: TinyLM, drafter_ep, prompts: torch.Tensor, n_new: int, 
 
 def expected_tokens(alpha: float, k: int) -> float:
     """E = (1 - alpha^(k+1)) / (1 - alpha): tokens per request per round with i.i.d. acceptance."""
-    if not 0 <= alpha <= 1 or not math.isfinite(alpha):
+    check_positive("alpha", alpha, strict=False)
+    if alpha > 1:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
-    if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+    check_int("k", k, minimum=0)
     return float(k + 1) if alpha == 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
 
 
 def psd_speedup_model(k: int, t_d: float, t_v: float) -> float:
     """Modelled PSD/SD throughput ratio (k t_d + t_v) / max(k t_d, t_v), in [1, 2]."""
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    if not (t_d > 0 and t_v > 0 and math.isfinite(t_d) and math.isfinite(t_v)):
-        raise ValueError(f"t_d and t_v must be positive and finite, got {t_d}, {t_v}")
+    check_int("k", k, minimum=1)
+    check_positive("t_d", t_d)
+    check_positive("t_v", t_v)
     return (k * t_d + t_v) / max(k * t_d, t_v)
-
-
-def to_gpt2(model: TinyLM):
-    """The same network as a Hugging Face ``GPT2LMHeadModel`` (weights copied, exact GELU, no dropout).
-
-    TinyLM and GPT-2 share the block layout (pre-norm, learned positions, tied embeddings), so the
-    standard assisted generation of ``transformers`` can run our target/drafter pair as a reference.
-    """
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    if not isinstance(model, TinyLM):
-        raise ValueError(f"model must be a TinyLM, got {type(model).__name__}")
-    c = model.cfg
-    cfg = GPT2Config(vocab_size=c.vocab_size, n_positions=c.max_len, n_embd=c.d_model, n_layer=c.n_layers,
-                     n_head=c.n_heads, n_inner=c.mlp_ratio * c.d_model, activation_function="gelu",
-                     resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, layer_norm_epsilon=1e-5,
-                     bos_token_id=0, eos_token_id=None, pad_token_id=0, tie_word_embeddings=True)
-    hf = GPT2LMHeadModel(cfg).eval()
-    sd = {"transformer.wte.weight": model.tok.weight, "transformer.wpe.weight": model.pos.weight,
-          "transformer.ln_f.weight": model.ln_f.weight, "transformer.ln_f.bias": model.ln_f.bias}
-    for i, blk in enumerate(model.blocks):
-        h = f"transformer.h.{i}."
-        sd.update({
-            h + "ln_1.weight": blk.ln1.weight, h + "ln_1.bias": blk.ln1.bias,
-            h + "ln_2.weight": blk.ln2.weight, h + "ln_2.bias": blk.ln2.bias,
-            h + "attn.c_attn.weight": blk.attn.qkv.weight.T, h + "attn.c_attn.bias": blk.attn.qkv.bias,
-            h + "attn.c_proj.weight": blk.attn.proj.weight.T, h + "attn.c_proj.bias": blk.attn.proj.bias,
-            h + "mlp.c_fc.weight": blk.mlp[0].weight.T, h + "mlp.c_fc.bias": blk.mlp[0].bias,
-            h + "mlp.c_proj.weight": blk.mlp[2].weight.T, h + "mlp.c_proj.bias": blk.mlp[2].bias})
-    with torch.no_grad():
-        own = hf.state_dict()
-        for name, w in sd.items():
-            own[name].copy_(w.detach())
-    hf.tie_weights()
-    return hf
