@@ -79,10 +79,11 @@ def test_run_code_and_shared_code_count(pkg):
 def test_modules_used_keeps_own_paper_and_shared_code_only():
     loaded = ["icml26", "icml26.core.runner", "icml26.core.stats", "icml26.core.checks", "icml26.decision",
               "icml26.decision.b3", "icml26.decision.b3.experiment", "icml26.decision.pidm",
-              "icml26.decision.pidm.method", "icml26.nn.transformer", "icml26.alignment._data", "numpy"]
+              "icml26.decision.pidm.method", "icml26.nn.transformer", "icml26.alignment._data", "numpy",
+              "icml26.tasks.kb"]
     got = F.modules_used("icml26.decision.b3", loaded)
     assert got == ["icml26.alignment._data", "icml26.core.stats", "icml26.decision.b3",
-                   "icml26.decision.b3.experiment", "icml26.nn.transformer"]
+                   "icml26.decision.b3.experiment", "icml26.nn.transformer", "icml26.tasks.kb"]
 
 
 def test_missing_module_changes_the_fingerprint(pkg):

@@ -33,10 +33,23 @@ FRAMEWORK = {"icml26", "icml26.core", "icml26.core.cli", "icml26.core.runner", "
 _CLAIM_CODE = ("check_", "contradict_", "control_", "figure", "_figure")
 
 
+@lru_cache(maxsize=4096)
+def _is_package(name: str) -> bool:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and spec.submodule_search_locations is not None
+
+
 def _paper_package(module: str) -> str | None:
+    """``icml26.<cluster>.<paper>`` for a module inside a paper package; shared cluster modules
+    (``icml26.agents.env``, ``icml26.alignment._preferences``) are not paper packages."""
     parts = module.split(".")
     if len(parts) >= 3 and parts[0] == "icml26" and parts[1] in CLUSTERS and not parts[2].startswith("_"):
-        return ".".join(parts[:3])
+        pkg = ".".join(parts[:3])
+        if len(parts) > 3 or _is_package(pkg):
+            return pkg
     return None
 
 
