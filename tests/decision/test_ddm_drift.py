@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from icml26.decision.ddm_drift.experiment import xauc
+from icml26.decision.ddm_drift.setting import xauc
 from icml26.decision.ddm_drift.method import (
     NudgeDrift, WatchTimeDDM, approx_cdf, cdf_from_density, frozen_density, inverse_gaussian_density,
     ks_distance, optimal_signal_time, simulate_first_passage, simulate_first_passage_paths,
@@ -137,3 +137,40 @@ def test_xauc_perfect_and_reversed():
 def test_input_validation(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_blind_control_is_the_base_inverse_gaussian():
+    t = np.linspace(0.0, 10.0, 201)
+    drift = NudgeDrift(0.4, 2.0, 1.0, 0.5)
+    from icml26.decision.ddm_drift.method import blind_density
+
+    np.testing.assert_allclose(blind_density(t, 3.0, drift), inverse_gaussian_density(t, 3.0, 0.4))
+    # with no signal the three approximations coincide
+    flat = NudgeDrift(0.4)
+    for kind in ("frozen", "blind"):
+        np.testing.assert_allclose(approx_cdf(t, 3.0, flat, kind=kind), approx_cdf(t, 3.0, flat), atol=1e-12)
+
+
+def test_a_seed_runs_the_same_settings_whatever_the_seed_count():
+    from icml26.decision.ddm_drift.experiment import SIGNAL_GRID, TIMING_GRID, _settings
+
+    assert _settings(3, 2, len(SIGNAL_GRID)) == [6, 7]
+    covered = {i for s in range(5) for i in _settings(s, 4, len(TIMING_GRID))}
+    assert covered == set(range(len(TIMING_GRID)))
+
+
+def test_signal_blind_timing_ignores_the_signal():
+    from icml26.decision.ddm_drift.method import optimal_signal_time
+
+    t1, _ = optimal_signal_time(2.0, 4.0, 0.5, 0.5, 1.0, 12.0, n_tau=9, dt=0.02, kind="blind")
+    t2, _ = optimal_signal_time(2.0, 4.0, 0.5, 2.0, 3.0, 12.0, n_tau=9, dt=0.02, kind="blind")
+    assert t1 == pytest.approx(t2, abs=1e-9)
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(TypeError, match="mu0"):
+        NudgeDrift("0.5")
+    with pytest.raises(ValueError, match="n_paths"):
+        simulate_first_passage(NudgeDrift(0.5).M, 1.0, 1.0, 0, 0.1, 1.0)
+    with pytest.raises(ValueError, match="mu"):
+        inverse_gaussian_density([1.0], 1.0, float("nan"))

@@ -23,8 +23,12 @@ error exponent and the per-arm cost).
 
 What the paper does not pin down in the parts we could read, and what we chose:
 
-* recommendation at an arbitrary time: the waiting arm at the highest level, ties
-  broken by empirical mean, then by queue order (the arm deferred earliest);
+* recommendation at an arbitrary time (switchable, ``recommend(rule=...)``): by default
+  the waiting arm at the highest level, ties broken by empirical mean, then by queue
+  order (the arm deferred earliest); ``rule="mean"`` takes the best empirical mean over
+  every alive arm instead. With deterministic rewards the best screened arm is never
+  discarded, so only ``"mean"`` makes B3's error pure screening, as the paper's
+  deterministic-reward study (its Fig. 4, as reviewers describe it) implies;
 * ties inside a box are broken uniformly at random;
 * an action is only started if its pulls fit in the budget, so stopping at ``T1``
   and resuming to ``T2`` executes exactly the same actions as running to ``T2``;
@@ -64,8 +68,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from icml26.core.validate import as_rng, check_int
+
 #: Default growth ratio: the root of 4 - r - r**1.5 = 0 in (1, 2).
 R0 = 1.7281632013323833
+
+#: Anytime recommendation rules: "level" (ours: highest-level arm) and "mean" (best mean over alive arms)
+RULES = ("level", "mean")
 
 Pull = Callable[[int, int], np.ndarray]
 PullSum = Callable[[np.ndarray, int], np.ndarray]
@@ -73,14 +82,7 @@ PullSum = Callable[[np.ndarray, int], np.ndarray]
 
 # --------------------------------------------------------------------------- validation
 def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return check_int(name, value, minimum=minimum)
 
 
 def _check_pull(pull) -> None:
@@ -89,11 +91,7 @@ def _check_pull(pull) -> None:
 
 
 def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is not None:
-        _check_int("seed", seed, 0)
-    return np.random.default_rng(seed)
+    return as_rng("seed", seed)
 
 
 def _single_pull_sum(pull: Pull) -> PullSum:
@@ -243,8 +241,17 @@ class BoxThirdingBatch:
             self.pulls_used += cost
         return self
 
-    def recommend(self) -> np.ndarray:
-        """(R,) recommended arms: highest level first, then best empirical mean, then queue order."""
+    def recommend(self, rule: str = "level") -> np.ndarray:
+        """(R,) recommended arms under a recommendation ``rule`` (see :data:`RULES`).
+
+        ``"level"`` (our default): the waiting arm at the highest level, then the best empirical
+        mean, then queue order. ``"mean"``: the best empirical mean over every alive (waiting) arm,
+        whatever its level (then the lowest level, then queue order).
+        """
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+        if rule == "mean":
+            return self._recommend_mean()
         for lvl in range(len(self.levels) - 1, -1, -1):
             box = self.levels[lvl]
             if box:
@@ -252,6 +259,22 @@ class BoxThirdingBatch:
                 sums = np.stack([s for _, s in box], axis=1)
                 return arms[np.arange(self.n_reps), np.argmax(sums, axis=1)]
         return self.order[:, 0].copy()  # nothing pulled yet: the first arm of the random order
+
+    def _recommend_mean(self) -> np.ndarray:
+        arms, means = [], []
+        for lvl, box in enumerate(self.levels):
+            for a, sm in box:
+                arms.append(a)
+                means.append(sm / self.n_pulls(lvl))
+        if not arms:
+            return self.order[:, 0].copy()
+        arms_, means_ = np.stack(arms, axis=1), np.stack(means, axis=1)
+        return arms_[np.arange(self.n_reps), np.argmax(means_, axis=1)]  # first maximum: lowest level, earliest
+
+    def alive(self) -> np.ndarray:
+        """(R, n_alive) arms waiting in the boxes (screened and not discarded), level by level."""
+        arms = [a for box in self.levels for a, _ in box]
+        return np.stack(arms, axis=1) if arms else np.zeros((self.n_reps, 0), dtype=int)
 
     def screened(self) -> np.ndarray:
         """(R, n_screened) arms that have entered the boxes so far."""
@@ -305,8 +328,9 @@ class BoxThirding:
         self._b.run(_single_pull_sum(pull), budget)
         return self
 
-    def recommend(self) -> int:
-        return int(self._b.recommend()[0])
+    def recommend(self, rule: str = "level") -> int:
+        """The recommended arm under ``rule`` ("level": highest level; "mean": best mean of the alive arms)."""
+        return int(self._b.recommend(rule)[0])
 
     def screened(self) -> np.ndarray:
         """(n_screened,) arms that have entered the boxes so far, in screening order."""
@@ -437,6 +461,7 @@ def doubling_successive_halving(pull: Pull, n_arms: int, budget: int, *, first_b
                                 seed=None) -> int:
     """Single-run doubling-trick SH stopped at ``budget``; see the batched form."""
     _check_pull(pull)
+    budget = _check_int("budget", budget, 1)
     return int(doubling_successive_halving_batch(_single_pull_sum(pull), n_arms, [budget], 1,
                                                  first_budget=first_budget, seed=seed)[0, 0])
 
@@ -592,3 +617,27 @@ def bracketing_successive_halving(pull: Pull, n_arms: int, budget: int, *, seed=
     budget = _check_int("budget", budget, 1)
     return int(bracketing_successive_halving_batch(_single_pull_sum(pull), n_arms, [budget], 1,
                                                    seed=seed)[0, 0])
+
+
+def EXAMPLES() -> list:
+    """Good calls of the public API for the common bad-input test (``tests/test_every_paper.py``)."""
+    mu = np.linspace(0.1, 0.9, 20)
+
+    def pull(arm: int, n: int) -> np.ndarray:
+        return np.full(n, mu[arm])
+
+    def pull_sum(arms: np.ndarray, n: int) -> np.ndarray:
+        return n * mu[arms]
+
+    return [
+        (BoxThirding, {"n_arms": 20, "t0": 1, "ratio": R0, "seed": 0}),
+        (BoxThirdingBatch, {"n_arms": 20, "n_reps": 2, "t0": 1, "ratio": R0, "seed": 0}),
+        (BoxThirding(20, seed=0).run, {"pull": pull, "budget": 60}),
+        (fit_subset_size, {"n_arms": 20, "budget": 50}),
+        (successive_halving, {"pull": pull, "n_arms": 20, "budget": 100, "subset_size": 8, "seed": 0}),
+        (successive_halving_batch, {"pull_sum": pull_sum, "n_arms": 20, "budget": 100, "n_reps": 2, "seed": 0}),
+        (uniform_sampling, {"pull": pull, "n_arms": 20, "budget": 100, "seed": 0}),
+        (doubling_successive_halving, {"pull": pull, "n_arms": 20, "budget": 300, "first_budget": 16, "seed": 0}),
+        (bracketing_successive_halving, {"pull": pull, "n_arms": 20, "budget": 200, "seed": 0}),
+        (BracketingSHBatch, {"n_arms": 20, "n_reps": 2, "seed": 0}),
+    ]

@@ -71,22 +71,28 @@ from typing import Callable
 
 import numpy as np
 
+from icml26.core.validate import as_array, as_rng, check_finite, check_int, check_positive
+
 _SQRT_2PI = float(np.sqrt(2.0 * np.pi))
 
 
 def _pos(name: str, v: float, allow_zero: bool = False) -> float:
-    ok = np.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    if not ok:
-        raise ValueError(f"{name} must be {'non-negative' if allow_zero else 'positive'} and finite, got {v!r}")
+    return check_positive(name, v, strict=not allow_zero)
+
+
+def _real(name: str, v: float) -> float:
+    """A finite real number (any sign)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__} {v!r}")
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v!r}")
     return float(v)
 
 
-def _times(t) -> np.ndarray:
-    t = np.asarray(t, dtype=float)
-    if t.size == 0:
-        raise ValueError("t must not be empty")
-    if not np.all(np.isfinite(t)) or np.any(t < 0):
-        raise ValueError("t must contain finite, non-negative times")
+def _times(t, name: str = "t") -> np.ndarray:
+    t = as_array(name, t)
+    if np.any(t < 0):
+        raise ValueError(f"{name} must contain finite, non-negative times")
     return t
 
 
@@ -103,8 +109,10 @@ class NudgeDrift:
     kappa: float = 1.0
 
     def __post_init__(self) -> None:
-        if not np.isfinite(self.mu0) or not np.isfinite(self.delta):
-            raise ValueError("mu0 and delta must be finite")
+        _real("mu0", self.mu0)
+        _real("delta", self.delta)
+        if isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.integer, np.floating)):
+            raise TypeError(f"tau must be a number >= 0 (or inf), got {type(self.tau).__name__} {self.tau!r}")
         if not (self.tau >= 0):
             raise ValueError(f"tau must be >= 0 (or inf), got {self.tau!r}")
         _pos("kappa", self.kappa)
@@ -124,7 +132,7 @@ class NudgeDrift:
 def inverse_gaussian_density(t, a: float, mu: float, sigma: float = 1.0) -> np.ndarray:
     """Exact FPT density (2) for constant drift ``mu``; t: any shape, 0 at t = 0."""
     t = _times(t)
-    a, sigma = _pos("a", a), _pos("sigma", sigma)
+    a, sigma, mu = _pos("a", a), _pos("sigma", sigma), _real("mu", mu)
     out = np.zeros_like(t)
     p = t > 0
     tp = t[p]
@@ -132,11 +140,24 @@ def inverse_gaussian_density(t, a: float, mu: float, sigma: float = 1.0) -> np.n
     return out
 
 
+def _check_drift(drift) -> None:
+    if not isinstance(drift, NudgeDrift):
+        raise TypeError(f"drift must be a NudgeDrift, got {type(drift).__name__}")
+
+
+def blind_density(t, a: float, drift: NudgeDrift, sigma: float = 1.0) -> np.ndarray:
+    """Signal-blind control: the exact inverse-Gaussian density of the base drift mu0, ignoring the
+    signal altogether (what a constant-drift DDM would predict). t: any shape."""
+    _check_drift(drift)
+    return inverse_gaussian_density(t, a, drift.mu0, sigma)
+
+
 def tangent_density(t, a: float, drift: NudgeDrift, sigma: float = 1.0) -> np.ndarray:
     """Closed-form approximation (3) of the FPT density; negative values (possible when the signal
     moves the barrier by more than a) are clipped to 0. t: any shape."""
     t = _times(t)
     a, sigma = _pos("a", a), _pos("sigma", sigma)
+    _check_drift(drift)
     out = np.zeros_like(t)
     p = t > 0
     tp = t[p]
@@ -147,9 +168,11 @@ def tangent_density(t, a: float, drift: NudgeDrift, sigma: float = 1.0) -> np.nd
 
 
 def frozen_density(t, a: float, drift: NudgeDrift, sigma: float = 1.0) -> np.ndarray:
-    """Ablation: inverse-Gaussian numerator a with mu t replaced by M(t). t: any shape."""
+    """Ablation (time-averaged drift): the inverse-Gaussian density at t with the constant drift
+    replaced by the average drift M(t)/t up to t, i.e. numerator a with mu t replaced by M(t). t: any shape."""
     t = _times(t)
     a, sigma = _pos("a", a), _pos("sigma", sigma)
+    _check_drift(drift)
     out = np.zeros_like(t)
     p = t > 0
     tp = t[p]
@@ -161,9 +184,9 @@ def frozen_density(t, a: float, drift: NudgeDrift, sigma: float = 1.0) -> np.nda
 def cdf_from_density(t_grid, density) -> np.ndarray:
     """Cumulative trapezoid of ``density`` on the increasing grid ``t_grid`` (both (G,) or (..., G)),
     starting at 0 and clipped to [0, 1]."""
-    t_grid = np.asarray(t_grid, dtype=float)
-    density = np.asarray(density, dtype=float)
-    if t_grid.shape[-1] != density.shape[-1]:
+    t_grid = as_array("t_grid", t_grid)
+    density = as_array("density", density)
+    if t_grid.ndim == 0 or density.ndim == 0 or t_grid.shape[-1] != density.shape[-1]:
         raise ValueError(f"t_grid and density disagree on the last axis: {t_grid.shape} vs {density.shape}")
     if t_grid.shape[-1] < 2 or np.any(np.diff(t_grid, axis=-1) <= 0):
         raise ValueError("t_grid must be strictly increasing with at least two points")
@@ -173,45 +196,51 @@ def cdf_from_density(t_grid, density) -> np.ndarray:
 
 
 def approx_cdf(t_grid, a: float, drift: NudgeDrift, sigma: float = 1.0, kind: str = "tangent") -> np.ndarray:
-    """F_hat on ``t_grid`` (increasing, starting at or near 0) for ``kind`` in {"tangent", "frozen"}."""
-    dens = {"tangent": tangent_density, "frozen": frozen_density}
+    """F_hat on ``t_grid`` (increasing, starting at or near 0) for ``kind`` in {"tangent", "frozen",
+    "blind"} (our closed form (3), the time-averaged-drift control, the signal-blind control)."""
+    dens = {"tangent": tangent_density, "frozen": frozen_density, "blind": blind_density}
     if kind not in dens:
-        raise ValueError(f"kind must be 'tangent' or 'frozen', got {kind!r}")
+        raise ValueError(f"kind must be 'tangent', 'frozen' or 'blind', got {kind!r}")
+    t_grid = _times(t_grid, "t_grid")
     return cdf_from_density(t_grid, dens[kind](t_grid, a, drift, sigma))
 
 
 def window_response_probability(W: float, a: float, mu0: float, delta: float, kappa: float, taus,
-                                sigma: float = 1.0, dt: float = 0.005) -> np.ndarray:
+                                sigma: float = 1.0, dt: float = 0.005, kind: str = "tangent") -> np.ndarray:
     """R_hat(tau) = F_hat(tau + W; tau) - F_hat(tau; tau) = P_hat(tau < T <= tau + W): the probability
-    that the user responds within a window W after a signal sent at tau. taus: (K,) -> (K,)."""
-    W, dt = _pos("W", W), _pos("dt", dt)
-    taus = np.atleast_1d(np.asarray(taus, dtype=float))
-    if taus.size == 0 or np.any(taus < 0) or not np.all(np.isfinite(taus)):
+    that the user responds within a window W after a signal sent at tau, under the approximation
+    ``kind`` (see :func:`approx_cdf`). taus: (K,) -> (K,)."""
+    W, dt, a, sigma = _pos("W", W), _pos("dt", dt), _pos("a", a), _pos("sigma", sigma)
+    mu0, delta, kappa = _real("mu0", mu0), _real("delta", delta), _pos("kappa", kappa)
+    taus = np.atleast_1d(as_array("taus", taus, ndim=(0, 1)))
+    if np.any(taus < 0):
         raise ValueError("taus must be finite and >= 0")
     out = np.empty(taus.size)
     for k, tau in enumerate(taus):
         n = max(int(np.ceil((tau + W) / dt)) + 1, 10)
         t = np.linspace(0.0, tau + W, n)
-        F = approx_cdf(t, a, NudgeDrift(mu0, delta, tau, kappa), sigma)
+        F = approx_cdf(t, a, NudgeDrift(mu0, delta, float(tau), kappa), sigma, kind=kind)
         out[k] = F[-1] - np.interp(tau, t, F)
     return out
 
 
 def optimal_signal_time(W: float, a: float, mu0: float, delta: float, kappa: float, tau_max: float,
-                        sigma: float = 1.0, n_tau: int = 41, dt: float = 0.005) -> tuple[float, float]:
+                        sigma: float = 1.0, n_tau: int = 41, dt: float = 0.005,
+                        kind: str = "tangent") -> tuple[float, float]:
     """tau* = argmax over [0, tau_max] of the approximate window response probability R_hat(tau):
     grid of ``n_tau`` points, then bounded golden-section (Brent) search between the neighbours of the
-    best grid point. Returns (tau*, R_hat(tau*))."""
+    best grid point. ``kind`` picks the approximation ("tangent" is ours; "frozen" and "blind" are the
+    controls). Returns (tau*, R_hat(tau*))."""
     from scipy.optimize import minimize_scalar
 
     tau_max = _pos("tau_max", tau_max)
-    if int(n_tau) < 3:
-        raise ValueError(f"n_tau must be >= 3, got {n_tau}")
-    taus = np.linspace(0.0, tau_max, int(n_tau))
-    vals = window_response_probability(W, a, mu0, delta, kappa, taus, sigma, dt)
+    n_tau = check_int("n_tau", n_tau, minimum=3)
+    taus = np.linspace(0.0, tau_max, n_tau)
+    vals = window_response_probability(W, a, mu0, delta, kappa, taus, sigma, dt, kind)
     k = int(np.argmax(vals))
     lo, hi = taus[max(k - 1, 0)], taus[min(k + 1, len(taus) - 1)]
-    res = minimize_scalar(lambda s: -window_response_probability(W, a, mu0, delta, kappa, [s], sigma, dt)[0],
+    res = minimize_scalar(lambda s: -window_response_probability(W, a, mu0, delta, kappa, [s], sigma, dt,
+                                                                 kind)[0],
                           bounds=(lo, hi), method="bounded", options={"xatol": 1e-3})
     if -res.fun >= vals[k]:
         return float(res.x), float(-res.fun)
@@ -227,8 +256,11 @@ def simulate_first_passage(M: Callable[[np.ndarray], np.ndarray], a: float, sigm
     The same ``seed`` gives the same Brownian paths for every M (common random numbers).
     """
     a, sigma, dt, horizon = _pos("a", a), _pos("sigma", sigma), _pos("dt", dt), _pos("horizon", horizon)
-    if int(n_paths) < 1:
-        raise ValueError(f"n_paths must be >= 1, got {n_paths}")
+    n_paths = check_int("n_paths", n_paths, minimum=1)
+    chunk = check_int("chunk", chunk, minimum=1)
+    as_rng("seed", seed)
+    if not callable(M):
+        raise TypeError(f"M must be a callable t -> M(t), got {type(M).__name__}")
     n_steps = int(np.ceil(horizon / dt))
     t = dt * np.arange(1, n_steps + 1)
     Mt = np.asarray(M(t), dtype=float)
@@ -241,10 +273,12 @@ def simulate_first_passage_paths(Mt: np.ndarray, a: float, sigma: float, dt: flo
                                  chunk: int = 2000) -> np.ndarray:
     """As :func:`simulate_first_passage` with one drift per path: ``Mt`` (n_paths, K) holds M_i at
     times dt, 2 dt, ..., K dt. Returns (n_paths,) crossing times (``inf`` if none by K dt)."""
-    Mt = np.asarray(Mt, dtype=float)
-    if Mt.ndim != 2 or Mt.shape[0] < 1 or Mt.shape[1] < 1 or not np.all(np.isfinite(Mt)):
+    Mt = as_array("Mt", Mt, ndim=2)
+    if Mt.shape[0] < 1 or Mt.shape[1] < 1:
         raise ValueError(f"Mt must be a finite (n_paths, K) array, got shape {Mt.shape}")
     a, sigma, dt = _pos("a", a), _pos("sigma", sigma), _pos("dt", dt)
+    chunk = check_int("chunk", chunk, minimum=1)
+    as_rng("seed", seed)
     return _bridge_simulation(lambda rows: Mt[rows], Mt.shape[0], Mt.shape[1], a, sigma, dt, seed, chunk)
 
 
@@ -274,11 +308,12 @@ def _bridge_simulation(M_rows, n_paths, n_steps, a, sigma, dt, seed, chunk):
 def ks_distance(samples: np.ndarray, t_grid, F_grid) -> float:
     """sup_t |F_grid(t) - F_emp(t)| over the grid points (and just before them), where F_emp is the
     empirical CDF of ``samples`` (``inf`` = not crossed by the horizon)."""
-    s = np.sort(np.asarray(samples, dtype=float))
-    if s.size == 0:
-        raise ValueError("samples must not be empty")
-    t_grid = np.asarray(t_grid, dtype=float)
-    F_grid = np.asarray(F_grid, dtype=float)
+    s = as_array("samples", samples, ndim=1, finite=False)
+    if np.any(np.isnan(s)):
+        raise ValueError("samples contains NaN (use inf for paths that never crossed)")
+    s = np.sort(s)
+    t_grid = as_array("t_grid", t_grid, ndim=1)
+    F_grid = as_array("F_grid", F_grid, ndim=1)
     if t_grid.shape != F_grid.shape:
         raise ValueError("t_grid and F_grid must have the same shape")
     emp_right = np.searchsorted(s, t_grid, side="right") / s.size
@@ -358,18 +393,28 @@ class WatchTimeDDM:
 
     def fit(self, X, tau, L, y, event, max_iter: int = 200) -> "WatchTimeDDM":
         """X: (n, d) features; tau: (n,) signal times (inf = none); L: (n,) video lengths; y: (n,)
-        observed watch time min(T, L); event: (n,) 1 if the user stopped before the end."""
+        observed watch time min(T, L); event: (n,) 1 if the user stopped before the end.
+
+        Sets ``train_nll_start_`` and ``train_nll_`` (mean training NLL at the start and at the end of
+        the L-BFGS fit), the evidence that the fit moved."""
         import torch
 
-        X = np.asarray(X, dtype=float)
-        n = X.shape[0] if X.ndim == 2 else 0
+        X = as_array("X", X, ndim=2)
+        n = X.shape[0]
+        tau = as_array("tau", tau, ndim=1, finite=False)
+        if np.any(np.isnan(tau)) or np.any(tau < 0):
+            raise ValueError("tau must hold signal times >= 0 (inf = no signal), without NaN")
+        L, y, event = as_array("L", L, ndim=1), as_array("y", y, ndim=1), as_array("event", event, ndim=1)
         for name, v in (("tau", tau), ("L", L), ("y", y), ("event", event)):
-            if np.shape(v) != (n,):
-                raise ValueError(f"{name} must have shape ({n},), got {np.shape(v)}")
-        if X.ndim != 2 or n == 0 or not np.all(np.isfinite(X)):
-            raise ValueError(f"X must be a finite (n, d) array with n > 0, got shape {X.shape}")
-        if np.any(np.asarray(L) <= 0) or np.any(np.asarray(y) < 0):
-            raise ValueError("L must be positive and y non-negative")
+            if v.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
+        if np.any(L <= 0):
+            raise ValueError("L must be positive")
+        if np.any(y < 0):
+            raise ValueError("y must be non-negative")
+        if not np.all((event == 0) | (event == 1)):
+            raise ValueError("event must hold 0 (censored) or 1 (stopped)")
+        max_iter = check_int("max_iter", max_iter, minimum=1)
         d = X.shape[1]
         ev = np.asarray(event, dtype=float)
         # start: inverse-Gaussian moment guess from the uncensored sessions
@@ -383,12 +428,15 @@ class WatchTimeDDM:
 
         def closure():
             opt.zero_grad()
-            f_obs, F_L, _, _ = self._torch_terms(p, *tens)
-            loss = -(evt * torch.log(torch.clamp(f_obs, min=1e-300)) + (1 - evt) * torch.log1p(-F_L)).mean()
+            loss = _mean_nll(p, tens, evt, self)
             loss.backward()
             return loss
 
+        with torch.no_grad():
+            self.train_nll_start_ = float(_mean_nll(p, tens, evt, self))
         opt.step(closure)
+        with torch.no_grad():
+            self.train_nll_ = float(_mean_nll(p, tens, evt, self))
         q = p.detach().numpy()
         self.w, self.b = q[:d].copy(), float(q[d])
         self.a, self.delta, self.kappa = float(np.exp(q[d + 1])), float(q[d + 2]), float(np.exp(q[d + 3]))
@@ -404,3 +452,11 @@ class WatchTimeDDM:
         S = (1.0 - F_cum).numpy()
         dtg = np.asarray(L, dtype=float) / (self.n_grid - 1)
         return dtg * (S.sum(1) + 0.5 * (1.0 - S[:, -1]))
+
+
+def _mean_nll(p, tens, evt, model: WatchTimeDDM):
+    """Mean training negative log-likelihood of ``model`` at parameters ``p`` (torch scalar)."""
+    import torch
+
+    f_obs, F_L, _, _ = model._torch_terms(p, *tens)
+    return -(evt * torch.log(torch.clamp(f_obs, min=1e-300)) + (1 - evt) * torch.log1p(-F_L)).mean()
