@@ -119,7 +119,7 @@ def test_online_loop_runs_and_uniform_regret_is_linear(rng):
     phi = rng.normal(size=(N, K, d)) / np.sqrt(d)
     out = online_rlhf(phi, np.array([1.5, -1.0, 0.5]), np.full((N, K), 1 / K), 2.0, divergence("chi2"), 120,
                       np.random.default_rng(0), checkpoints=(60, 120))
-    assert set(out) == {"optimism", "sensitivity", "uniform"}
+    assert set(out) == {"optimism", "sensitivity", "passive", "greedy", "uniform"}
     for v in out.values():
         assert v["regret"].shape == (120,) and np.all(v["regret"] >= -1e-9)
         assert v["subopt"].shape == (2,)
@@ -135,7 +135,7 @@ def test_validation():
         optimal_policy(np.zeros(3), np.full(3, 1 / 3), -1.0, divergence("chi2"))
     with pytest.raises(ValueError, match="pi0"):
         optimal_policy(np.zeros(3), np.array([0.5, 0.5, 0.0]), 1.0, divergence("chi2"))
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="NaN"):
         optimal_policy(np.array([np.nan, 0.0]), np.full(2, 0.5), 1.0, divergence("chi2"))
     with pytest.raises(ValueError, match="labels"):
         fit_linear_bt(np.zeros((2, 2)), np.array([0.0, 2.0]))
@@ -143,6 +143,49 @@ def test_validation():
         fit_linear_bt(np.zeros((2, 2)), np.array([0.0, 1.0]), lam=0.0)
     with pytest.raises(ValueError, match="samplers"):
         online_rlhf(np.zeros((2, 3, 2)), np.ones(2), np.full((2, 3), 1 / 3), 1.0, divergence("chi2"), 5,
-                    np.random.default_rng(0), samplers=("greedy",))
+                    np.random.default_rng(0), samplers=("thompson",))
     with pytest.raises(ValueError, match="Sigma_inv"):
         exploration_bonus(np.zeros((3, 2)), np.full(3, 1 / 3), np.eye(3), 1.0)
+
+
+def test_safeguarded_newton_matches_bisection_to_machine_precision(rng):
+    """The root finder for lambda agrees with plain bisection (64 halvings) for every smooth f."""
+    r, pi0 = rng.normal(size=(7, 9)), rng.dirichlet(2 * np.ones(9), size=7)
+    for name, alpha in [("forward_kl", None), ("js", None), ("alpha", 0.3)]:
+        dv = divergence(name, alpha)
+        pi, lam = optimal_policy(r, pi0, 1.5, dv)
+        c = float(dv.fprime(np.array(1.0)))
+        lo, hi = r.min(axis=1) - c / 1.5, r.max(axis=1) - c / 1.5
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            big = np.sum(pi0 * dv.h(1.5 * (r - mid[:, None])), axis=1) > 1
+            lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
+        assert np.allclose(lam, hi, atol=1e-10)
+
+
+def test_reference_policy_poor_coverage_and_concentrability():
+    from icml26.alignment.fdiv_rlhf.setting import concentrability, linear_dueling_bandit, reference_policy
+
+    phi, theta = linear_dueling_bandit(np.random.default_rng(1), 30, 10, 4, 2.0)
+    r = phi @ theta
+    p_uni, p_poor = reference_policy(r, "uniform"), reference_policy(r, "poor", top=3, top_mass=0.06)
+    assert np.allclose(p_poor.sum(axis=1), 1.0)
+    best = np.argsort(-r, axis=1)[:, :3]
+    assert np.allclose(np.take_along_axis(p_poor, best, axis=1), 0.02)
+    dv = divergence("reverse_kl")
+    c_uni = concentrability(optimal_policy(r, p_uni, 2.0, dv)[0], p_uni)
+    c_poor = concentrability(optimal_policy(r, p_poor, 2.0, dv)[0], p_poor)
+    assert c_poor > c_uni >= 1.0
+
+
+def test_controls_differ_only_in_how_responses_are_drawn(rng):
+    """passive = optimism with beta = 0, so the two give the same run when beta = 0."""
+    N, K, d = 15, 5, 3
+    phi = rng.normal(size=(N, K, d)) / np.sqrt(d)
+    th = np.array([1.0, -0.5, 0.3])
+    p0 = np.full((N, K), 1 / K)
+    a = online_rlhf(phi, th, p0, 2.0, divergence("reverse_kl"), 40, np.random.default_rng(3),
+                    samplers=("optimism",), beta=0.0)
+    b = online_rlhf(phi, th, p0, 2.0, divergence("reverse_kl"), 40, np.random.default_rng(3),
+                    samplers=("passive",), beta=0.0)
+    assert np.allclose(a["optimism"]["regret"], b["passive"]["regret"])

@@ -59,6 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml26.core.validate import as_array, as_rng, as_vector, check_int, check_positive
+
 __all__ = [
     "FDivergence",
     "divergence",
@@ -134,6 +136,8 @@ def divergence(name: str, alpha: float | None = None) -> FDivergence:
                            lambda u: np.log(2.0 * u / (u + 1.0)), h, hp, float(np.log(2.0)), False,
                            "js_divergence")
     if name == "alpha":
+        if alpha is not None:
+            alpha = check_positive("alpha", alpha)
         if alpha is None or not 0.0 < alpha < 1.0:
             raise ValueError(f"alpha must lie in (0, 1) for the alpha-divergence, got {alpha}")
         a = float(alpha)
@@ -146,8 +150,9 @@ def divergence(name: str, alpha: float | None = None) -> FDivergence:
 
 
 def _check_policy_inputs(r: np.ndarray, pi0: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
-    r = np.asarray(r, dtype=float)
-    pi0 = np.asarray(pi0, dtype=float)
+    r = as_array("r", r)
+    pi0 = as_array("pi0", pi0)
+    eta = check_positive("eta", eta)
     if r.ndim < 1 or r.shape[-1] < 2:
         raise ValueError(f"r must have shape (..., K) with K >= 2, got {r.shape}")
     if pi0.shape != r.shape:
@@ -155,12 +160,8 @@ def _check_policy_inputs(r: np.ndarray, pi0: np.ndarray, eta: float) -> tuple[np
             pi0 = np.broadcast_to(pi0, r.shape)
         except ValueError:
             raise ValueError(f"pi0 shape {pi0.shape} does not broadcast to r shape {r.shape}") from None
-    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(pi0))):
-        raise ValueError("r and pi0 must be finite")
     if np.any(pi0 <= 0) or not np.allclose(pi0.sum(axis=-1), 1.0):
         raise ValueError("pi0 must be strictly positive and sum to one over the last axis")
-    if not (np.isfinite(eta) and eta > 0):
-        raise ValueError(f"eta must be a positive finite number, got {eta}")
     return r, pi0
 
 
@@ -170,19 +171,19 @@ def optimal_policy(r: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence,
 
     ``r: (..., K)`` rewards, ``pi0: (..., K)`` (or broadcastable) reference policy.
     Returns ``(pi, lam)`` with ``pi: (..., K)`` and ``lam: (...)``. ``lambda`` is found by
-    bisection on the monotone map ``lam -> sum_a pi0 h(eta (r - lam))`` inside the bracket
+    safeguarded Newton (bisection when a Newton step leaves the bracket) on the monotone
+    map ``lam -> sum_a pi0 h(eta (r - lam))`` inside the bracket
     ``[min r - f'(1)/eta, max r - f'(1)/eta]`` (``h(f'(1)) = 1``); reverse KL uses the
     log-sum-exp closed form.
     """
     r, pi0 = _check_policy_inputs(r, pi0, eta)
-    if n_iter < 1:
-        raise ValueError(f"n_iter must be >= 1, got {n_iter}")
+    n_iter = check_int("n_iter", n_iter, minimum=1)
     return _solve(r, pi0, eta, div, n_iter)
 
 
 def _solve(r: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence, n_iter: int = 64
            ) -> tuple[np.ndarray, np.ndarray]:
-    """Bisection for ``lambda`` without input checks (inner loop of the online algorithms)."""
+    """Root finding for ``lambda`` without input checks (inner loop of the online algorithms)."""
     if div.name == "reverse_kl":
         z = np.log(pi0) + eta * r
         m = z.max(axis=-1, keepdims=True)
@@ -194,15 +195,28 @@ def _solve(r: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence, n_iter:
     lo = r.min(axis=-1) - c / eta  # every h >= 1: mass >= 1
     hi = r.max(axis=-1) - c / eta  # every h <= 1: mass <= 1
     er = eta * r
+    lam = 0.5 * (lo + hi)
+    # Safeguarded Newton on the decreasing map lam -> mass(lam) - 1 (derivative -eta sum pi0 h'):
+    # a Newton step is taken when it stays inside the bracket, a bisection step otherwise.
     for _ in range(n_iter):
-        mid = 0.5 * (lo + hi)
-        mass = np.sum(pi0 * div.h(er - eta * mid[..., None]), axis=-1)
-        big = mass > 1.0
-        lo = np.where(big, mid, lo)
-        hi = np.where(big, hi, mid)
-    lam = hi  # mass(hi) <= 1, finite
+        v = er - eta * lam[..., None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            gap = np.sum(pi0 * div.h(v), axis=-1) - 1.0
+            slope = -eta * np.sum(pi0 * div.hprime(v), axis=-1)
+            big = gap > 0.0
+            lo = np.where(big, lam, lo)
+            hi = np.where(big, hi, lam)
+            newton = lam - gap / slope
+        done = np.isfinite(gap) & (np.abs(gap) < 1e-14)
+        if np.all(done):
+            break
+        inside = np.isfinite(newton) & (newton >= lo) & (newton <= hi)
+        lam = np.where(done, lam, np.where(inside, newton, 0.5 * (lo + hi)))
     pi = pi0 * div.h(er - eta * lam[..., None])
-    pi = pi / pi.sum(axis=-1, keepdims=True)  # removes the last ~1e-16 of bisection error
+    if not np.all(np.isfinite(pi)):  # not converged inside the domain of h: fall back to hi (mass <= 1)
+        lam = np.where(np.all(np.isfinite(pi), axis=-1), lam, hi)
+        pi = pi0 * div.h(er - eta * lam[..., None])
+    pi = pi / pi.sum(axis=-1, keepdims=True)  # removes the last ~1e-16 of root-finding error
     return pi, lam
 
 
@@ -229,7 +243,7 @@ def _solve_chi2(r: np.ndarray, pi0: np.ndarray, eta: float) -> tuple[np.ndarray,
 def objective(pi: np.ndarray, r: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence) -> np.ndarray:
     """``J_f(pi) = <pi, r> - D_f(pi || pi0) / eta`` per context; shapes ``(..., K)`` -> ``(...)``."""
     r, pi0 = _check_policy_inputs(r, pi0, eta)
-    pi = np.asarray(pi, dtype=float)
+    pi = as_array("pi", pi)
     if pi.shape != r.shape or np.any(pi < -1e-12):
         raise ValueError(f"pi must be a non-negative array of shape {r.shape}")
     u = np.maximum(pi, 0.0) / pi0
@@ -259,16 +273,19 @@ def exploration_bonus(phi: np.ndarray, pi0: np.ndarray, Sigma_inv: np.ndarray, b
     Only reward differences are identified from preferences, so the bonus measures the
     uncertainty of ``r(x, a) - E_{pi0} r(x, .)``.
     """
-    phi = np.asarray(phi, dtype=float)
+    phi = as_array("phi", phi)
     if phi.ndim < 2:
         raise ValueError(f"phi must have shape (..., K, d), got {phi.shape}")
     d = phi.shape[-1]
-    Sigma_inv = np.asarray(Sigma_inv, dtype=float)
+    Sigma_inv = as_array("Sigma_inv", Sigma_inv, ndim=2)
     if Sigma_inv.shape != (d, d):
-        raise ValueError(f"Sigma_inv must be ({d}, {d}), got {Sigma_inv.shape}")
-    if beta < 0 or not np.isfinite(beta):
-        raise ValueError(f"beta must be a finite non-negative number, got {beta}")
-    pi0 = np.broadcast_to(np.asarray(pi0, dtype=float), phi.shape[:-1])
+        raise ValueError(f"Sigma_inv must be ({d}, {d}) to match the last axis of phi, got {Sigma_inv.shape}")
+    beta = check_positive("beta", beta, strict=False)
+    pi0 = as_array("pi0", pi0)
+    try:
+        pi0 = np.broadcast_to(pi0, phi.shape[:-1])
+    except ValueError:
+        raise ValueError(f"pi0 shape {pi0.shape} does not broadcast to {phi.shape[:-1]}") from None
     ref = np.einsum("...k,...kd->...d", pi0, phi)
     dphi = phi - ref[..., None, :]
     q = np.einsum("...kd,de,...ke->...k", dphi, Sigma_inv, dphi)
@@ -278,8 +295,9 @@ def exploration_bonus(phi: np.ndarray, pi0: np.ndarray, Sigma_inv: np.ndarray, b
 def optimistic_reward(phi: np.ndarray, theta_hat: np.ndarray, pi0: np.ndarray, Sigma_inv: np.ndarray,
                       beta: float) -> np.ndarray:
     """``r_tilde = phi theta_hat + bonus``; ``phi: (..., K, d)`` -> ``(..., K)``."""
-    theta_hat = np.asarray(theta_hat, dtype=float)
-    return np.asarray(phi) @ theta_hat + exploration_bonus(phi, pi0, Sigma_inv, beta)
+    b = exploration_bonus(phi, pi0, Sigma_inv, beta)
+    theta_hat = as_vector("theta_hat", as_array("theta_hat", theta_hat, ndim=1), np.shape(phi)[-1])
+    return np.asarray(phi) @ theta_hat + b
 
 
 def fit_linear_bt(dphi: np.ndarray, y: np.ndarray, lam: float = 1.0, theta0: np.ndarray | None = None,
@@ -290,16 +308,17 @@ def fit_linear_bt(dphi: np.ndarray, y: np.ndarray, lam: float = 1.0, theta0: np.
     by Newton's method (warm start ``theta0``). ``dphi: (n, d)`` feature differences
     ``phi(x, a1) - phi(x, a2)``, ``y: (n,)`` with 1 when ``a1`` was preferred.
     """
-    dphi = np.asarray(dphi, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if dphi.ndim != 2 or y.shape != (dphi.shape[0],):
+    dphi = as_array("dphi", dphi, ndim=2)
+    y = as_array("y", y, ndim=1)
+    if y.shape != (dphi.shape[0],):
         raise ValueError(f"dphi must be (n, d) and y (n,), got {dphi.shape} and {y.shape}")
-    if not (np.all(np.isfinite(dphi)) and np.all(np.isin(y, (0.0, 1.0)))):
-        raise ValueError("dphi must be finite and y must contain only 0/1 labels")
-    if lam <= 0:
-        raise ValueError(f"lam must be > 0, got {lam}")
+    if not np.all(np.isin(y, (0.0, 1.0))):
+        raise ValueError("y must contain only 0/1 labels")
+    lam = check_positive("lam", lam)
+    n_newton = check_int("n_newton", n_newton, minimum=1)
+    tol = check_positive("tol", tol)
     d = dphi.shape[1]
-    theta = np.zeros(d) if theta0 is None else np.asarray(theta0, dtype=float).copy()
+    theta = np.zeros(d) if theta0 is None else as_vector("theta0", theta0, d).copy()
     for _ in range(n_newton):
         z = dphi @ theta
         p = 0.5 * (1.0 + np.tanh(0.5 * z))
@@ -314,55 +333,85 @@ def fit_linear_bt(dphi: np.ndarray, y: np.ndarray, lam: float = 1.0, theta0: np.
 
 def suboptimality(r_hat: np.ndarray, r_star: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence) -> float:
     """Mean over contexts of ``J_f(pi*) - J_f(pi_{r_hat})`` under the true reward ``r_star: (n, K)``."""
+    r_hat, r_star = as_array("r_hat", r_hat, ndim=2), as_array("r_star", r_star, ndim=2)
+    if r_hat.shape != r_star.shape:
+        raise ValueError(f"r_hat must have the shape of r_star {r_star.shape}, got {r_hat.shape}")
     pi_star, _ = optimal_policy(r_star, pi0, eta, div)
     pi_hat, _ = optimal_policy(r_hat, pi0, eta, div)
     return float(np.mean(objective(pi_star, r_star, pi0, eta, div) - objective(pi_hat, r_star, pi0, eta, div)))
 
 
 # --------------------------------------------------------------------------- the online loop
-SAMPLERS = ("optimism", "sensitivity", "uniform")
+#: How each sampler picks the two compared responses (first, second).
+#: ``optimism`` and ``sensitivity`` are the paper's Algorithms 1 and 2; the others are controls:
+#: ``passive`` is Algorithm 1 with the bonus switched off (beta = 0), i.e. Algorithm 2 with its
+#: second response from ``pi0`` instead of the sensitivity sampler; ``greedy`` draws both
+#: responses from the current plug-in policy; ``uniform`` never leaves ``pi0``.
+SAMPLERS = ("optimism", "sensitivity", "passive", "greedy", "uniform")
+
+
+def _objective_rows(pi: np.ndarray, r: np.ndarray, p0: np.ndarray, eta: float, div: FDivergence) -> np.ndarray:
+    u = np.maximum(pi, 0.0) / p0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fu = div.f(u)
+    return np.sum(pi * r, axis=-1) - np.sum(p0 * fu, axis=-1) / eta
+
+
+def _draw_rows(P: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """One index per row of the (unnormalised) weights ``P: (S, K)`` by inverse CDF with uniforms ``u: (S,)``."""
+    c = np.cumsum(P, axis=1)
+    return np.minimum((c < (u * c[:, -1])[:, None]).sum(axis=1), P.shape[1] - 1)
 
 
 def online_rlhf(phi: np.ndarray, theta_star: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence,
                 T: int, rng: np.random.Generator, samplers: tuple[str, ...] = SAMPLERS,
                 beta: float = 1.0, lam: float = 1.0, refit_every: int = 10,
                 checkpoints: tuple[int, ...] = (), n_iter: int = 40) -> dict[str, dict[str, np.ndarray]]:
-    """Run Algorithm 1 (``"optimism"``), Algorithm 2 (``"sensitivity"``) and the uniform baseline
-    (``"uniform"``: both responses from ``pi0``) in lockstep on one linear dueling bandit.
+    """Run Algorithm 1 (``"optimism"``), Algorithm 2 (``"sensitivity"``) and the controls
+    (``"passive"``, ``"greedy"``, ``"uniform"``; see :data:`SAMPLERS`) in lockstep on one linear
+    dueling bandit.
 
     ``phi: (N, K, d)`` features of ``K`` responses for ``N`` contexts (drawn uniformly each
     round, the same sequence for every sampler), ``theta_star: (d,)``, ``pi0: (N, K)``.
     Each round: ``theta_hat`` (ridge ``lam`` logistic MLE, refitted every ``refit_every``
     rounds and at every round of the first 20), the first response from the sampler's policy
     ``pi_t`` (``pi_{r_tilde}`` for optimism with bonus scale ``beta``, ``pi_{r_hat}`` for
-    sensitivity, ``pi0`` for uniform), the second from ``pi0`` (optimism, uniform) or from
-    :func:`sensitivity_sampler` (sensitivity), a BT preference from ``theta_star``.
+    sensitivity, passive and greedy, ``pi0`` for uniform), the second from ``pi0`` (optimism,
+    passive, uniform), from :func:`sensitivity_sampler` (sensitivity) or from ``pi_{r_hat}``
+    (greedy), and a BT preference from ``theta_star``.
 
     Returns, per sampler, ``regret: (T,)`` the per-round regret ``J_f(pi*; x_t) - J_f(pi_t; x_t)``
     and ``subopt: (len(checkpoints),)`` the suboptimality of the output policy
     ``pi_{r_hat_t}`` averaged over all ``N`` contexts after ``t`` rounds.
     """
-    phi = np.asarray(phi, dtype=float)
-    if phi.ndim != 3:
-        raise ValueError(f"phi must be (N, K, d), got {phi.shape}")
+    phi = as_array("phi", phi, ndim=3)
     N, K, d = phi.shape
-    theta_star = np.asarray(theta_star, dtype=float)
-    if theta_star.shape != (d,):
-        raise ValueError(f"theta_star must have shape ({d},), got {theta_star.shape}")
+    theta_star = as_vector("theta_star", as_array("theta_star", theta_star, ndim=1), d)
+    eta = check_positive("eta", eta)
+    T = check_int("T", T, minimum=1)
+    rng = as_rng("rng", rng)
+    beta = check_positive("beta", beta, strict=False)
+    lam = check_positive("lam", lam)
+    refit_every = check_int("refit_every", refit_every, minimum=1)
+    n_iter = check_int("n_iter", n_iter, minimum=1)
     r_star = phi @ theta_star
+    pi0 = as_array("pi0", pi0, ndim=(1, 2))
     _check_policy_inputs(r_star, pi0, eta)
-    pi0 = np.broadcast_to(np.asarray(pi0, dtype=float), (N, K))
-    if T < 1 or refit_every < 1 or lam <= 0 or beta < 0:
-        raise ValueError("need T >= 1, refit_every >= 1, lam > 0 and beta >= 0")
+    pi0 = np.broadcast_to(pi0, (N, K))
     bad = [s for s in samplers if s not in SAMPLERS]
     if bad:
         raise ValueError(f"unknown samplers {bad}; choose from {SAMPLERS}")
     if any(not 1 <= c <= T for c in checkpoints):
         raise ValueError(f"checkpoints must lie in [1, {T}]")
     pi_star, _ = _solve(r_star, pi0, eta, div)
-    J_star = objective(pi_star, r_star, pi0, eta, div)
+    J_star = _objective_rows(pi_star, r_star, pi0, eta, div)
 
+    samplers = tuple(samplers)
     S = len(samplers)
+    opt = np.array([s == "optimism" for s in samplers])
+    uni = np.array([s == "uniform" for s in samplers])
+    sens = np.array([s == "sensitivity" for s in samplers])
+    greedy = np.array([s == "greedy" for s in samplers])
     theta = np.zeros((S, d))
     Sinv = np.repeat(np.eye(d)[None] / lam, S, axis=0)
     dphis = np.zeros((S, T, d))
@@ -371,47 +420,66 @@ def online_rlhf(phi: np.ndarray, theta_star: np.ndarray, pi0: np.ndarray, eta: f
     subopt = np.zeros((S, len(checkpoints)))
     ck = {c: i for i, c in enumerate(checkpoints)}
     xs = rng.integers(N, size=T)
-    cdf0 = np.cumsum(pi0, axis=1)
-
-    def draw(p: np.ndarray) -> int:
-        return int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum()), K - 1))
+    rows_idx = np.arange(S)
 
     for t in range(T):
         x = xs[t]
         f_x, p0 = phi[x], pi0[x]
+        p0s = np.broadcast_to(p0, (S, K))
         r_hat = theta @ f_x.T  # (S, K)
         rows = r_hat.copy()
-        for k, s in enumerate(samplers):
-            if s == "optimism":
-                rows[k] = r_hat[k] + exploration_bonus(f_x, p0, Sinv[k], beta)
-        pis, lams = _solve(rows, np.broadcast_to(p0, rows.shape), eta, div, n_iter)
-        for k, s in enumerate(samplers):
-            if s == "uniform":
-                pi_t = p0
-                a1 = int(min(np.searchsorted(cdf0[x], rng.random()), K - 1))
-            else:
-                pi_t = pis[k]
-                a1 = draw(pi_t)
-            if s == "sensitivity":
-                w = p0 * div.hprime(eta * (r_hat[k] - lams[k]))
-                w = np.where(np.isfinite(w), w, 0.0)
-                a2 = draw(w) if w.sum() > 0 else draw(p0)
-            else:
-                a2 = int(min(np.searchsorted(cdf0[x], rng.random()), K - 1))
-            regret[k, t] = J_star[x] - float(objective(pi_t[None], r_star[x][None], p0[None], eta, div)[0])
-            dp = f_x[a1] - f_x[a2]
-            p_pref = 1.0 / (1.0 + np.exp(-(r_star[x, a1] - r_star[x, a2])))
-            ys[k, t] = float(rng.random() < p_pref)
-            dphis[k, t] = dp
-            u = Sinv[k] @ dp
-            Sinv[k] -= np.outer(u, u) / (1.0 + dp @ u)  # Sherman-Morrison update of Sigma^{-1}
-            if t < 20 or (t + 1) % refit_every == 0:
+        for k in np.flatnonzero(opt):
+            rows[k] = r_hat[k] + exploration_bonus(f_x, p0, Sinv[k], beta)
+        pis, lams = _solve(rows, p0s, eta, div, n_iter)
+        pis = np.where(uni[:, None], p0s, pis)
+        second = np.where(greedy[:, None], pis, p0s)
+        if sens.any():
+            w = p0s * div.hprime(eta * (r_hat - lams[:, None]))
+            w = np.where(np.isfinite(w), w, 0.0)
+            ok = sens & (w.sum(axis=1) > 0)
+            second = np.where(ok[:, None], w, second)
+        a1 = _draw_rows(pis, rng.random(S))
+        a2 = _draw_rows(second, rng.random(S))
+        regret[:, t] = J_star[x] - _objective_rows(pis, r_star[x], p0s, eta, div)
+        dp = f_x[a1] - f_x[a2]                                  # (S, d)
+        p_pref = 1.0 / (1.0 + np.exp(-(r_star[x, a1] - r_star[x, a2])))
+        ys[:, t] = (rng.random(S) < p_pref).astype(float)
+        dphis[:, t] = dp
+        u = np.einsum("sde,se->sd", Sinv, dp)
+        Sinv -= u[:, :, None] * u[:, None, :] / (1.0 + np.einsum("sd,sd->s", dp, u))[:, None, None]  # Sherman-Morrison
+        if t < 20 or (t + 1) % refit_every == 0:
+            for k in rows_idx:
                 theta[k] = fit_linear_bt(dphis[k, : t + 1], ys[k, : t + 1], lam=lam, theta0=theta[k],
                                          n_newton=8 if t >= 20 else 25)
         if (t + 1) in ck:
             j = ck[t + 1]
-            for k in range(S):
-                r_hat_all = phi @ theta[k]
-                pi_hat, _ = _solve(r_hat_all, pi0, eta, div)
-                subopt[k, j] = float(np.mean(J_star - objective(pi_hat, r_star, pi0, eta, div)))
+            pi_hat, _ = _solve(np.einsum("nkd,sd->snk", phi, theta), np.broadcast_to(pi0, (S, N, K)), eta, div)
+            subopt[:, j] = np.mean(J_star[None] - _objective_rows(pi_hat, r_star[None], pi0[None], eta, div), axis=1)
     return {s: {"regret": regret[k], "subopt": subopt[k]} for k, s in enumerate(samplers)}
+
+
+def EXAMPLES() -> list:
+    """Public functions with valid arguments, for the common bad-input test."""
+    rng = np.random.default_rng(0)
+    K, d = 4, 3
+    r = np.array([0.3, -0.5, 1.0, 0.1])
+    pi0 = np.full(K, 1.0 / K)
+    dv = divergence("chi2")
+    phi = rng.normal(size=(K, d))
+    dphi = rng.normal(size=(12, d))
+    y = np.array([1.0, 0.0] * 6)
+    N = 5
+    phis = rng.normal(size=(N, K, d))
+    return [
+        (divergence, {"name": "alpha", "alpha": 0.5}),
+        (optimal_policy, {"r": r, "pi0": pi0, "eta": 2.0, "div": dv, "n_iter": 20}),
+        (objective, {"pi": pi0.copy(), "r": r, "pi0": pi0, "eta": 2.0, "div": dv}),
+        (sensitivity_sampler, {"r": r, "pi0": pi0, "eta": 2.0, "div": dv}),
+        (exploration_bonus, {"phi": phi, "pi0": pi0, "Sigma_inv": np.eye(d), "beta": 1.0}),
+        (optimistic_reward, {"phi": phi, "theta_hat": np.ones(d), "pi0": pi0, "Sigma_inv": np.eye(d), "beta": 1.0}),
+        (fit_linear_bt, {"dphi": dphi, "y": y, "lam": 1.0, "n_newton": 5, "tol": 1e-8}),
+        (suboptimality, {"r_hat": rng.normal(size=(N, K)), "r_star": rng.normal(size=(N, K)),
+                         "pi0": np.full((N, K), 1.0 / K), "eta": 2.0, "div": dv}),
+        (online_rlhf, {"phi": phis, "theta_star": np.ones(d), "pi0": np.full((N, K), 1.0 / K), "eta": 2.0,
+                       "div": dv, "T": 25, "rng": 0, "beta": 1.0, "lam": 1.0, "refit_every": 5, "n_iter": 10}),
+    ]
