@@ -34,7 +34,88 @@ def test_report_lists_every_claim(fake_papers, tmp_path):
     assert "fake-ok" in text and "not run" in text and "injected failure" in text
     assert (tmp_path / "report" / "figures" / "fake-ok.png").exists()
     new = readme.read_text()
-    assert "old" not in new and "| fake-ok" in new.replace("[fake-ok]", "fake-ok") and new.endswith("rest\n")
+    assert "\nold\n" not in new and "| fake-ok" in new.replace("[fake-ok]", "fake-ok") and new.endswith("rest\n")
     by_slug = {r.paper.slug: r for r in results}
     assert by_slug["fake-ok"].verdicts["positive"].status == "reproduced"
     assert by_slug["fake-slow"].profile is None
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_committed_results_are_not_replaced_by_less(fake_papers, tmp_path):
+    import json
+
+    import pytest
+    from typer.testing import CliRunner
+
+    from icml26.core.cli import app
+    from icml26.core.report import CommittedResults
+
+    papers = [fake_papers["fake-ok"]]
+    out, readme = tmp_path / "report", tmp_path / "README.md"
+    readme.write_text(f"{README_START}\nold\n{README_END}\n")
+    with Store(tmp_path / "full.sqlite") as st:
+        execute(papers, "full", st, workers=2)
+        build(papers, st, out, readme=readme)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["papers"]["fake-ok"] == {"profile": "full", "seeds": 4, "stale": False}
+    before, readme_before = _snapshot(out), readme.read_text()
+    # quick results, fewer seeds of full, and an empty store: all refused, nothing written
+    with Store(tmp_path / "quick.sqlite") as st:
+        execute(papers, "quick", st, workers=2)
+        with pytest.raises(CommittedResults, match="fake-ok .full · 4 seeds -> quick · 3 seeds"):
+            build(papers, st, out, readme=readme)
+    with Store(tmp_path / "fewer.sqlite") as st:
+        execute(papers, "full", st, workers=2, seeds=2)
+        with pytest.raises(CommittedResults, match="replace-committed"):
+            build(papers, st, out, readme=readme)
+    with Store(tmp_path / "empty.sqlite") as st:
+        with pytest.raises(CommittedResults, match="empty"):
+            build(papers, st, out, readme=readme)
+    res = CliRunner().invoke(app, ["report", "--out", str(out), "--readme", str(readme),
+                                   "--store", str(tmp_path / "empty.sqlite")])
+    assert res.exit_code == 0 and "warning" in res.output and "empty" in res.output
+    res = CliRunner().invoke(app, ["report", "--out", str(out), "--readme", str(readme),
+                                   "--store", str(tmp_path / "quick.sqlite")])
+    assert res.exit_code == 0 and "Nothing was written" in " ".join(res.output.split())
+    assert _snapshot(out) == before and readme.read_text() == readme_before
+    # more seeds, or the explicit flag, replace them
+    with Store(tmp_path / "quick.sqlite") as st:
+        build(papers, st, out, readme=readme, replace_committed=True)
+    assert json.loads((out / "manifest.json").read_text())["papers"]["fake-ok"]["profile"] == "quick"
+
+
+def test_report_shows_profile_bench_ratios_and_progress(fake_papers, tmp_path):
+    import json
+
+    from icml26.core.timing import write_bench
+
+    papers = [fake_papers["fake-ok"], fake_papers["fake-raise"]]
+    out = tmp_path / "report"
+    write_bench("fake_ok", {"paper": "fake-ok", "scan": {"speedup_wall": 2.5, "speedup_cpu": 2.25,
+                                                         "baseline": {"wall_min": 1.0}}}, folder=out / "bench")
+    (out / "bench" / "broken.json").write_text("{not json")
+    steps = []
+    with Store(tmp_path / "r.sqlite") as st:
+        execute(papers, "quick", st, workers=2)
+        page, md, results = build(papers, st, out, progress=lambda i, n, what: steps.append((i, n, what)))
+    text = md.read_text()
+    assert "scan / speedup_wall = 2.5" in text and "scan / speedup_cpu = 2.25" in text and "wall_min" not in text
+    assert "speedup_wall = 2.5" in page.read_text()
+    assert "Numbers shown: profile 'quick', 3 seed(s)" in text
+    assert "full uses sleep=0.5 (here null)" in text
+    assert (0, 2, "fake-ok") in steps and steps[-1][0] == 2
+    assert json.loads((out / "manifest.json").read_text())["papers"]["fake-raise"]["seeds"] == 2
+
+
+def test_report_of_a_profile_with_only_failed_rows(fake_papers, tmp_path):
+    p = fake_papers["fake-raise"]
+    with Store(tmp_path / "r.sqlite") as st:
+        for seed in range(3):
+            st.record(paper=p.slug, profile="quick", seed=seed, status="error", code_hash="not-run",
+                      error=f"Traceback ...\nRuntimeError: injected failure on seed {seed}")
+        _, md, results = build([p], st, tmp_path / "report")
+    assert results[0].profile == "quick" and len(results[0].failed_rows) == 3
+    assert md.read_text().count("injected failure") == 3

@@ -81,3 +81,103 @@ def test_interrupt_keeps_finished_jobs_once(tmp_path):
     assert f"{len(first)} job(s) already stored" in rerun.stderr
     with Store(store) as st:
         assert sorted(r.seed for r in st.rows("fake-slow")) == list(range(6))
+
+
+def test_metrics_do_not_depend_on_jobs(tmp_path, fake_papers):
+    """Threads per job come from Profile.cpus, not from --jobs: same metrics (thread count included)."""
+    with Store(tmp_path / "a.sqlite") as a, Store(tmp_path / "b.sqlite") as b:
+        execute([fake_papers["fake-ok"]], "quick", a, workers=1)
+        execute([fake_papers["fake-ok"]], "quick", b, workers=2)
+        ma, mb = [r.metrics for r in a.rows()], [r.metrics for r in b.rows()]
+        assert ma == mb and {m["threads"] for m in ma} == {float(fake_papers["fake-ok"].profile("quick").cpus)}
+
+
+def _worker_lines(out):
+    return [line.split() for line in out.splitlines() if line.strip().startswith("fake-slow ")]
+
+
+def test_two_concurrent_runs_share_the_work(tmp_path):
+    """Two `icml26 run` processes on one store: each job runs once, and both finish with every seed stored."""
+    store = tmp_path / "r.sqlite"
+    env = {**os.environ, "ICML26_EXTRA_PAPERS": EXTRA}
+    cmd = [sys.executable, "-m", "icml26.core.cli", "run", "fake-slow", "--jobs", "2", "--store", str(store)]
+    with Store(store):
+        pass  # create it first, so both processes open the same file
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    ran = [int(words[3]) for out in outs for words in _worker_lines(out)]
+    assert sorted(ran) == list(range(6)), outs  # each seed computed by exactly one of the two
+    assert all("6 stored seeds" in out for out in outs), outs
+    with Store(store) as st:
+        assert sorted(r.seed for r in st.rows("fake-slow")) == list(range(6)) and st.leases() == []
+
+
+def test_lease_of_a_dead_run_expires(tmp_path, fake_papers):
+    from icml26.core.jobs import job_key
+
+    with Store(tmp_path / "r.sqlite") as st:
+        todo, _ = plan([fake_papers["fake-ok"]], "quick", store=st)
+        for job in todo:  # leases left behind by a run that was killed
+            st.conn.execute("INSERT INTO leases(job, pid, host, started_at, expires_at) VALUES (?,?,?,?,?)",
+                            (job_key(job), 999999999, __import__("socket").gethostname(), 0, 1e12))
+        summary = execute([fake_papers["fake-ok"]], "quick", st, workers=2)
+        assert summary.ok and len(summary.outcomes) == 3 and st.leases() == []
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_workers_exit_when_the_driver_is_killed(tmp_path):
+    """kill -9 of `icml26 run`: its workers stop within seconds (no orphan keeps computing)."""
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    env = {**os.environ, "ICML26_EXTRA_PAPERS": EXTRA, "ICML26_FAKE_PID_DIR": str(pid_dir)}
+    cmd = [sys.executable, "-m", "icml26.core.cli", "run", "fake-hang", "--seeds", "2", "--jobs", "2",
+           "--timeout", "120", "--set", "fail_seed=0", "--store", str(tmp_path / "r.sqlite")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (pid_dir / "0.pid").exists():
+        time.sleep(0.2)
+    assert (pid_dir / "0.pid").exists(), "the hanging worker never started"
+    time.sleep(0.3)
+    worker = int((pid_dir / "0.pid").read_text())
+    assert _alive(worker)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    deadline = time.time() + 10
+    while time.time() < deadline and _alive(worker):
+        time.sleep(0.2)
+    assert not _alive(worker), "the worker outlived its driver"
+
+
+def test_library_noise_goes_to_the_log(tmp_path, capfd):
+    import warnings
+
+    from icml26.core.jobs import quiet
+
+    log = tmp_path / "library.log"
+    with quiet(log):
+        os.write(1, b"C-level banner\n")
+        os.write(2, b"NEURON: no DISPLAY\n")
+        print("Using backend: pytorch")
+        warnings.warn("scipy says something", RuntimeWarning)
+    print("after")
+    out, err = capfd.readouterr()
+    assert "banner" not in out + err and "DISPLAY" not in out + err and "backend" not in out + err
+    assert "scipy says" not in out + err and "after" in out
+    text = log.read_text()
+    assert all(s in text for s in ("C-level banner", "no DISPLAY", "Using backend", "scipy says something"))
+
+
+def test_timeout_nan_and_inf_are_refused(tmp_path, fake_papers):
+    with Store(tmp_path / "r.sqlite") as st:
+        for bad in (float("nan"), float("inf"), 0.0, -1.0):
+            with pytest.raises(ValueError, match="timeout"):
+                plan([fake_papers["fake-ok"]], "quick", store=st, timeout_s=bad)

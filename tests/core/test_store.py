@@ -1,4 +1,6 @@
+import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +85,119 @@ def test_code_hash_tracks_profile_and_paper():
     assert code_hash(p, q) == code_hash(p, q)
     assert code_hash(p, q) != code_hash(p, replace(q, params={**q.params, "reps": 1}))
     assert code_hash(p, q) != code_hash(get_paper("sign-estimator"), q)
+
+
+@pytest.mark.parametrize("name", ["a%20b.sqlite", "q?x=1.sqlite", "h#frag.sqlite", "with space.sqlite",
+                                  "naïve-日本.sqlite", "all %3F?#é .sqlite"])
+def test_any_valid_path_works(tmp_path, name):
+    """The SQLite URI is escaped: the store opens the file it was given and no other."""
+    folder = tmp_path / "d %25 ?#"
+    folder.mkdir()
+    path = folder / name
+    with Store(path) as st:
+        st.record(paper="p", profile="quick", seed=0, status="ok", code_hash="h", metrics={"a": 1.0})
+    with Store(path) as st:  # reopening runs the integrity check on the same file
+        assert st.count() == 1 and st.rows()[0].metrics == {"a": 1.0}
+    with Store(path, readonly=True) as st:
+        assert st.count() == 1
+    assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(("-wal", "-shm"))) == [name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d %25 ?#"]
+
+
+def test_readonly_open_never_writes(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with Store(path) as st:
+        st.record(paper="p", profile="quick", seed=0, status="ok", code_hash="h", metrics={"a": 1.0})
+    before = path.read_bytes()
+    with Store(path, readonly=True) as st:
+        assert st.count() == 1
+        with pytest.raises(StoreError, match="read-only"):
+            st.record(paper="p", profile="quick", seed=1, status="ok", code_hash="h", metrics={"a": 1.0})
+    assert path.read_bytes() == before
+    with pytest.raises(StoreError, match="no results store"):
+        Store(tmp_path / "absent.sqlite", readonly=True)
+    assert not (tmp_path / "absent.sqlite").exists()
+
+
+_AS_NOBODY = r"""
+import os, sys
+# import what the commands need first: the interpreter's own files are not readable by 'nobody'
+import base64, html, io, json, tempfile, urllib.parse, ctypes, shutil, rich.progress, rich.table
+from typer.testing import CliRunner
+from icml26.core.cli import app
+from icml26.core import report, runner, jobs, fingerprint, checks, stats
+from icml26.core.store import Store, StoreError
+from icml26.core.registry import all_papers
+all_papers()
+for warm in (["list", "--store", "/nonexistent/x.sqlite"], ["report", "--store", "/nonexistent/x.sqlite"],
+             ["run", "b3", "--seeds", "0"]):
+    CliRunner().invoke(app, warm)
+os.setgid(65534); os.setuid(65534)
+path = sys.argv[1]
+r = CliRunner()
+res = r.invoke(app, ["list", "--store", path])
+assert res.exit_code == 0 and "corrupt" not in res.output and "p" in res.output, res.output
+res = r.invoke(app, ["report", "--out", sys.argv[2], "--store", path])
+assert res.exit_code == 0, res.output
+try:
+    Store(path)
+except StoreError as exc:
+    assert "read-only" in str(exc), exc
+else:
+    raise AssertionError("a read-only store opened for writing")
+res = r.invoke(app, ["run", "b3", "--store", path])
+assert res.exit_code == 2 and "read-only" in res.output and len(res.output.strip().splitlines()) == 1, res.output
+print("OK")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="drops to uid 'nobody' (needs root)")
+@pytest.mark.parametrize("what", ["dir", "file"])
+def test_read_only_store_reads_and_refuses_writes(what):
+    """A healthy store in a read-only directory (or a read-only file): list and report work; run says read-only."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="icml26-ro-"))
+    try:
+        os.chmod(top, 0o755)
+        folder = top / "store"
+        folder.mkdir()
+        path = folder / "r.sqlite"
+        with Store(path) as st:
+            st.record(paper="p", profile="quick", seed=0, status="ok", code_hash="h", metrics={"a": 1.0})
+        out = top / "out"
+        out.mkdir()
+        os.chmod(out, 0o777)
+        if what == "dir":
+            os.chmod(path, 0o644)
+            os.chmod(folder, 0o555)
+        else:
+            os.chmod(folder, 0o777)
+            os.chmod(path, 0o444)
+        res = subprocess.run([sys.executable, "-c", _AS_NOBODY, str(path), str(out / "rep")], capture_output=True,
+                             text=True, timeout=120, cwd=str(top))
+        assert res.returncode == 0 and "OK" in res.stdout, res.stdout + res.stderr
+    finally:
+        os.chmod(top / "store", 0o755)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_leases_share_jobs_and_expire(tmp_path):
+    with Store(tmp_path / "r.sqlite") as st:
+        assert st.claim("job-a", ttl_s=60) == (True, "")
+        assert st.claim("job-a", ttl_s=60) == (True, "")  # our own lease
+        # a lease held by a live process elsewhere on this host (pid 1 is always alive)
+        st.conn.execute("UPDATE leases SET pid=1 WHERE job='job-a'")
+        ok, holder = st.claim("job-a", ttl_s=60)
+        assert not ok and "pid 1" in holder
+        # a dead holder: its lease expires at once
+        st.conn.execute("UPDATE leases SET pid=999999999 WHERE job='job-a'")
+        assert st.claim("job-a", ttl_s=60)[0]
+        # an expired time-to-live: taken over even if the holder looks alive
+        st.conn.execute("UPDATE leases SET pid=1, expires_at=0 WHERE job='job-a'")
+        assert st.claim("job-a", ttl_s=60)[0]
+        st.release("job-a")
+        assert st.leases() == []

@@ -180,10 +180,10 @@ def collect(papers: Sequence[Paper], store: Store, *, profile: str | None = None
             res.verdicts = paper.evaluate(ms)
         res.bench, res.bench_files = bench.get(paper.slug, ([], []))
         results.append(res)
-    if figures:
-        render_figures(results, progress=progress)
     if progress:
         progress(len(papers), len(papers), "")
+    if figures:
+        render_figures(results, progress=progress)
     return results
 
 
@@ -202,6 +202,8 @@ def render_figures(results: Sequence[PaperResult], progress: Progress | None = N
                 res.figure_png = _render(res.paper, ms)
         except Exception:  # noqa: BLE001 - a broken figure must not sink the report
             res.figure_error = traceback.format_exc(limit=3)
+    if progress:
+        progress(len(results), len(results), "")
 
 
 _RATIO_KEY = re.compile(r"speed.?up|ratio|faster", re.I)
