@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from icml26.alignment.bt_cprd.data import (bt_triplets, cyclic_triplets, dirichlet_triplets,
+from icml26.alignment.bt_cprd.setting import (bt_triplets, cyclic_triplets, dirichlet_triplets,
                                            edges_to_weights, product_triplets, sample_triplets)
 from icml26.alignment.bt_cprd.method import (algebraic_connectivity, bt_cprd, ci_scores,
                                              comparison_counts, cprd, cycle_inconsistency, fit_bt,
@@ -136,8 +136,10 @@ def test_greedy_design_raises_lambda2():
 
 
 def test_validation():
-    with pytest.raises(ValueError, match="D must be a square"):
+    with pytest.raises(ValueError, match="D must have 2 dimension"):
         cprd(np.ones(3))
+    with pytest.raises(ValueError, match="D must be a square"):
+        cprd(np.ones((3, 2)))
     with pytest.raises(ValueError, match="non-negative"):
         cprd(-np.ones((3, 3)))
     with pytest.raises(ValueError, match="NaN"):
@@ -158,3 +160,21 @@ def test_validation():
         greedy_connectivity_design(4, 100)
     with pytest.raises(ValueError, match="tol"):
         is_bt_representable(bt_cprd(np.zeros(3)), tol=0)
+    # issue 14: a NaN tolerance used to be accepted silently
+    with pytest.raises(ValueError, match="tol"):
+        fit_bt(np.ones((3, 3)), tol=float("nan"))
+    with pytest.raises(TypeError, match="max_iter"):
+        fit_bt(np.ones((3, 3)), max_iter=2.5)
+
+
+def test_generative_fit_recovers_ci_scores_but_not_the_kl_projection():
+    """Our product-family generative fit equals log P+ - log P- under independence, and is not the
+    weighted-KL projection on cyclic data (why the KL-projection claim is discriminative only)."""
+    rng = np.random.default_rng(3)
+    Pp, Pm = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
+    s_gen = fit_generative_bt(product_triplets(Pp, Pm))[0]
+    assert np.allclose(s_gen, ci_scores(Pp, Pm), atol=1e-6)
+    D, omega = cyclic_triplets(6, 0.85, rng)
+    s_kl = kl_projection(omega, pair_weights(D))
+    assert np.allclose(fit_bt(D), s_kl, atol=1e-6)
+    assert np.max(np.abs(fit_generative_bt(D)[0] - s_kl)) > 0.05

@@ -37,41 +37,19 @@ import numpy as np
 
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
-from icml26.core.stats import fmt_p, loglog_slope, mean_ci, paired_test, seeds_of
+from icml26.core.stats import fmt_p, loglog_slope, paired_test, seeds_of
 
-from .data import (bt_triplets, cyclic_triplets, dirichlet_triplets, edges_to_weights,
-                   product_triplets, sample_triplets)
+from .setting import (GRAPHS, bt_triplets, cyclic_triplets, dirichlet_triplets, edges_to_weights,
+                      graph_edges, product_triplets, random_tree, sample_triplets)
 from .method import (algebraic_connectivity, bt_cprd, ci_scores, comparison_counts, cprd,
                      cprd_error, cycle_inconsistency, fit_bt, fit_generative_bt,
                      greedy_connectivity_design, kl_projection, pair_weights)
-
-GRAPHS = ("path", "cycle", "regular4", "complete")
-
 
 def _choix_fit(C: np.ndarray) -> np.ndarray:
     import choix
 
     s = choix.ilsr_pairwise_dense(C, alpha=0.0, tol=1e-12, max_iter=10000)
     return s - s.mean()
-
-
-def _graph_edges(kind: str, n: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    import networkx as nx
-
-    if kind == "path":
-        G = nx.path_graph(n)
-    elif kind == "cycle":
-        G = nx.cycle_graph(n)
-    elif kind == "regular4":
-        G = nx.random_regular_graph(4, n, seed=int(rng.integers(2**31)))
-        while not nx.is_connected(G):
-            G = nx.random_regular_graph(4, n, seed=int(rng.integers(2**31)))
-    elif kind == "complete":
-        G = nx.complete_graph(n)
-    else:
-        raise ValueError(f"unknown graph kind {kind!r}")
-    perm = rng.permutation(n)  # random labelling so graph position is unrelated to score
-    return [(int(perm[a]), int(perm[b])) for a, b in G.edges()]
 
 
 def _rms_centered(a: np.ndarray, b: np.ndarray) -> float:
@@ -154,6 +132,7 @@ def _t2(p: Profile, rng: np.random.Generator) -> dict:
     D2, _ = cyclic_triplets(n, pc, np.random.default_rng(int(rng.integers(2**31))))
     W2 = pair_weights(D2) * (pair_weights(D2) > 0)
     s_kl_other = kl_projection(omega, W2)
+    s_gen = fit_generative_bt(D)[0]  # our product-family reconstruction of the generative objective
     fin = []
     for m in grid:
         reps = [np.max(np.abs(_fit_sample(D, m, rng, 0.0) - s_kl)) for _ in range(int(p["t2_reps"]))]
@@ -166,6 +145,7 @@ def _t2(p: Profile, rng: np.random.Generator) -> dict:
         "t2_cycle_maxgap": float(max(abs(omega_proj[a, b] - omega[a, b]) for a, b in cyc)),
         "t2_cprd_err_proj": cprd_error(omega_proj, omega, W),
         "t2_weight_shift": float(np.max(np.abs(s_kl_other - s_kl))),
+        "t2_gen_vs_kl": float(np.max(np.abs(s_gen - s_kl))),
         "t2_finite_to_proj": fin,
     }
 
@@ -174,7 +154,7 @@ def _t2(p: Profile, rng: np.random.Generator) -> dict:
 def _t3(p: Profile, rng: np.random.Generator) -> dict:
     n, m, reps, l2 = int(p["items"]), int(p["budget"]), int(p["reps"]), float(p["l2"])
     s0 = rng.normal(size=n)
-    W = edges_to_weights(n, _graph_edges("regular4", n, rng))
+    W = edges_to_weights(n, graph_edges("regular4", n, rng))
     out_rank, out_rms, margin = [], [], []
     for kappa in p["kappas"]:
         s = float(kappa) * s0
@@ -196,7 +176,7 @@ def _t4(p: Profile, rng: np.random.Generator) -> dict:
     s = rng.normal(size=n)
     lam, err = [], []
     for kind in GRAPHS:
-        W = edges_to_weights(n, _graph_edges(kind, n, rng))
+        W = edges_to_weights(n, graph_edges(kind, n, rng))
         lam.append(algebraic_connectivity(W))
         D = bt_triplets(s, W)
         err.append(float(np.mean([_rms_centered(_fit_sample(D, m, rng, l2), s) for _ in range(reps)])))
@@ -207,15 +187,11 @@ def _t4(p: Profile, rng: np.random.Generator) -> dict:
     return out
 
 
-def _random_tree(n: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    return [(int(rng.integers(k)), k) for k in range(1, n)]
-
-
 def _t5(p: Profile, rng: np.random.Generator) -> dict:
     n, m, reps, l2, n_pairs = (int(p["items"]), int(p["budget"]), int(p["reps"]), float(p["l2"]),
                                int(p["design_pairs"]))
     s = rng.normal(size=n)
-    tree = _random_tree(n, rng)
+    tree = random_tree(n, rng)
     greedy = greedy_connectivity_design(n, n_pairs, base_edges=tree)
     present = {tuple(sorted(e)) for e in tree}
     missing = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in present]
@@ -282,10 +258,12 @@ def contradict_ci_implies_bt(ms: list[dict]) -> list[dict]:
 
 
 def check_kl_projection(ms: list[dict]) -> Verdict:
-    """Pre-registered: on the cyclic CPRD, (i) population BT MLE (ours and choix) equals the
-    direct weighted-KL minimiser to 1e-6 in every seed; (ii) the projection misses the cycle
-    (max gap on a cycle pair > 0.1); (iii) finite-sample fits converge to the projection:
-    mean log-log slope of max|s_hat - s_proj| in m below -0.3."""
+    """Pre-registered: on the cyclic CPRD, (i) population discriminative BT MLE (ours and choix)
+    equals the direct weighted-KL minimiser to 1e-6 in every seed; (ii) the projection misses the
+    cycle (max gap on a cycle pair > 0.1); (iii) finite-sample fits converge to the projection:
+    mean log-log slope of max|s_hat - s_proj| in m below -0.3. The claim is restricted to the
+    discriminative objective: our reconstruction of the generative objective (product family)
+    does not converge to this projection, and its distance is reported, not decided."""
     a, b = seeds_of(ms, "t2_mle_vs_kl"), seeds_of(ms, "t2_choix_vs_kl")
     gap = seeds_of(ms, "t2_cycle_maxgap")
     sizes = np.asarray(ms[0]["t2_sizes"])
@@ -297,7 +275,9 @@ def check_kl_projection(ms: list[dict]) -> Verdict:
         measured=(f"max|s_MLE - s_KL| = {a.max():.1e}, max|s_choix - s_KL| = {b.max():.1e}; cycle gap "
                   f"{gap.mean():.3f}; finite-sample distance to projection slope {slope:.2f}; "
                   f"projection moves by {np.mean(seeds_of(ms, 't2_weight_shift')):.2f} under other pair frequencies"),
-        evidence=f"n={len(ms)} seeds, all seeds must pass the tolerances; slope averaged over seeds",
+        evidence=(f"n={len(ms)} seeds, all seeds must pass the tolerances; slope averaged over seeds. Generative "
+                  f"(product-family) fit on the same data: max|s_gen - s_KL| = "
+                  f"{np.max(seeds_of(ms, 't2_gen_vs_kl')):.2f} (reported; not the weighted-KL projection)"),
         value=float(a.max()),
     )
 
@@ -319,7 +299,8 @@ def _per_seed(ms: list[dict], key: str, idx: int) -> np.ndarray:
 def check_margin(ms: list[dict]) -> Verdict:
     """Pre-registered: the seed-mean pairwise ranking error decreases monotonically over
     kappa = 0.25, 0.5, 1 and error(kappa=1) < error(kappa=0.25) by a paired t-test over seeds
-    (p < 0.05). kappa = 2 is reported, not decided."""
+    (p < 0.05). kappa = 2 is reported, not decided; so is the RMS score error, which grows with
+    kappa (the logistic loses curvature at large margins)."""
     kap = ms[0]["t3_kappas"]
     i25, i1 = kap.index(0.25), kap.index(1.0)
     mean_curve = np.mean([m["t3_rank_err"] for m in ms], axis=0)
@@ -368,31 +349,6 @@ def contradict_connectivity(ms: list[dict]) -> list[dict]:
         m = dict(m)
         m["t4_spearman"] = -abs(m["t4_spearman"])
         m["t4_err_complete"], m["t4_err_path"] = m["t4_err_path"], m["t4_err_complete"]
-        out.append(m)
-    return out
-
-
-def check_design(ms: list[dict]) -> Verdict:
-    """Pre-registered: error(greedy lambda_2 design) < error(random pairs), paired t-test over
-    seeds, p < 0.05 (same spanning tree, same number of pairs and comparisons)."""
-    g, r = seeds_of(ms, "t5_err_greedy"), seeds_of(ms, "t5_err_random")
-    pv = paired_test(g, r, alternative="less", method="t")
-    mg, lo, hi = mean_ci(g - r)
-    ok = pv < 0.05
-    return Verdict(
-        "reproduced" if ok else ("partly" if np.mean(g < r) > 0.5 else "not-reproduced"),
-        measured=(f"RMS score error greedy {g.mean():.3f} vs random {r.mean():.3f} (diff {mg:.3f} [{lo:.3f}, {hi:.3f}]); "
-                  f"lambda2 {np.mean(seeds_of(ms, 't5_lambda2_greedy')):.3f} vs {np.mean(seeds_of(ms, 't5_lambda2_random')):.3f}"),
-        evidence=f"paired t-test greedy < random over n={len(ms)} seeds, {fmt_p(pv)}; greedy better in {int(np.sum(g < r))}/{len(ms)}",
-        value=float(mg), ci=(float(lo), float(hi)),
-    )
-
-
-def contradict_design(ms: list[dict]) -> list[dict]:
-    out = []
-    for m in ms:
-        m = dict(m)
-        m["t5_err_greedy"], m["t5_err_random"] = m["t5_err_random"], m["t5_err_greedy"]
         out.append(m)
     return out
 

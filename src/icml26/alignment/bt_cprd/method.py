@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml26.core.validate import as_array, check_int, check_positive
+
 __all__ = [
     "algebraic_connectivity",
     "bt_cprd",
@@ -62,8 +64,8 @@ __all__ = [
 
 # --------------------------------------------------------------------------- validation
 def _square(name: str, M: np.ndarray, nonneg: bool = True) -> np.ndarray:
-    M = np.asarray(M, dtype=float)
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
+    M = as_array(name, M, ndim=2, nonempty=False, finite=False)
+    if M.shape[0] != M.shape[1] or M.shape[0] < 2:
         raise ValueError(f"{name} must be a square (n, n) matrix with n >= 2, got shape {M.shape}")
     if not np.all(np.isfinite(M)):
         raise ValueError(f"{name} contains NaN or inf")
@@ -73,8 +75,8 @@ def _square(name: str, M: np.ndarray, nonneg: bool = True) -> np.ndarray:
 
 
 def _scores(name: str, s: np.ndarray, n: int | None = None) -> np.ndarray:
-    s = np.asarray(s, dtype=float)
-    if s.ndim != 1 or s.size < 2:
+    s = as_array(name, s, ndim=1, nonempty=False, finite=False)
+    if s.size < 2:
         raise ValueError(f"{name} must be a 1-D array of at least 2 scores, got shape {s.shape}")
     if n is not None and s.size != n:
         raise ValueError(f"{name} must have length {n}, got {s.size}")
@@ -150,8 +152,8 @@ def cycle_inconsistency(omega: np.ndarray, W: np.ndarray | None = None) -> float
     pair. ``omega: (n, n)`` (NaN = not compared), ``W`` optional pair weights (> 0 marks
     compared pairs; defaults to the non-NaN pattern of ``omega``).
     """
-    omega = np.asarray(omega, dtype=float)
-    if omega.ndim != 2 or omega.shape[0] != omega.shape[1]:
+    omega = as_array("omega", omega, ndim=2, finite=False)
+    if omega.shape[0] != omega.shape[1]:
         raise ValueError(f"omega must be a square (n, n) matrix, got shape {omega.shape}")
     n = omega.shape[0]
     if W is None:
@@ -174,16 +176,14 @@ def cycle_inconsistency(omega: np.ndarray, W: np.ndarray | None = None) -> float
 
 def is_bt_representable(omega: np.ndarray, W: np.ndarray | None = None, tol: float = 1e-8) -> bool:
     """True iff the CPRD's log-odds are cycle-consistent (see :func:`cycle_inconsistency`)."""
-    if tol <= 0:
-        raise ValueError(f"tol must be > 0, got {tol}")
+    tol = check_positive("tol", tol)
     return cycle_inconsistency(omega, W) <= tol
 
 
 # --------------------------------------------------------------------------- discriminative BT
 def comparison_counts(winners: np.ndarray, losers: np.ndarray, n_items: int) -> np.ndarray:
     """Win-count matrix ``C[a, b]`` = number of triplets with ``y+ = a, y- = b``."""
-    if n_items < 2:
-        raise ValueError(f"n_items must be >= 2, got {n_items}")
+    n_items = check_int("n_items", n_items, minimum=2)
     winners = np.asarray(winners)
     losers = np.asarray(losers)
     if winners.shape != losers.shape or winners.ndim != 1 or winners.size == 0:
@@ -226,10 +226,9 @@ def fit_bt(C: np.ndarray, l2: float = 0.0, tol: float = 1e-12, max_iter: int = 2
     otherwise a ``ValueError`` is raised (use ``l2 > 0``).
     """
     C = _square("C", C)
-    if l2 < 0 or not np.isfinite(l2):
-        raise ValueError(f"l2 must be a finite non-negative number, got {l2}")
-    if tol <= 0 or max_iter < 1:
-        raise ValueError("tol must be > 0 and max_iter >= 1")
+    l2 = check_positive("l2", l2, strict=False)
+    tol = check_positive("tol", tol)
+    max_iter = check_int("max_iter", max_iter, minimum=1)
     C = C.copy()
     np.fill_diagonal(C, 0.0)
     if C.sum() <= 0:
@@ -266,6 +265,7 @@ def fit_bt(C: np.ndarray, l2: float = 0.0, tol: float = 1e-12, max_iter: int = 2
 
 def fit_bt_pairs(winners: np.ndarray, losers: np.ndarray, n_items: int, l2: float = 0.0) -> np.ndarray:
     """Discriminative BT MLE from triplets given as index arrays ``winners, losers: (m,)``."""
+    n_items = check_int("n_items", n_items, minimum=2)
     return fit_bt(comparison_counts(winners, losers, n_items), l2=l2)
 
 
@@ -273,8 +273,11 @@ def weighted_kl(omega: np.ndarray, W: np.ndarray, s: np.ndarray) -> float:
     """``sum_{a<b} W_ab KL(Bern(omega_ab) || Bern(sigma(s_a - s_b)))`` over compared pairs."""
     W = _square("W", W)
     s = _scores("s", s, W.shape[0])
+    omega = as_array("omega", omega, ndim=2, finite=False)
+    if omega.shape != W.shape:
+        raise ValueError(f"omega must have the shape of W {W.shape}, got {omega.shape}")
     i, j = _compared(W)
-    p = np.asarray(omega, dtype=float)[i, j]
+    p = omega[i, j]
     if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("omega must lie in [0, 1] on every compared pair")
     d = s[i] - s[j]
@@ -296,13 +299,19 @@ def kl_projection(omega: np.ndarray, W: np.ndarray, tol: float = 1e-12) -> np.nd
     from scipy.optimize import minimize
 
     W = _square("W", W)
+    tol = check_positive("tol", tol)
     if not np.allclose(W, W.T):
         raise ValueError("W must be symmetric (weights of unordered pairs)")
+    omega = as_array("omega", omega, ndim=2, finite=False)
+    if omega.shape != W.shape:
+        raise ValueError(f"omega must have the shape of W {W.shape}, got {omega.shape}")
     n = W.shape[0]
     i, j = _compared(W)
     if i.size == 0:
         raise ValueError("W has no compared pair")
-    p = np.asarray(omega, dtype=float)[i, j]
+    p = omega[i, j]
+    if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("omega must lie in [0, 1] on every compared pair")
     w = W[i, j]
 
     def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
@@ -332,6 +341,7 @@ def fit_generative_bt(C: np.ndarray, tol: float = 1e-12) -> tuple[np.ndarray, np
     from scipy.optimize import minimize
 
     C = _square("C", C).copy()
+    tol = check_positive("tol", tol)
     np.fill_diagonal(C, 0.0)
     total = C.sum()
     if total <= 0:
@@ -366,11 +376,17 @@ def fit_generative_bt(C: np.ndarray, tol: float = 1e-12) -> tuple[np.ndarray, np
 def cprd_error(omega_hat: np.ndarray, omega: np.ndarray, W: np.ndarray) -> float:
     """Pair-frequency-weighted mean |omega_hat - omega| over compared pairs (a total variation)."""
     W = _square("W", W)
+    omega_hat = as_array("omega_hat", omega_hat, ndim=2, finite=False)
+    omega = as_array("omega", omega, ndim=2, finite=False)
+    for name, M in (("omega_hat", omega_hat), ("omega", omega)):
+        if M.shape != W.shape:
+            raise ValueError(f"{name} must have the shape of W {W.shape}, got {M.shape}")
     i, j = _compared(W)
-    a = np.asarray(omega_hat, dtype=float)[i, j]
-    b = np.asarray(omega, dtype=float)[i, j]
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("both CPRDs must be defined on every compared pair")
+    a, b = omega_hat[i, j], omega[i, j]
+    if not np.all(np.isfinite(a)):
+        raise ValueError("omega_hat must be defined (finite) on every compared pair")
+    if not np.all(np.isfinite(b)):
+        raise ValueError("omega must be defined (finite) on every compared pair")
     return float(np.sum(W[i, j] * np.abs(a - b)) / np.sum(W[i, j]))
 
 
@@ -400,8 +416,8 @@ def greedy_connectivity_design(n_items: int, n_pairs: int, base_edges: list[tupl
     gap ``(v_a - v_b)^2``: the first-order gain in ``lambda_2`` from adding that edge
     (Ghosh & Boyd 2006). Returns the full edge list, ``len == n_pairs``.
     """
-    if n_items < 2:
-        raise ValueError(f"n_items must be >= 2, got {n_items}")
+    n_items = check_int("n_items", n_items, minimum=2)
+    n_pairs = check_int("n_pairs", n_pairs, minimum=1)
     max_pairs = n_items * (n_items - 1) // 2
     edges = list(base_edges) if base_edges is not None else [(k, k + 1) for k in range(n_items - 1)]
     if not (len(edges) <= n_pairs <= max_pairs):
@@ -423,3 +439,43 @@ def greedy_connectivity_design(n_items: int, n_pairs: int, base_edges: list[tupl
         A[a, b] = A[b, a] = 1.0
         edges.append((int(min(a, b)), int(max(a, b))))
     return edges
+
+
+def EXAMPLES() -> list:
+    """Public functions (``method`` and ``setting``) with valid arguments, for the bad-input test."""
+    from .setting import (bt_triplets, cyclic_triplets, dirichlet_triplets, edges_to_weights, graph_edges,
+                          product_triplets, random_tree, sample_triplets)
+
+    n = 5
+    s = np.array([0.4, -0.3, 1.0, 0.0, -1.1])
+    Pp, Pm = np.array([0.1, 0.2, 0.3, 0.25, 0.15]), np.array([0.3, 0.2, 0.1, 0.15, 0.25])
+    D = product_triplets(Pp, Pm)
+    W = pair_weights(D)
+    omega = cprd(D)
+    nan_ok = {"omega": {"NaN"}, "omega_hat": {"NaN"}}  # a CPRD is NaN on the diagonal by definition
+    return [
+        (pair_weights, {"D": D}),
+        (cprd, {"D": D}),
+        (bt_cprd, {"s": s}),
+        (ci_scores, {"P_plus": Pp, "P_minus": Pm}),
+        (cycle_inconsistency, {"omega": omega, "W": W}, nan_ok),
+        (is_bt_representable, {"omega": omega, "W": W, "tol": 1e-8}, nan_ok),
+        (comparison_counts, {"winners": np.array([0, 1, 2]), "losers": np.array([1, 2, 0]), "n_items": 3}),
+        (fit_bt, {"C": D * 100, "l2": 0.01, "tol": 1e-10, "max_iter": 50}),
+        (fit_bt_pairs, {"winners": np.array([0, 1, 2, 1]), "losers": np.array([1, 2, 0, 0]), "n_items": 3,
+                        "l2": 0.01}),
+        (weighted_kl, {"omega": omega, "W": W, "s": s}, nan_ok),
+        (kl_projection, {"omega": omega, "W": W, "tol": 1e-10}, nan_ok),
+        (fit_generative_bt, {"C": D, "tol": 1e-10}),
+        (cprd_error, {"omega_hat": bt_cprd(s), "omega": omega, "W": W}, nan_ok),
+        (algebraic_connectivity, {"W": W}),
+        (greedy_connectivity_design, {"n_items": n, "n_pairs": 6}),
+        (product_triplets, {"P_plus": Pp, "P_minus": Pm}),
+        (edges_to_weights, {"n_items": n, "edges": [(0, 1), (1, 2)], "weights": np.array([1.0, 2.0])}),
+        (bt_triplets, {"s": s, "W": W}),
+        (cyclic_triplets, {"n_items": n, "p_cycle": 0.8, "rng": 0, "score_scale": 1.0}),
+        (dirichlet_triplets, {"n_items": n, "rng": 0, "alpha": 1.0}),
+        (sample_triplets, {"D": D, "m": 20, "rng": 0}),
+        (graph_edges, {"kind": "cycle", "n": 8, "rng": 0}),
+        (random_tree, {"n": 6, "rng": 0}),
+    ]
