@@ -174,3 +174,13 @@ def test_bad_inputs_name_the_argument():
         simulate_first_passage(NudgeDrift(0.5).M, 1.0, 1.0, 0, 0.1, 1.0)
     with pytest.raises(ValueError, match="mu"):
         inverse_gaussian_density([1.0], 1.0, float("nan"))
+
+
+def test_hazard_sessions_follow_the_weibull_law_without_signal_bump():
+    from icml26.decision.ddm_drift.setting import simulate_hazard_sessions
+
+    S = simulate_hazard_sessions(20000, 2, np.random.default_rng(0), 1.5, 8.0, np.zeros(2), 0.0, 1.0, 0.01)
+    T = S["y"][S["event"] > 0]
+    # with zero feature weights and no bump, T ~ Weibull(k=1.5, s=8): P(T <= 8) = 1 - e^-1 (no censoring below 10 s)
+    assert np.mean(S["y"] <= 8.0) == pytest.approx(1 - np.exp(-1), abs=0.015)
+    assert T.min() > 0
