@@ -59,7 +59,7 @@ PAPER = Paper(
         "quick": Profile("quick", seeds=2, timeout_s=60, params={
             **_COMMON, "ex_draws": 2000, "smooth_reps": 4,
             "T": 20, "n_train": 32, "n_test": 16, "epochs": 2}),
-        "full": Profile("full", seeds=6, timeout_s=600, params={
+        "full": Profile("full", seeds=6, timeout_s=2400, params={
             **_COMMON, "ex_draws": 10000, "smooth_reps": 10,
             "T": 50, "n_train": 160, "n_test": 64, "epochs": 25,
             "time_T": 200, "time_N": 32, "time_steps": 3}),
