@@ -210,3 +210,36 @@ def test_hyperparameter_validation():
         bradley_terry(x, y, l2=-1.0)
     with pytest.raises(ValueError, match="user_ids"):
         em_mixture_logit(x, y, np.arange(5))
+
+
+def test_issue14_bad_inputs_are_refused_with_the_argument_named():
+    from icml26.alignment.sign_estimator.method import EXAMPLES
+
+    x = np.random.default_rng(0).normal(size=(50, 3))
+    x_nan = x.copy()
+    x_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="delta_x"):   # used to return a share of 0.005
+        disagreement(np.ones(3), np.ones(3), x_nan)
+    y = (x[:, 0] > 0).astype(float)
+    with pytest.raises(ValueError, match="delta_x"):   # used to blame the labels
+        bradley_terry(x * 1e200, y)
+    with pytest.raises(TypeError, match="n_starts"):
+        sign_estimator(x, y, n_starts=1.5)
+    for fn, kwargs in EXAMPLES():
+        fn(**kwargs)
+
+
+def test_gauss_preset_in_higher_dimension_has_the_same_mean_direction():
+    kw = preset("gauss", d=20)
+    assert kw["beta_bar"].shape == (20,) and np.allclose(kw["beta_bar"][:5], BETA_BAR_5)
+    data = sample_preferences(200, rng=0, **kw)
+    assert data.delta_x.shape == (200, 20)
+    with pytest.raises(ValueError, match="d"):
+        preset("two", d=7)
+
+
+def test_em_with_four_types_runs_on_two_type_panel():
+    kw = preset("two")
+    pan = sample_preferences(2000, rng=1, n_users=400, **kw)
+    th = em_mixture_logit(pan.delta_x, pan.y, pan.user_ids, n_types=4, n_iter=10, seed=0)
+    assert th.shape == (5,) and abs(np.linalg.norm(th) - 1) < 1e-12

@@ -215,8 +215,12 @@ def sample_preferences(n: int, *, beta_bar: np.ndarray | None = None,
 BETA_BAR_5 = np.array([1.0, 0.5, 0.0, 0.0, 0.0])
 
 
-def preset(name: str) -> dict:
+def preset(name: str, d: int = 5) -> dict:
     """Keyword arguments for :func:`sample_preferences` for a named population.
+
+    ``d`` (only for ``"gauss"``, default 5) embeds the population in ``d >= 3`` dimensions:
+    ``beta_bar = (1, .5, 0, ..., 0)``, standard deviations 0.2 except 3 on the third
+    coordinate, the same correlated design (the dimension sweep of the sign estimator).
 
     * ``"two"``: d = 5, ``beta_bar = (1, .5, 0, 0, 0)``; two equally likely types
       ``2 beta_bar + 3 e_3`` and ``-3 e_3`` (mean ``beta_bar``; each pair's taste deviation
@@ -228,6 +232,17 @@ def preset(name: str) -> dict:
       design, logistic noise.
     * ``"homogeneous"``: every user has ``beta_bar``; isotropic design; logistic noise.
     """
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 3:
+        raise ValueError(f"d must be an integer >= 3, got {d!r}")
+    if d != 5 and name != "gauss":
+        raise ValueError(f"only the 'gauss' preset takes d != 5, got {name!r} with d={d}")
+    if name == "gauss" and d != 5:
+        b = np.zeros(d)
+        b[:2] = BETA_BAR_5[:2]
+        sd = np.full(d, 0.2)
+        sd[2] = 3.0
+        return dict(heterogeneity="gaussian", beta_bar=b, cov=sd, design="correlated", couple=((0, 2),),
+                    noise="logistic")
     e3 = np.eye(5)[2]
     b = BETA_BAR_5
     if name == "two":

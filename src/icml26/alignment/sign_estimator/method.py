@@ -48,6 +48,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
+from icml26.core.validate import as_array, as_rng, check_int, check_positive
+
 __all__ = ["bradley_terry", "sign_estimator", "sign_loss", "zero_one_loss", "angle_deg",
            "disagreement", "em_mixture_logit"]
 
@@ -55,16 +57,20 @@ DEFAULT_TAUS: tuple[float, ...] = (0.5, 0.2, 0.05)
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_xy(delta_x, y) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(delta_x, dtype=float)
-    if x.ndim != 2:
-        raise ValueError(f"delta_x must be a 2-D array (n, d), got shape {x.shape}")
+def _check_x(delta_x) -> np.ndarray:
+    x = as_array("delta_x", delta_x, ndim=2)
     if x.shape[0] == 0 or x.shape[1] == 0:
         raise ValueError(f"delta_x is empty: shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("delta_x contains NaN or inf")
-    yy = np.asarray(y, dtype=float)
-    if yy.ndim != 1 or yy.shape[0] != x.shape[0]:
+    with np.errstate(over="ignore"):
+        if not np.isfinite(np.sum(x * x)):
+            raise ValueError("delta_x is too large in magnitude (its squares overflow float64); rescale it")
+    return x
+
+
+def _check_xy(delta_x, y) -> tuple[np.ndarray, np.ndarray]:
+    x = _check_x(delta_x)
+    yy = as_array("y", y, ndim=1, finite=False)
+    if yy.shape[0] != x.shape[0]:
         raise ValueError(f"y must be a 1-D array of length n={x.shape[0]}, got shape {yy.shape}")
     if not np.all(np.isfinite(yy)):
         raise ValueError("y contains NaN or inf")
@@ -75,7 +81,7 @@ def _check_xy(delta_x, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_theta(theta, d: int, name: str = "theta") -> np.ndarray:
-    t = np.asarray(theta, dtype=float)
+    t = as_array(name, theta, ndim=1, finite=False)
     if t.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},), got {t.shape}")
     if not np.all(np.isfinite(t)):
@@ -93,21 +99,21 @@ def _unit(v: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- metrics
 def angle_deg(a, b) -> float:
     """Angle in degrees between two non-zero vectors of the same length."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.ndim != 1 or a.shape != b.shape:
+    a = as_array("a", a, ndim=1)
+    b = as_array("b", b, ndim=1)
+    if a.shape != b.shape:
         raise ValueError(f"a and b must be 1-D arrays of equal length, got {a.shape} and {b.shape}")
     na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    if na == 0 or nb == 0 or not (np.isfinite(na) and np.isfinite(nb)):
-        raise ValueError("a and b must be finite and non-zero")
+    if na == 0 or not np.isfinite(na):
+        raise ValueError("a must be finite and non-zero")
+    if nb == 0 or not np.isfinite(nb):
+        raise ValueError("b must be finite and non-zero")
     return float(np.degrees(np.arccos(np.clip(a @ b / (na * nb), -1.0, 1.0))))
 
 
 def disagreement(theta, beta_bar, delta_x) -> float:
     """Share of pairs ``delta_x (m, d)`` that ``theta`` and ``beta_bar`` order differently."""
-    x = np.asarray(delta_x, dtype=float)
-    if x.ndim != 2 or x.shape[0] == 0:
-        raise ValueError(f"delta_x must be a non-empty 2-D array, got shape {x.shape}")
+    x = _check_x(delta_x)  # NaN pairs used to be counted as agreements (issue 14)
     t = _check_theta(theta, x.shape[1])
     b = _check_theta(beta_bar, x.shape[1], "beta_bar")
     return float(np.mean(np.sign(x @ t) != np.sign(x @ b)))
@@ -131,8 +137,7 @@ def sign_loss(theta, delta_x, y, tau: float = 0.05) -> float:
     ``theta (d,)`` is normalised first, so only its direction matters.
     """
     x, yy = _check_xy(delta_x, y)
-    if not (np.isfinite(tau) and tau > 0):
-        raise ValueError(f"tau must be a positive finite number, got {tau!r}")
+    tau = check_positive("tau", tau)
     t = _check_theta(theta, x.shape[1])
     m = (2 * yy - 1) * (x @ t) / (tau * _margin_scale(x))
     return float(np.mean(expit(-m)))
@@ -156,10 +161,9 @@ def bradley_terry(delta_x, y, *, l2: float = 0.0, normalize: bool = True,
         ``theta (d,)``.
     """
     x, yy = _check_xy(delta_x, y)
-    if not (np.isfinite(l2) and l2 >= 0):
-        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    l2 = check_positive("l2", l2, strict=False)
+    max_iter = check_int("max_iter", max_iter, minimum=1)
+    tol = check_positive("tol", tol)
     sx = (2 * yy - 1)[:, None] * x
     n = x.shape[0]
 
@@ -175,7 +179,8 @@ def bradley_terry(delta_x, y, *, l2: float = 0.0, normalize: bool = True,
     if not normalize:
         return theta
     if np.linalg.norm(theta) == 0:
-        raise ValueError("Bradley-Terry fit returned the zero vector (labels carry no signal)")
+        raise ValueError("Bradley-Terry fit returned the zero vector: the labels y carry no signal about "
+                         "delta_x (e.g. all pairs tied or perfectly balanced)")
     return _unit(theta)
 
 
@@ -228,13 +233,11 @@ def sign_estimator(delta_x, y, *, seed: int | np.random.Generator | None = None,
     taus = tuple(float(t) for t in np.atleast_1d(np.asarray(taus, dtype=float)))
     if len(taus) == 0 or not all(np.isfinite(t) and t > 0 for t in taus):
         raise ValueError(f"taus must be a non-empty sequence of positive numbers, got {taus!r}")
-    if not (isinstance(n_starts, (int, np.integer)) and n_starts >= 0):
-        raise ValueError(f"n_starts must be a non-negative integer, got {n_starts!r}")
+    n_starts = check_int("n_starts", n_starts, minimum=0)
     if n_starts == 0 and not init_bt:
         raise ValueError("n_starts=0 with init_bt=False leaves no start")
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    max_iter = check_int("max_iter", max_iter, minimum=1)
+    rng = as_rng("seed", seed)
     d = x.shape[1]
     sx = (2 * yy - 1)[:, None] * x
     c = _margin_scale(x)
@@ -285,11 +288,10 @@ def em_mixture_logit(delta_x, y, user_ids, *, n_types: int = 2, n_iter: int = 50
         if not np.all(np.isfinite(u.astype(float))) or np.any(u.astype(float) != np.round(u.astype(float))):
             raise ValueError("user_ids must be integers")
     _, u = np.unique(u, return_inverse=True)
-    if not (isinstance(n_types, (int, np.integer)) and n_types >= 1):
-        raise ValueError(f"n_types must be a positive integer, got {n_types!r}")
-    if not (isinstance(n_iter, (int, np.integer)) and n_iter >= 1):
-        raise ValueError(f"n_iter must be a positive integer, got {n_iter!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    n_types = check_int("n_types", n_types, minimum=1)
+    n_iter = check_int("n_iter", n_iter, minimum=1)
+    l2 = check_positive("l2", l2, strict=False)
+    rng = as_rng("seed", seed)
     n, d = x.shape
     n_u = int(u.max()) + 1
     sx = (2 * yy - 1)[:, None] * x
@@ -328,3 +330,22 @@ def em_mixture_logit(delta_x, y, user_ids, *, n_types: int = 2, n_iter: int = 50
     if return_params:
         return _unit(mean), (pi, betas)
     return _unit(mean)
+
+
+def EXAMPLES() -> list:
+    """Public functions with valid arguments, for the common bad-input test."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 3))
+    y = (x @ np.array([1.0, 0.5, 0.0]) + rng.logistic(size=60) > 0).astype(float)
+    theta = np.array([1.0, 0.2, -0.1])
+    users = np.repeat(np.arange(12), 5)
+    return [
+        (angle_deg, {"a": theta, "b": np.array([0.5, 1.0, 0.0])}),
+        (disagreement, {"theta": theta, "beta_bar": np.array([1.0, 0.5, 0.0]), "delta_x": x}),
+        (zero_one_loss, {"theta": theta, "delta_x": x, "y": y}),
+        (sign_loss, {"theta": theta, "delta_x": x, "y": y, "tau": 0.1}),
+        (bradley_terry, {"delta_x": x, "y": y, "l2": 0.01, "max_iter": 50, "tol": 1e-8}),
+        (sign_estimator, {"delta_x": x, "y": y, "seed": 0, "n_starts": 1, "max_iter": 20}),
+        (em_mixture_logit, {"delta_x": x, "y": y, "user_ids": users, "n_types": 2, "n_iter": 3, "seed": 0,
+                            "l2": 1e-3}),
+    ]
