@@ -119,3 +119,19 @@ def test_report_of_a_profile_with_only_failed_rows(fake_papers, tmp_path):
         _, md, results = build([p], st, tmp_path / "report")
     assert results[0].profile == "quick" and len(results[0].failed_rows) == 3
     assert md.read_text().count("injected failure") == 3
+
+
+def test_a_report_without_manifest_is_protected_too(fake_papers, tmp_path):
+    """A report committed before manifests existed: its REPORT.md overview says what it holds."""
+    import pytest
+
+    from icml26.core.report import CommittedResults, read_manifest
+
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "REPORT.md").write_text("| [fake-ok](#fake-ok) — fake paper (ok) | decision | A | full · 4 | 1 | 0 | 0 | 0 |\n")
+    assert read_manifest(out) == {"fake-ok": {"profile": "full", "seeds": 4}}
+    with Store(tmp_path / "r.sqlite") as st:
+        execute([fake_papers["fake-ok"]], "quick", st, workers=2)
+        with pytest.raises(CommittedResults):
+            build([fake_papers["fake-ok"]], st, out)

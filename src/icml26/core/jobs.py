@@ -260,6 +260,17 @@ def _fd_of(stream: Any) -> int | None:
         return None
 
 
+_TERMINAL: list[Any] = []  # one stream on a copy of the terminal's fd 2, made once and never closed
+
+
+def _terminal_stderr(fd: int, encoding: str | None) -> Any:
+    """A stream to the terminal for Python-level stderr while fd 2 points to the log (kept open: a
+    library may hold on to ``sys.stderr``)."""
+    if not _TERMINAL:
+        _TERMINAL.append(os.fdopen(os.dup(fd), "w", buffering=1, encoding=encoding, errors="replace"))
+    return _TERMINAL[0]
+
+
 @contextlib.contextmanager
 def quiet(path: Path | None = None) -> Iterator[Any]:
     """Send what libraries print (C-level stdout/stderr, ``print``, warnings) to the log.
@@ -272,7 +283,6 @@ def quiet(path: Path | None = None) -> Iterator[Any]:
     log = _open_log(path)
     saved: dict[int, int] = {}
     old_out, old_err, old_show = sys.stdout, sys.stderr, warnings.showwarning
-    term_err = None
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -284,9 +294,7 @@ def quiet(path: Path | None = None) -> Iterator[Any]:
             saved.pop(fd, None)
     try:
         if _fd_of(old_err) == 2 and 2 in saved:
-            term_err = os.fdopen(os.dup(saved[2]), "w", buffering=1, encoding=getattr(old_err, "encoding", None),
-                                 errors="replace")
-            sys.stderr = term_err
+            sys.stderr = _terminal_stderr(saved[2], getattr(old_err, "encoding", None))
         sys.stdout = log
 
         def show(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
@@ -304,9 +312,8 @@ def quiet(path: Path | None = None) -> Iterator[Any]:
             with contextlib.suppress(OSError):
                 os.dup2(dup, fd)
             os.close(dup)
-        if term_err is not None:
-            with contextlib.suppress(Exception):
-                term_err.close()
+        with contextlib.suppress(Exception):
+            _TERMINAL[0].flush() if _TERMINAL else None
         log.close()
 
 

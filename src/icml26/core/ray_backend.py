@@ -97,8 +97,6 @@ def check_address(address: str, timeout_s: float = 5.0) -> None:
 
 def _init(address: str | None, workers: int | None) -> bool:
     """Connect to (or start) Ray; returns True when this call started it."""
-    import logging
-
     import ray
 
     from icml26.core.jobs import quiet
@@ -108,7 +106,7 @@ def _init(address: str | None, workers: int | None) -> bool:
     env = {k: os.environ[k] for k in ("ICML26_EXTRA_PAPERS", "ICML26_LOG", "NEURON_MODULE_OPTIONS")
            if k in os.environ}
     kwargs: dict[str, Any] = {"runtime_env": {"env_vars": env} if env else None, "log_to_driver": False,
-                              "configure_logging": True, "logging_level": logging.ERROR}
+                              "configure_logging": False}
     if address:
         check_address(address)
     with quiet():  # Ray's start-up banner and warnings go to the log

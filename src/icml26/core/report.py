@@ -505,15 +505,26 @@ def update_readme(readme: Path, results: Sequence[PaperResult]) -> bool:
     return True
 
 
+_OVERVIEW_ROW = re.compile(r"^\| \[([a-z0-9-]+)\]\(#\1\)[^|]*\|[^|]*\|[^|]*\| (\w+) · (\d+) \|", re.M)
+
+
 def read_manifest(out_dir: str | Path) -> dict[str, dict[str, Any]]:
-    """``slug -> {"profile", "seeds"}`` of the committed report in ``out_dir`` (empty if none)."""
+    """``slug -> {"profile", "seeds"}`` of the committed report in ``out_dir`` (empty if none).
+
+    A report written before manifests existed is read from its ``REPORT.md`` overview table.
+    """
     path = Path(out_dir) / MANIFEST
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         papers = data.get("papers", {}) if isinstance(data, dict) else {}
         return {k: v for k, v in papers.items() if isinstance(v, dict)}
     except (OSError, ValueError):
+        pass
+    try:
+        text = (Path(out_dir) / "REPORT.md").read_text(encoding="utf-8")
+    except OSError:
         return {}
+    return {m.group(1): {"profile": m.group(2), "seeds": int(m.group(3))} for m in _OVERVIEW_ROW.finditer(text)}
 
 
 def manifest_of(results: Sequence[PaperResult]) -> dict[str, Any]:
