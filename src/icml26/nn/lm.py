@@ -1,5 +1,5 @@
 """Language-model utilities on :class:`~icml26.nn.transformer.TinyLM`: sampling with log-probabilities,
-sequence log-probabilities of given continuations, and a converter to Hugging Face GPT-2.
+sequence log-probabilities of given continuations; ``to_gpt2`` (from :mod:`icml26.nn.hf`) converts to Hugging Face GPT-2.
 
 Sampling (``temperature``, ``top_k``, ``top_p``) is batched with the KV cache. Prompts may
 have different lengths: they are decoded in groups of equal length (TinyLM has learned
@@ -22,7 +22,8 @@ import torch
 import torch.nn.functional as F
 
 from icml26.core.validate import check_int
-from icml26.nn.transformer import LMConfig, TinyLM
+from icml26.nn.hf import to_gpt2  # noqa: F401 - the one converter, re-exported here
+from icml26.nn.transformer import TinyLM
 
 
 @dataclass
@@ -177,43 +178,3 @@ def sequence_logprob(model: TinyLM, prompts: torch.Tensor | Sequence[Sequence[in
     lp, mask = token_logprobs(model, prompts, continuations)
     total = (lp * mask).sum(1)
     return total / mask.sum(1).clamp(min=1) if normalize else total
-
-
-def to_gpt2(model: TinyLM):
-    """A Hugging Face ``GPT2LMHeadModel`` with the same weights (and logits) as ``model``.
-
-    TinyLM's blocks are GPT-2 blocks (pre-norm, exact GELU MLP, learned positions, tied
-    embeddings), so the weights map one to one; GPT-2's ``Conv1D`` stores weights
-    transposed. Only the default softmax-attention mixer can be converted.
-    """
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    from icml26.nn.transformer import CausalSelfAttention
-
-    cfg: LMConfig = model.cfg
-    if not all(isinstance(b.attn, CausalSelfAttention) for b in model.blocks):
-        raise ValueError("model uses a custom token mixer; only softmax attention converts to GPT-2")
-    hf_cfg = GPT2Config(vocab_size=cfg.vocab_size, n_positions=cfg.max_len, n_embd=cfg.d_model,
-                        n_layer=cfg.n_layers, n_head=cfg.n_heads, n_inner=cfg.mlp_ratio * cfg.d_model,
-                        activation_function="gelu", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
-                        layer_norm_epsilon=1e-5, tie_word_embeddings=True, bos_token_id=0, eos_token_id=0)
-    hf = GPT2LMHeadModel(hf_cfg)
-    sd = {"transformer.wte.weight": model.tok.weight, "transformer.wpe.weight": model.pos.weight,
-          "transformer.ln_f.weight": model.ln_f.weight, "transformer.ln_f.bias": model.ln_f.bias}
-    for i, blk in enumerate(model.blocks):
-        p = f"transformer.h.{i}."
-        sd.update({
-            p + "ln_1.weight": blk.ln1.weight, p + "ln_1.bias": blk.ln1.bias,
-            p + "attn.c_attn.weight": blk.attn.qkv.weight.T, p + "attn.c_attn.bias": blk.attn.qkv.bias,
-            p + "attn.c_proj.weight": blk.attn.proj.weight.T, p + "attn.c_proj.bias": blk.attn.proj.bias,
-            p + "ln_2.weight": blk.ln2.weight, p + "ln_2.bias": blk.ln2.bias,
-            p + "mlp.c_fc.weight": blk.mlp[0].weight.T, p + "mlp.c_fc.bias": blk.mlp[0].bias,
-            p + "mlp.c_proj.weight": blk.mlp[2].weight.T, p + "mlp.c_proj.bias": blk.mlp[2].bias,
-        })
-    with torch.no_grad():
-        own = hf.state_dict()
-        for k, v in sd.items():
-            own[k].copy_(v.detach())
-        hf.lm_head.weight = hf.transformer.wte.weight
-    hf.eval()
-    return hf
