@@ -1,145 +1,171 @@
 """Small-scale reproduction of PINNfluence (arXiv:2409.08958) on DeepXDE's diffusion problem.
 
-Kept from the paper: the diffusion benchmark ``u_t = u_xx - e^{-t}(sin(pi x) - pi^2 sin(pi x))``
-on ``[-1, 1] x [0, 1]`` with ``u(x, 0) = sin(pi x)``, ``u(+-1, t) = 0`` (exact ``e^{-t} sin(pi x)``);
-training points from DeepXDE's ``GeometryXTime`` with Hammersley sampling (domain, boundary
-and initial points; every point carries a PDE term, boundary/initial points also a BC/IC
-term); float64 tanh MLP; Adam (lr 1e-3) then L-BFGS; a "good" PINN and a "bad" one trained
-on far fewer points (10/2/2 domain/boundary/initial points, the paper's bad diffusion
-setting); influence of every loss term of every training point on the prediction ``u(x)``;
-grad-dot (TracIn, one checkpoint) as baseline; leave-one-out validation by removing one
-initial-condition point and correlating predicted and actual changes of ``u`` over test
-points (Spearman); the diagnostics component fraction, cancellation and temporal
-directionality, compared between good and bad PINNs.
+Kept from the paper: the diffusion ("heat") benchmark of :mod:`.setting` with DeepXDE's Hammersley
+training points (every point carries a PDE term, boundary/initial points also a BC/IC term); float64
+tanh MLPs; Adam (lr 1e-3) then L-BFGS; a "good" PINN and a "bad" one trained on far fewer points
+(10/2/2 domain/boundary/initial points, the paper's bad heat setting); the influence of every loss
+term of every training point on the prediction ``u(x)``; grad-dot (TracIn, one checkpoint) as the
+baseline; leave-one-out validation as in the authors' ``get_leave_one_out_diff``: the PINN is
+retrained from scratch with the same seed and one initial-condition point removed, and the change of
+``u`` over the test points is compared with the influence prediction (Spearman); the diagnostics
+component fraction, cancellation and temporal directionality, compared between good and bad PINNs
+over 10 seeds (the paper's seed count).
 
 Replaced: the network ([2,32,32,32,1] -> [2,10,10,1]), the good point counts (1000/100/100 ->
-150/20/20), the training length (15k Adam + 5k L-BFGS -> profile values), the Arnoldi Hessian
-approximation (projection 50) by the exact Hessian, damped by ``lam = 1e-3 * max eigenvalue``
-(raised to ``2 |min eigenvalue|`` if needed) and, as the paper's variant, its 50
-largest-magnitude eigenpairs; from-scratch LOO retraining by two cheaper references: the
-proximal LOO response (minimiser of ``L + lam/2 ||theta - theta_hat||^2`` with and without the
-point, the quantity damped influence estimates, Bae et al. 2022) and warm-started L-BFGS
-retraining minus a control run of the same length; and 7 PDEs by one.
+150/20/20), the training length (15k Adam + 5k L-BFGS -> the profile's, with L-BFGS restarted while
+it still lowers the loss and a few exact-Hessian Newton steps at the end), the Arnoldi Hessian
+approximation by the exact Hessian damped by ``lam = 1e-3 * max eigenvalue`` (raised to
+``2 |min eigenvalue|`` if needed) and, as the paper's variant, its 50 largest-magnitude eigenpairs;
+7 PDEs by one.
 
-Revision: the first full run used only the warm-started L-BFGS LOO (card plan); its Spearman
-correlations were near zero for influence and grad-dot alike (0.03, -0.12, 0.05 on three
-seeds with a [2,16,16,1] network), because the control run itself moved predictions far more
-than removing one point did (optimiser drift, not the removal). The LOO check was then
-rewritten to require agreement with the proximal response and to keep the retraining
-correlation as a second condition; the diagnostics check was kept, switched to the exact
-damped Hessian.
+Parts of ``run``: :func:`fit` (train one PINN), :func:`attribute` (influence, grad-dot and the
+diagnostics), :func:`leave_one_out` (LOO refits, the noise floor and the correlations).
+
+History: the first full run compared influence with warm-started L-BFGS retraining minus a control
+run, and the optimiser drift of the control run swamped the removal (Spearman ~0). A second version
+replaced the reference by a proximal LOO response, which damped influence estimates by construction;
+that comparison is now a unit test only. This version follows the authors' protocol (refit from
+scratch, same seed) with the original pre-registered threshold (Spearman >= 0.6 in >= 80% of seeds,
+and influence above grad-dot), decided only if the LOO change of ``u`` is at least 3x the change
+caused by refitting from an initialisation perturbed by 1e-6 (a measured optimiser-noise floor).
 """
 
 from __future__ import annotations
 
-import os
+import copy
+from dataclasses import dataclass
 
 import numpy as np
 
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
-from icml26.core.stats import fmt_p, mean_ci, one_sample_test, paired_test, seeds_of
+from icml26.core.stats import fmt_p, paired_test, seeds_of
+from icml26.science.pinnfluence.setting import (diffusion_exact, evaluation_grid, sample_points,
+                                                sample_test_points)
 
 DIAGNOSTICS = ("frac_ic", "kappa", "dir_excess")
+ATTRIBUTIONS = ("if", "ifd", "gd")  # top-50 eigenprojection (paper's variant), exact damped, grad-dot
 
 
-def sample_points(num_domain: int, num_boundary: int, num_initial: int, seed: int = 0
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Training points of DeepXDE's TimePDE with Hammersley sampling: ``X (n, 2)``, ``on_bc``, ``on_ic``.
+@dataclass
+class Fit:
+    """A trained PINN and its training problem."""
 
-    DeepXDE permutes the boundary times with numpy's global generator; it is seeded with ``seed``
-    here and restored afterwards, so the points equal ``dde.data.TimePDE(...).train_x_all`` built
-    right after ``np.random.seed(seed)``.
-    """
-    os.environ.setdefault("DDE_BACKEND", "pytorch")
-    import deepxde as dde
-
-    state = np.random.get_state()
-    np.random.seed(seed)
-
-    geom = dde.geometry.GeometryXTime(dde.geometry.Interval(-1, 1), dde.geometry.TimeDomain(0, 1))
-    parts = [geom.random_points(num_domain, random="Hammersley")]
-    if num_boundary:
-        parts.append(geom.random_boundary_points(num_boundary, random="Hammersley"))
-    if num_initial:
-        parts.append(geom.random_initial_points(num_initial, random="Hammersley"))
-    np.random.set_state(state)
-    X = np.vstack(parts[::-1]).astype(np.float64)  # DeepXDE's order: initial, boundary, domain points
-    return X, np.asarray(geom.on_boundary(X)), np.asarray(geom.on_initial(X))
+    loss: object  # CompositeLoss
+    theta: object  # torch.Tensor (P,)
+    theta0: object  # initialisation, reused by the LOO refits
+    X: np.ndarray
+    on_bc: np.ndarray
+    on_ic: np.ndarray
+    grad_norm: float
 
 
-def _fit_and_attribute(p: Profile, which: str, seed: int, X_test, rng: np.random.Generator) -> dict:
+def _train(p: Profile, loss, theta0):
+    from icml26.science.pinnfluence.method import train_to_convergence
+
+    return train_to_convergence(loss, theta0, int(p["adam_steps"]), int(p["lbfgs_steps"]),
+                                lbfgs_restarts=int(p["lbfgs_restarts"]), newton_steps=int(p["newton_steps"]),
+                                lr=float(p["lr"]))
+
+
+def fit(p: Profile, which: str, seed: int) -> Fit:
+    """Train the ``which`` ("good" or "bad") PINN of ``seed``: DeepXDE points, Glorot init, Adam + L-BFGS."""
     import torch
-    from scipy import stats
 
-    from torch.func import hessian
-
-    from icml26.science.pinnfluence.method import (CompositeLoss, cancellation_score, component_fractions,
-                                                   damped_inverse, diffusion_exact, directionality,
-                                                   influence_scores, init_params, mlp_derivatives,
-                                                   output_gradients, per_point, proximal_loo,
-                                                   train_gradients, train_pinn)
+    from icml26.science.pinnfluence.method import CompositeLoss, init_params
 
     nd, nb, ni = p[f"points_{which}"]
-    Xn, bc_np, ic_np = sample_points(nd, nb, ni, seed=seed)
-    X = torch.tensor(Xn)
-    on_bc, on_ic = torch.tensor(bc_np), torch.tensor(ic_np)
+    Xn, bc, ic = sample_points(nd, nb, ni, seed=seed)
     layers = list(p["layers"])
-    loss = CompositeLoss(X, on_bc, on_ic, layers)
-    gen = torch.Generator().manual_seed(1000 * seed + (0 if which == "good" else 1))
-    theta = train_pinn(loss, init_params(layers, gen), int(p["adam_steps"]), int(p["lbfgs_steps"]), lr=float(p["lr"]))
+    loss = CompositeLoss(torch.tensor(Xn), torch.tensor(bc), torch.tensor(ic), layers)
+    theta0 = init_params(layers, torch.Generator().manual_seed(1000 * seed + (0 if which == "good" else 1)))
+    theta, g = _train(p, loss, theta0)
+    return Fit(loss, theta, theta0, Xn, bc, ic, g)
 
-    g = np.linspace(0, 1, 41)
-    Xg = np.stack(np.meshgrid(np.linspace(-1, 1, 41), g), -1).reshape(-1, 2)
+
+def _u(f: Fit, theta, X_test: np.ndarray) -> np.ndarray:
+    import torch
+
+    from icml26.science.pinnfluence.method import mlp_derivatives
+
     with torch.no_grad():
-        ug = mlp_derivatives(theta, torch.tensor(Xg), layers)[0].numpy()
-    exact = diffusion_exact(Xg)
-    out = {"rel_l2": float(np.linalg.norm(ug - exact) / np.linalg.norm(exact)),
-           "train_loss": float(loss(theta)), "grad_norm": float(torch.func.grad(loss)(theta).norm())}
+        return mlp_derivatives(theta, torch.tensor(X_test), f.loss.layers)[0].numpy()
 
-    Xt = torch.tensor(X_test)
-    H = hessian(loss)(theta)
-    G_test, G_train = output_gradients(theta, Xt, layers), train_gradients(loss, theta)
+
+def attribute(p: Profile, f: Fit, X_test: np.ndarray) -> tuple[dict, dict[str, np.ndarray]]:
+    """Influence (top-50 eigenprojection, exact damped) and grad-dot scores of every training point on
+    ``u(X_test)``, and the three diagnostics of each. Returns (metrics, per-point total scores (T, n))."""
+    import torch
+    from torch.func import hessian
+
+    from icml26.science.pinnfluence.method import (cancellation_score, component_fractions, damped_inverse,
+                                                   directionality, influence_scores, output_gradients,
+                                                   per_point, train_gradients)
+
+    grid = evaluation_grid(41)
+    exact = diffusion_exact(grid)
+    out = {"rel_l2": float(np.linalg.norm(_u(f, f.theta, grid) - exact) / np.linalg.norm(exact)),
+           "train_loss": float(f.loss(f.theta)), "grad_norm": f.grad_norm}
+    H = hessian(f.loss)(f.theta)
     mu = torch.linalg.eigvalsh(H)
-    mu_min = float(mu[0])
     # damping relative to the largest curvature, raised if needed to make H + lam I positive definite
-    lam = max(float(p["damping"]) * float(mu[-1]), -2.0 * mu_min)
-    out["hessian_min_eig"], out["damping_used"] = mu_min, lam
-    H_inv = damped_inverse(H, lam)
-    I = influence_scores(G_test, G_train, damped_inverse(H, 0.0, int(p["projection_dim"]), rcond=float(p["rcond"])))
-    ID = influence_scores(G_test, G_train, H_inv)
-    GD = influence_scores(G_test, G_train, None)
-    multi = bc_np | ic_np
-    for tag, S in (("if", I), ("ifd", ID), ("gd", GD)):
-        pp = per_point(S, bc_np, ic_np)
+    lam = max(float(p["damping"]) * float(mu[-1]), -2.0 * float(mu[0]))
+    out["hessian_min_eig"], out["damping_used"] = float(mu[0]), lam
+    G_test, G_train = output_gradients(f.theta, torch.tensor(X_test), f.loss.layers), train_gradients(f.loss, f.theta)
+    inverses = {"if": damped_inverse(H, 0.0, int(p["projection_dim"]), rcond=float(p["rcond"])),
+                "ifd": damped_inverse(H, lam), "gd": None}
+    totals, multi = {}, f.on_bc | f.on_ic
+    for tag, H_inv in inverses.items():
+        pp = per_point(influence_scores(G_test, G_train, H_inv), f.on_bc, f.on_ic)
         frac = component_fractions(pp).mean(0)
-        U, up = directionality(pp.sum(2), X_test[:, 1], Xn[:, 1])
+        U, up = directionality(pp.sum(2), X_test[:, 1], f.X[:, 1])
         out[f"{tag}_frac_pde"], out[f"{tag}_frac_bc"], out[f"{tag}_frac_ic"] = map(float, frac)
         out[f"{tag}_kappa"] = cancellation_score(pp, multi)
         out[f"{tag}_dir_excess"] = float(np.mean(U - up))
+        totals[tag] = pp.sum(2)
+    return out, totals
 
-    if which == "good" and int(p["n_loo"]) > 0:
-        pred = {tag: per_point(S, bc_np, ic_np).sum(2) for tag, S in (("if", I), ("ifd", ID), ("gd", GD))}
 
-        def u_of(th):
-            with torch.no_grad():
-                return mlp_derivatives(th, Xt, layers)[0].numpy()
+def leave_one_out(p: Profile, f: Fit, X_test: np.ndarray, totals: dict[str, np.ndarray], seed: int,
+                  rng: np.random.Generator) -> dict:
+    """The authors' LOO protocol: refit from the same initialisation with one IC point removed.
 
-        u_prox = u_of(proximal_loo(loss, theta, H_inv, lam))
-        u_ctrl = u_of(train_pinn(loss, theta, 0, int(p["lbfgs_loo"])))
-        ic_idx = np.flatnonzero(ic_np & ~bc_np)
-        rho = {k: [] for k in ("prox_ifd", "prox_if", "prox_gd", "retrain_if", "retrain_ifd", "retrain_gd")}
-        for j, z in enumerate(rng.choice(ic_idx, size=min(int(p["n_loo"]), len(ic_idx)), replace=False)):
-            loss_z = CompositeLoss(X, on_bc, on_ic, layers, drop=int(z))
-            d_prox = u_of(proximal_loo(loss_z, theta, H_inv, lam)) - u_prox
-            d_retrain = u_of(train_pinn(loss_z, theta, 0, int(p["lbfgs_loo"]))) - u_ctrl
-            for tag in ("if", "ifd", "gd"):
-                rho[f"prox_{tag}"].append(stats.spearmanr(pred[tag][:, z], d_prox)[0])
-                rho[f"retrain_{tag}"].append(stats.spearmanr(pred[tag][:, z], d_retrain)[0])
-            if j == 0:
-                out["loo_example"] = {"predicted": pred["ifd"][:, z].tolist(), "actual": d_prox.tolist()}
-        for k, v in rho.items():
-            out[f"loo_spearman_{k}"] = float(np.mean(v))
+    Also measures the optimiser-noise floor: a refit on the full data from the initialisation
+    perturbed by ``1e-6 * N(0, 1)`` relative to each weight. Returns per-seed means of the Spearman
+    correlation of each attribution with the actual change, the median LOO change ``|du|_2``, the
+    noise change, their ratio, and the largest final gradient norm of all refits.
+    """
+    import torch
+    from scipy import stats
+
+    from icml26.science.pinnfluence.method import CompositeLoss
+
+    u0 = _u(f, f.theta, X_test)
+    gen = torch.Generator().manual_seed(7919 * seed + 1)
+    theta_null = f.theta0 * (1 + 1e-6 * torch.randn(f.theta0.shape, generator=gen, dtype=torch.float64))
+    th, g_null = _train(p, f.loss, theta_null)
+    noise = float(np.linalg.norm(_u(f, th, X_test) - u0))
+    ic_only = np.flatnonzero(f.on_ic & ~f.on_bc)
+    chosen = rng.choice(ic_only, size=min(int(p["n_loo"]), len(ic_only)), replace=False)
+    rho = {t: [] for t in ATTRIBUTIONS}
+    changes, grads = [], [f.grad_norm, g_null]
+    X, bc, ic = (torch.tensor(a) for a in (f.X, f.on_bc, f.on_ic))
+    out: dict = {}
+    for j, z in enumerate(chosen):
+        loss_z = CompositeLoss(X, bc, ic, f.loss.layers, drop=int(z))
+        th_z, g_z = _train(p, loss_z, f.theta0)
+        du = _u(f, th_z, X_test) - u0
+        changes.append(float(np.linalg.norm(du)))
+        grads.append(g_z)
+        for t in ATTRIBUTIONS:
+            rho[t].append(float(stats.spearmanr(totals[t][:, z], du)[0]))
+        if j == 0:
+            out["loo_example"] = {"predicted": totals["ifd"][:, z].tolist(), "actual": du.tolist()}
+    for t in ATTRIBUTIONS:
+        out[f"loo_spearman_{t}"] = float(np.nanmean(rho[t]))
+    out["loo_change"], out["loo_noise"] = float(np.median(changes)), noise
+    out["loo_snr"] = float(np.median(changes) / max(noise, 1e-300))
+    out["loo_grad_max"] = float(max(grads))
     return out
 
 
@@ -147,85 +173,72 @@ def run(profile: Profile, seed: int) -> dict:
     import torch  # noqa: F401  (seed_everything seeds torch once it is imported)
 
     rng = seed_everything(seed)
-    X_test = np.column_stack([rng.uniform(-1, 1, int(profile["n_test"])),
-                              rng.uniform(0.02, 1, int(profile["n_test"]))])
+    X_test = sample_test_points(int(profile["n_test"]), rng)
     out: dict = {}
     for which in ("good", "bad"):
-        for k, v in _fit_and_attribute(profile, which, seed, X_test, rng).items():
-            out[f"{which}/{k}"] = v
+        f = fit(profile, which, seed)
+        diag, totals = attribute(profile, f, X_test)
+        out.update({f"{which}/{k}": v for k, v in diag.items()})
+        if which == "good" and int(profile["n_loo"]) > 0:
+            out.update({f"good/{k}": v for k, v in leave_one_out(profile, f, X_test, totals, seed, rng).items()})
     return out
 
 
 # ----------------------------------------------------------------------------- claims
-def check_loo_agreement(metrics: list[dict]) -> Verdict:
-    """(Revised after the first full run, see the module docstring.) Exact damped-Hessian influence
-    on well-trained PINNs: (a) mean Spearman with the proximal LOO response >= 0.6 and above
-    grad-dot (one-sided paired t-test p < 0.05); (b) mean Spearman with warm-started L-BFGS
-    retraining (minus a control run) >= 0.3. Both -> reproduced, one -> partly."""
-    a = seeds_of(metrics, "good/loo_spearman_prox_ifd")
-    b = seeds_of(metrics, "good/loo_spearman_prox_gd")
-    r = seeds_of(metrics, "good/loo_spearman_retrain_ifd")
-    top = seeds_of(metrics, "good/loo_spearman_prox_if")
-    m, lo, hi = mean_ci(a)
-    p = paired_test(a, b, alternative="greater", method="t")
-    prox_ok = m >= 0.6 and p < 0.05
-    retrain_ok = float(np.mean(r)) >= 0.3
-    status = "reproduced" if prox_ok and retrain_ok else ("partly" if prox_ok or retrain_ok else "not-reproduced")
-    return Verdict(status,
-                   f"Spearman vs proximal LOO: influence {m:.2f} [{lo:.2f}, {hi:.2f}], grad-dot {np.mean(b):.2f}, "
-                   f"top-50 eigenprojection {np.mean(top):.2f}; vs warm-started L-BFGS retraining: "
-                   f"influence {np.mean(r):.2f}, grad-dot {np.mean(seeds_of(metrics, 'good/loo_spearman_retrain_gd')):.2f}",
-                   f"n={len(metrics)} seeds, per-seed mean over removed IC points; (a) proximal >= 0.6 and "
-                   f"paired one-sided t-test influence > grad-dot {fmt_p(p)}: {prox_ok}; (b) retraining >= 0.3: "
-                   f"{retrain_ok}", value=m, ci=(lo, hi))
-
-
-def contradict_loo_agreement(metrics: list[dict]) -> list[dict]:
-    out = []
-    for m in metrics:
-        m = dict(m)
-        m["good/loo_spearman_prox_ifd"], m["good/loo_spearman_prox_gd"] = 0.0, 0.5
-        m["good/loo_spearman_retrain_ifd"] = 0.0
-        out.append(m)
-    return out
-
-
-def _n_separating(metrics: list[dict], tag: str) -> tuple[int, list[str]]:
+def _n_separating(ms: list[dict], tag: str) -> tuple[int, list[str]]:
     parts, n_sep = [], 0
     for d in DIAGNOSTICS:
-        g, b = seeds_of(metrics, f"good/{tag}_{d}"), seeds_of(metrics, f"bad/{tag}_{d}")
+        g, b = seeds_of(ms, f"good/{tag}_{d}"), seeds_of(ms, f"bad/{tag}_{d}")
         p = paired_test(g, b, alternative="two-sided", method="t")
         n_sep += p < 0.05
         parts.append(f"{d}: good {np.mean(g):.3f} vs bad {np.mean(b):.3f} ({fmt_p(p)})")
     return n_sep, parts
 
 
-def check_diagnostics_separate(metrics: list[dict]) -> Verdict:
-    """Pre-registered: a diagnostic separates good from bad PINNs if its paired per-seed
-    difference (good - bad) is non-zero in a two-sided paired t-test with p < 0.05. Reproduced if
-    >= 2 of the 3 diagnostics (IC influence fraction, cancellation, directionality excess) of the
-    exact damped-Hessian influence separate, partly if 1; the bad PINN must also have the larger
-    relative L2 error (one-sided paired t-test p < 0.05), otherwise not-reproduced."""
-    n_sep, parts = _n_separating(metrics, "ifd")
-    n_top, _ = _n_separating(metrics, "if")
-    eg, eb = seeds_of(metrics, "good/rel_l2"), seeds_of(metrics, "bad/rel_l2")
-    p_err = paired_test(eg, eb, alternative="less", method="t")
-    valid = p_err < 0.05
-    status = ("reproduced" if n_sep >= 2 else "partly" if n_sep == 1 else "not-reproduced") if valid \
-        else "not-reproduced"
+def check_diagnostics_separate(ms: list[dict]) -> Verdict:
+    """Pre-registered: a diagnostic separates good from bad PINNs if its paired per-seed difference is
+    non-zero (two-sided paired t-test, p < 0.05). Reproduced if >= 2 of the 3 diagnostics (IC influence
+    fraction, cancellation, directionality excess) of the exact damped-Hessian influence separate AND
+    more of them than of the same diagnostics computed from grad-dot scores (the control without
+    H^{-1}); partly if >= 2 separate but grad-dot separates as many, or if 1 separates. Decided only if
+    the bad PINN is worse (larger relative L2 error, one-sided paired t-test p < 0.05)."""
+    n = len(ms)
+    n_sep, parts = _n_separating(ms, "ifd")
+    n_gd, parts_gd = _n_separating(ms, "gd")
+    n_top, _ = _n_separating(ms, "if")
+    eg, eb = seeds_of(ms, "good/rel_l2"), seeds_of(ms, "bad/rel_l2")
+    p_err = paired_test(eg, eb, alternative="less", method="t") if n >= 2 else 1.0
+    if n_sep >= 2:
+        status = "reproduced" if n_sep > n_gd else "partly"
+    else:
+        status = "partly" if n_sep == 1 else "not-reproduced"
+    evidence = (f"{n_sep}/3 diagnostics differ with influence, {n_gd}/3 with grad-dot, {n_top}/3 with the "
+                f"top-50 eigenprojection (two-sided paired t-test p<0.05, {n} seeds); bad PINN worse: "
+                f"one-sided paired t-test {fmt_p(p_err)}")
+    if n < 3:
+        status, evidence = "not-checkable", f"too few seeds ({n}) for a paired t-test; " + evidence
+    elif p_err >= 0.05:
+        status, evidence = "not-checkable", ("precondition failed (the bad PINN is not measurably worse), so "
+                                             "the claim is not decided; " + evidence)
     return Verdict(status, "; ".join(parts) + f"; rel. L2 good {np.mean(eg):.3g} vs bad {np.mean(eb):.3g}",
-                   f"{n_sep}/3 diagnostics differ (two-sided paired t-test p<0.05, n={len(metrics)} seeds; "
-                   f"{n_top}/3 with the top-50 eigenprojection); bad PINN worse: one-sided paired t-test "
-                   f"{fmt_p(p_err)}", value=float(n_sep))
+                   evidence, value=float(n_sep),
+                   control=f"grad-dot diagnostics: {n_gd}/3 separate; " + "; ".join(parts_gd))
 
 
-def contradict_diagnostics_separate(metrics: list[dict]) -> list[dict]:
-    out = []
-    for m in metrics:
-        m = dict(m)
+def contradict_diagnostics_separate(ms: list[dict]) -> list[dict]:
+    out = copy.deepcopy(list(ms))
+    for m in out:
         for d in DIAGNOSTICS:
             m[f"bad/ifd_{d}"] = m[f"good/ifd_{d}"]
-        out.append(m)
+    return out
+
+
+def control_diagnostics_separate(ms: list[dict]) -> list[dict]:
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        for which in ("good", "bad"):
+            for d in DIAGNOSTICS:
+                m[f"{which}/ifd_{d}"] = m[f"{which}/gd_{d}"]
     return out
 
 
@@ -242,7 +255,7 @@ def figure(metrics: list[dict]):
         ax.plot([-lim, lim], [-lim, lim], "k--", lw=0.8, label="y = x")
         ax.legend(fontsize=8)
     ax.set_xlabel("predicted change of u (damped influence)")
-    ax.set_ylabel("actual change of u (proximal LOO)")
+    ax.set_ylabel("actual change of u (LOO refit from scratch)")
     ax.set_title("leave one IC point out (seed 0)")
     ax = fig.add_subplot(1, 2, 2)
     w = 0.35
@@ -255,3 +268,31 @@ def figure(metrics: list[dict]):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def EXAMPLES() -> list:
+    """Public calls with good arguments, for the common bad-input test."""
+    import torch
+
+    from icml26.science.pinnfluence import method as M
+    from icml26.science.pinnfluence import setting as S
+
+    layers = [2, 3, 1]
+    theta = M.init_params(layers, torch.Generator().manual_seed(0))
+    X = torch.tensor(S.sample_test_points(4, 0))
+    H = torch.eye(3, dtype=torch.float64) * 2.0
+    pp = np.abs(np.random.default_rng(0).normal(size=(2, 3, 3)))
+    return [
+        (S.diffusion_exact, {"X": np.array([[0.1, 0.2], [0.3, 0.4]])}),
+        (S.sample_points, {"num_domain": 4, "num_boundary": 2, "num_initial": 2, "seed": 0}),
+        (S.sample_test_points, {"n": 3, "rng": 0}),
+        (S.evaluation_grid, {"n": 3}),
+        (M.mlp_derivatives, {"theta": theta, "X": X, "layers": layers}),
+        (M.damped_inverse, {"H": H, "damping": 0.1, "projection_dim": 2, "rcond": 0.0}),
+        (M.component_fractions, {"I_pp": pp}),
+        (M.cancellation_score, {"I_pp": pp, "multi": np.array([True, False, True])}),
+        (M.directionality, {"I_total": pp[:, :, 0], "t_test": np.array([0.2, 0.5]),
+                            "t_train": np.array([0.1, 0.3, 0.9])}),
+        (M.train_pinn, {"loss": lambda th: (th ** 2).sum(), "theta0": torch.ones(3, dtype=torch.float64),
+                        "adam_steps": 2, "lbfgs_steps": 2, "lr": 1e-3}),
+    ]

@@ -41,13 +41,19 @@ import numpy as np
 import torch
 from torch.func import hessian, jacrev
 
+from icml26.core.validate import as_array, check_finite, check_int, check_positive
+from icml26.science.pinnfluence.setting import diffusion_source
+
 
 # ----------------------------------------------------------------------------- network
 def layer_shapes(layers: Sequence[int]) -> list[tuple[int, int]]:
     """Weight shapes ``(out, in)`` of an MLP with widths ``layers`` (e.g. ``[2, 16, 16, 1]``)."""
-    if len(layers) < 2 or any(int(w) < 1 for w in layers):
+    if isinstance(layers, (str, bytes)) or not hasattr(layers, "__len__"):
+        raise TypeError(f"layers must be a list of widths, got {type(layers).__name__}")
+    if len(layers) < 2:
         raise ValueError(f"layers must list >= 2 positive widths, got {list(layers)}")
-    return [(int(layers[i + 1]), int(layers[i])) for i in range(len(layers) - 1)]
+    ws = [check_int(f"layers[{i}]", w, minimum=1) for i, w in enumerate(layers)]
+    return [(ws[i + 1], ws[i]) for i in range(len(ws) - 1)]
 
 
 def n_params(layers: Sequence[int]) -> int:
@@ -81,8 +87,14 @@ def mlp_derivatives(theta: torch.Tensor, X: torch.Tensor, layers: Sequence[int]
     The first input column is the space coordinate, the second time (DeepXDE's GeometryXTime
     order). Derivatives are carried forward through the layers exactly.
     """
+    if not isinstance(theta, torch.Tensor):
+        raise TypeError(f"theta must be a torch tensor, got {type(theta).__name__}")
+    if not isinstance(X, torch.Tensor):
+        raise TypeError(f"X must be a torch tensor, got {type(X).__name__}")
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"X must have shape (n, 2) with columns (x, t), got {tuple(X.shape)}")
+    check_finite("X", X)
+    check_finite("theta", theta)
     if theta.ndim != 1 or theta.numel() != n_params(layers):
         raise ValueError(f"theta must be a flat vector of {n_params(layers)} parameters, got {tuple(theta.shape)}")
     params = _unflatten(theta, layers)
@@ -100,17 +112,7 @@ def mlp_derivatives(theta: torch.Tensor, X: torch.Tensor, layers: Sequence[int]
     return z[:, 0], z_x[:, 0], z_t[:, 0], z_xx[:, 0]
 
 
-# ----------------------------------------------------------------------------- PDE problem
-def diffusion_source(x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-    """Forcing of DeepXDE's diffusion example: u_t = u_xx - e^{-t}(sin(pi x) - pi^2 sin(pi x))."""
-    return -torch.exp(-t) * (torch.sin(math.pi * x) - math.pi ** 2 * torch.sin(math.pi * x))
-
-
-def diffusion_exact(X: np.ndarray) -> np.ndarray:
-    """Exact solution u = e^{-t} sin(pi x) of the diffusion example."""
-    return np.exp(-X[:, 1]) * np.sin(np.pi * X[:, 0])
-
-
+# ----------------------------------------------------------------------------- PDE residuals
 def residuals(theta: torch.Tensor, X: torch.Tensor, on_bc: torch.Tensor, on_ic: torch.Tensor,
               layers: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Residual vectors of the diffusion problem: PDE at all ``X``, BC (u = 0 at |x| = 1) at
@@ -175,14 +177,17 @@ def damped_inverse(H: torch.Tensor, damping: float, projection_dim: int | None =
     """``(H + damping I)^{-1}`` by eigendecomposition; with ``projection_dim`` only the eigenpairs of
     largest ``|eigenvalue|`` are kept (the limit of the Arnoldi approximation the paper uses), and
     eigenpairs with ``|eigenvalue| <= rcond * max|eigenvalue|`` are dropped (numerical null space)."""
-    if H.ndim != 2 or H.shape[0] != H.shape[1]:
-        raise ValueError(f"H must be square, got {tuple(H.shape)}")
-    if not torch.all(torch.isfinite(H)):
-        raise ValueError("H contains NaN or inf")
-    if not damping >= 0:
-        raise ValueError(f"damping must be >= 0, got {damping}")
-    if not 0 <= rcond < 1:
+    if not isinstance(H, torch.Tensor):
+        raise TypeError(f"H must be a torch tensor, got {type(H).__name__}")
+    if H.ndim != 2 or H.shape[0] != H.shape[1] or H.shape[0] == 0:
+        raise ValueError(f"H must be a non-empty square matrix, got {tuple(H.shape)}")
+    check_finite("H", H)
+    damping = check_positive("damping", damping, strict=False)
+    rcond = check_positive("rcond", rcond, strict=False)
+    if rcond >= 1:
         raise ValueError(f"rcond must lie in [0, 1), got {rcond}")
+    if projection_dim is not None:
+        projection_dim = check_int("projection_dim", projection_dim, minimum=1)
     mu, V = torch.linalg.eigh(0.5 * (H + H.T))
     if rcond > 0:
         keep = mu.abs() > rcond * mu.abs().max()
@@ -245,16 +250,17 @@ def per_point(I: dict[str, np.ndarray], on_bc: np.ndarray, on_ic: np.ndarray) ->
 # ----------------------------------------------------------------------------- diagnostics
 def component_fractions(I_pp: np.ndarray) -> np.ndarray:
     """``frac_k(x)``: share of absolute influence on test point x from component k; ``(T, K)``."""
-    if I_pp.ndim != 3:
-        raise ValueError(f"I_pp must be (T, n, K), got {I_pp.shape}")
+    I_pp = as_array("I_pp", I_pp, ndim=3)
     mass = np.abs(I_pp).sum(axis=1)
     return mass / np.maximum(mass.sum(axis=1, keepdims=True), 1e-300)
 
 
 def cancellation_score(I_pp: np.ndarray, multi: np.ndarray) -> float:
     """``1 - mean_{x, z in multi} |sum_k I_k(x,z)| / sum_k |I_k(x,z)|`` (0: terms agree, 1: cancel)."""
-    if I_pp.ndim != 3 or multi.shape != (I_pp.shape[1],):
-        raise ValueError("I_pp must be (T, n, K) and multi a boolean mask of length n")
+    I_pp = as_array("I_pp", I_pp, ndim=3)
+    multi = np.asarray(multi)
+    if multi.dtype != bool or multi.shape != (I_pp.shape[1],):
+        raise ValueError(f"multi must be a boolean mask of length n = {I_pp.shape[1]}, got {multi.dtype} {multi.shape}")
     if not multi.any():
         raise ValueError("cancellation needs at least one training point with several loss terms")
     sub = I_pp[:, multi, :]
@@ -264,6 +270,9 @@ def cancellation_score(I_pp: np.ndarray, multi: np.ndarray) -> float:
 
 def directionality(I_total: np.ndarray, t_test: np.ndarray, t_train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Upstream influence share ``U(x)`` and upstream point share ``p(x)`` per test point (each ``(T,)``)."""
+    I_total = as_array("I_total", I_total, ndim=2)
+    t_test = as_array("t_test", t_test, ndim=1)
+    t_train = as_array("t_train", t_train, ndim=1)
     if I_total.shape != (len(t_test), len(t_train)):
         raise ValueError(f"I_total must be (T, n) = ({len(t_test)}, {len(t_train)}), got {I_total.shape}")
     up = t_train[None, :] <= t_test[:, None]
@@ -275,8 +284,14 @@ def directionality(I_total: np.ndarray, t_test: np.ndarray, t_train: np.ndarray)
 def train_pinn(loss: Callable[[torch.Tensor], torch.Tensor], theta0: torch.Tensor, adam_steps: int,
                lbfgs_steps: int, lr: float = 1e-3) -> torch.Tensor:
     """Adam (lr ``lr``) then L-BFGS (strong Wolfe), the schedule of the paper; returns theta."""
-    if adam_steps < 0 or lbfgs_steps < 0:
-        raise ValueError("adam_steps and lbfgs_steps must be >= 0")
+    adam_steps = check_int("adam_steps", adam_steps, minimum=0)
+    lbfgs_steps = check_int("lbfgs_steps", lbfgs_steps, minimum=0)
+    lr = check_positive("lr", lr)
+    if not isinstance(theta0, torch.Tensor):
+        raise TypeError(f"theta0 must be a torch tensor, got {type(theta0).__name__}")
+    check_finite("theta0", theta0)
+    if theta0.ndim != 1 or theta0.numel() == 0:
+        raise ValueError(f"theta0 must be a non-empty flat parameter vector, got shape {tuple(theta0.shape)}")
     theta = theta0.detach().clone().requires_grad_(True)
     if adam_steps:
         opt = torch.optim.Adam([theta], lr=lr)
@@ -299,6 +314,62 @@ def train_pinn(loss: Callable[[torch.Tensor], torch.Tensor], theta0: torch.Tenso
     return theta.detach()
 
 
+def newton_polish(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor, steps: int = 20,
+                  grad_tol: float = 1e-10) -> tuple[torch.Tensor, float]:
+    """Levenberg-Marquardt steps with the exact Hessian, to converge where L-BFGS stalls.
+
+    ``theta <- theta - (H + mu I)^{-1} grad L`` with ``mu`` kept above ``-lambda_min(H)`` (so the step
+    descends even near a saddle), shrunk x0.3 after a step that lowers the loss and grown x10 after
+    one that does not. Stops once ``|grad L| <= grad_tol``. Returns ``(theta, |grad L|)``. Tiny
+    networks (~150 parameters) make each exact Hessian cheap; a LOO change of the prediction is
+    then a property of the minimiser, not of where the optimiser happened to stop.
+    """
+    steps = check_int("steps", steps, minimum=0)
+    grad_tol = check_positive("grad_tol", grad_tol)
+    gfun = torch.func.grad(loss)
+    theta = theta.detach().clone()
+    f, g = float(loss(theta)), gfun(theta)
+    mu = None
+    for _ in range(steps):
+        if float(g.norm()) <= grad_tol:
+            break
+        lam, V = torch.linalg.eigh(hessian(loss)(theta))
+        if mu is None:
+            mu = 1e-6 * float(lam.abs().max())
+        shift = max(mu, -1.01 * float(lam[0]) + 1e-12 * float(lam.abs().max()))
+        cand = theta - V @ ((V.T @ g) / (lam + shift))
+        f_new = float(loss(cand))
+        if math.isfinite(f_new) and f_new <= f:
+            theta, f, g, mu = cand, f_new, gfun(cand), mu * 0.3
+        else:
+            mu = max(mu, shift) * 10.0
+    return theta, float(g.norm())
+
+
+def train_to_convergence(loss: Callable[[torch.Tensor], torch.Tensor], theta0: torch.Tensor, adam_steps: int,
+                         lbfgs_steps: int, lbfgs_restarts: int = 1, newton_steps: int = 5, lr: float = 1e-3,
+                         grad_tol: float = 1e-10) -> tuple[torch.Tensor, float]:
+    """The paper's schedule (Adam, then L-BFGS, restarted up to ``lbfgs_restarts`` times while the loss
+    still falls by > 0.1% per restart) followed by ``newton_steps`` exact-Hessian Newton polishing steps.
+
+    Returns ``(theta, |grad L(theta)|)``. Used for the original fit and, from the same
+    initialisation, for every leave-one-out refit (the authors' protocol: retrain from scratch
+    with the same seed and one training point removed).
+    """
+    restarts = check_int("lbfgs_restarts", lbfgs_restarts, minimum=1)
+    theta = train_pinn(loss, theta0, adam_steps, lbfgs_steps, lr=lr)
+    f = float(loss(theta))
+    for _ in range(restarts - 1):  # torch's L-BFGS stops when its line search stalls; a restart resets its memory
+        if lbfgs_steps == 0 or float(torch.func.grad(loss)(theta).norm()) <= grad_tol:
+            break
+        theta = train_pinn(loss, theta, 0, lbfgs_steps)
+        f_new = float(loss(theta))
+        if f_new > (1 - 1e-3) * f:
+            f = f_new
+            break
+        f = f_new
+    return newton_polish(loss, theta, newton_steps, grad_tol)
+
 
 def proximal_loo(loss: Callable[[torch.Tensor], torch.Tensor], theta_hat: torch.Tensor,
                  H_damped_inv: torch.Tensor, damping: float, iters: int = 100,
@@ -310,8 +381,7 @@ def proximal_loo(loss: Callable[[torch.Tensor], torch.Tensor], theta_hat: torch.
     and the difference of the two predictions is the ground truth for ``I(x, z)``. Solved by
     chord iterations preconditioned with ``H_damped_inv = (H(theta_hat) + damping I)^{-1}``.
     """
-    if damping <= 0:
-        raise ValueError(f"damping must be > 0 for the proximal problem, got {damping}")
+    damping = check_positive("damping", damping)
     theta = theta_hat.detach().clone()
     grad = torch.func.grad(loss)
     for _ in range(iters):
