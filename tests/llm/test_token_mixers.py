@@ -119,7 +119,7 @@ def test_layer_gradcheck_small():
 
 
 def test_mqar_batch_labels_point_to_values():
-    from icml26.llm.token_mixers.experiment import mqar_batch
+    from icml26.llm.token_mixers.setting import mqar_batch
 
     seq, lab = mqar_batch(torch.Generator().manual_seed(0), 4, 40, 5)
     for i in range(4):
@@ -146,3 +146,37 @@ def test_validation():
         M.live_states(0, "dense")
     with pytest.raises(ValueError, match="divisible"):
         M.MultiStateMixer(10, 3, "fenwick", 8)
+
+
+def test_lm_batch_repeats_are_verbatim_copies():
+    """With p_copy = 1 every token after the warm-up belongs to a copied span of earlier tokens."""
+    from icml26.llm.token_mixers.setting import copy_language, lm_batch
+
+    T = copy_language(6, np.random.default_rng(0), n_succ=2)
+    np.testing.assert_allclose(T.sum(1), 1.0)
+    x = lm_batch(T, torch.Generator().manual_seed(0), 3, 30, p_copy=0.0)
+    # no copies: every transition is allowed by the chain
+    assert all(T[a, b] > 0 for row in x.tolist() for a, b in zip(row, row[1:]))
+    y = lm_batch(T, torch.Generator().manual_seed(0), 3, 30, p_copy=1.0, copy_len=4)
+    # the span starting at position 8 (= 2 copy_len) repeats 4 earlier tokens
+    for row in y.tolist():
+        assert any(row[8:12] == row[s:s + 4] for s in range(0, 8))
+
+
+def test_translation_invariant_offsets_keep_linear_cache():
+    """The paper's 2^k offsets read y_{t-2^k} for every k, so about half of all past outputs stay live."""
+    for n in (64, 256):
+        assert M.live_states(n, "dyadic").max() >= n // 2 - 1
+        assert M.live_states(n, "fenwick").max() <= int(np.log2(n)) + 1
+
+
+def test_layer_rejects_bad_input():
+    with pytest.raises(ValueError, match="n_heads"):
+        M.MultiStateMixer(8, 0, "fenwick", 16)
+    layer = M.MultiStateMixer(8, 2, "fenwick", 16)
+    with pytest.raises(ValueError, match="x must be"):
+        layer(torch.randn(5, 8))
+    with pytest.raises(ValueError, match="x must be"):
+        layer(torch.randn(1, 5, 6))
+    with pytest.raises(TypeError, match="A must be a torch tensor"):
+        M.unified_mix(np.eye(3), torch.zeros(3, 3), torch.ones(3, 1))

@@ -9,15 +9,23 @@ Replaced: the paper's block and coefficient parametrisation (not available to us
 multi-head layer with matrix states, lambda_{t,k} = sigmoid(g_t) softmax_k(h_{t,k}) (see
 ``method.MultiStateMixer``) in the shared tiny pre-LN transformer (2 layers, d = 64); the
 O(log n) / O(sqrt n) cache patterns by our anchored instantiations (Fenwick prefixes, blocks of
-growing length); the paper's synthetic suite and language modelling by multi-query associative
-recall (MQAR) at sequence length 64; 300 training steps on CPU.
+growing length); the paper's synthetic suite by multi-query associative recall (MQAR) and its
+language modelling by a tiny generated language (a Markov chain with verbatim repeats of earlier
+spans, ``setting.lm_batch``); a few hundred CPU training steps.
 
-Per seed we measure: (1) the error of the triangular solve against the step-by-step recurrence
-and of B = 0 with softmax A against PyTorch's causal attention, on random float64 inputs;
-(2) MQAR accuracy per mixer; (3) the decoding cache (live states) and nnz(B) of each pattern at
-n = 64..4096 (deterministic given the pattern), plus the peak number of stored states of an
-explicit step-by-step decoder of a trained layer that drops dead states, with its output error
-against the parallel form.
+Parts of one seed (``run``): ``unification_errors`` (the solve vs the step-by-step recurrence for
+every pattern, and B = 0 with softmax A vs PyTorch's causal attention, float64);
+``cache_scaling`` (live states and nnz(B) of each pattern at n = 64..2048, a pure function of
+the pattern); ``train_recall`` per mixer (MQAR accuracy, the share of predictions that are some
+value of the context, and for recurrences ``decode_check``: a step-by-step decoder of the trained
+first layer that drops dead states, against the parallel form); ``train_language_model`` per
+mixer (held-out loss on the generated language).
+
+Training gates. A recall comparison between recurrences means something only if the task is
+learned as key-value binding: attention, trained the same way, must reach >= 90% accuracy first;
+otherwise a mixer can score ~1/n_pairs by emitting any value of the context (bag of values), and
+the claim is not decided. The language-modelling comparison needs each compared model's held-out
+loss to have fallen by >= 20% during training.
 """
 
 from __future__ import annotations
@@ -31,42 +39,15 @@ import torch.nn.functional as F
 
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
-from icml26.core.stats import fmt_ci, fmt_p, loglog_slope, mean_ci, seeds_of, sign_test
+from icml26.core.stats import loglog_slope, seeds_of
 from icml26.llm.token_mixers import method as M
+from icml26.llm.token_mixers.setting import copy_language, lm_batch, mqar_batch
 
 CACHE_NS = [64, 128, 256, 512, 1024, 2048]
 #: predicted growth of the decoding cache with n: (pattern, kind, value)
 CACHE_LAW = {"first-order": ("const", 0.0), "fenwick": ("log", None), "sqrt-blocks": ("power", 0.5),
              "dense": ("power", 1.0)}
 TIME_LAW = {"first-order": 1.0, "dyadic": "nlogn", "quadratic": 1.5, "dense": 2.0}
-
-
-# ----------------------------------------------------------------------------- MQAR data
-def mqar_batch(gen: torch.Generator, batch: int, n: int, n_pairs: int, n_keys: int = 32,
-               n_values: int = 32) -> tuple[torch.Tensor, torch.Tensor]:
-    """Multi-query associative recall: ``k1 v1 ... kP vP`` then the P keys again, in random
-    order, at random positions among pad tokens (0); the label after each query key is its value.
-
-    Returns tokens (batch, n + 1) and labels (batch, n) with -100 where nothing is scored.
-    Tokens: 0 pad, 1..n_keys keys, n_keys+1..n_keys+n_values values.
-    """
-    if 4 * n_pairs > n:
-        raise ValueError(f"n={n} too short for {n_pairs} pairs and queries")
-    keys = torch.argsort(torch.rand(batch, n_keys, generator=gen), dim=1)[:, :n_pairs] + 1
-    vals = torch.randint(0, n_values, (batch, n_pairs), generator=gen) + n_keys + 1
-    seq = torch.zeros(batch, n + 1, dtype=torch.long)
-    seq[:, 0:2 * n_pairs:2] = keys
-    seq[:, 1:2 * n_pairs:2] = vals
-    labels = torch.full((batch, n), -100, dtype=torch.long)
-    free = n - 2 * n_pairs  # query slots: positions 2P .. n-1, each query followed by a pad
-    slots = (n - 2 * n_pairs) // 2
-    for i in range(batch):
-        pos = 2 * n_pairs + 2 * torch.randperm(slots, generator=gen)[:n_pairs]
-        order = torch.randperm(n_pairs, generator=gen)
-        seq[i, pos] = keys[i, order]
-        labels[i, pos] = vals[i, order]
-    del free
-    return seq, labels
 
 
 def _make_model(mixer: str, n: int, vocab: int, d_model: int, n_layers: int, n_heads: int, gate_bias: float):
@@ -106,18 +87,83 @@ def unification_errors(rng: np.random.Generator, n: int = 48, d: int = 5) -> dic
     return out
 
 
-@lru_cache(maxsize=1)
-def _cache_scaling() -> dict[str, list[float]]:
+@lru_cache(maxsize=4)
+def _cache_scaling(ns: tuple[int, ...]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for pat in ("first-order", "dyadic", "quadratic", "fenwick", "sqrt-blocks", "dense"):
-        out[f"cache_{pat}"] = [float(M.live_states(n, pat).max()) for n in CACHE_NS]
-        out[f"nnz_{pat}"] = [float(M.recurrence_nnz(n, pat)) for n in CACHE_NS]
+        out[f"cache_{pat}"] = [float(M.live_states(n, pat).max()) for n in ns]
+        out[f"nnz_{pat}"] = [float(M.recurrence_nnz(n, pat)) for n in ns]
     return out
 
 
-def cache_scaling() -> dict[str, list[float]]:
-    """Peak live states and nnz(B) of every pattern at each n in CACHE_NS (pure function of the pattern)."""
-    return copy.deepcopy(_cache_scaling())
+def cache_scaling(ns: tuple[int, ...] = tuple(CACHE_NS)) -> dict[str, list[float]]:
+    """Peak live states and nnz(B) of every pattern at each n in ``ns`` (pure function of the pattern)."""
+    return copy.deepcopy(_cache_scaling(tuple(int(n) for n in ns)))
+
+
+def train_recall(mixer: str, p, seed: int, test: tuple[torch.Tensor, torch.Tensor]) -> dict:
+    """Train one mixer on MQAR; accuracy, how often the prediction is a value seen in the context
+    (a bag-of-values heuristic scores ~1/n_pairs accuracy with this near 1), the loss curve, and
+    for recurrences the step-by-step decoder of the trained first layer against the parallel form."""
+    from icml26.nn import train_lm
+
+    n, n_pairs = p["seq_len"], p["n_pairs"]
+    vocab = 1 + p["n_keys"] + p["n_values"]
+    torch.manual_seed(seed)
+    model = _make_model(mixer, n, vocab, p["d_model"], p["n_layers"], p["n_heads"], p["gate_bias"])
+    out: dict = {f"params_{mixer}": float(model.num_parameters())}
+
+    def sample(gen):
+        return mqar_batch(gen, p["batch"], n, n_pairs, p["n_keys"], p["n_values"])
+
+    losses = train_lm(model, sample, steps=p["steps"], lr=p["lr"], weight_decay=0.1, warmup=p["warmup"], seed=seed)
+    out[f"acc_{mixer}"] = recall_accuracy(model, *test)
+    out[f"incontext_{mixer}"] = value_in_context(model, *test)
+    out[f"loss_{mixer}"] = [float(np.mean(losses[i:i + 25])) for i in range(0, len(losses), 25)]
+    if mixer != "attention":
+        out.update(decode_check(model, mixer, test[0], n))
+    return out
+
+
+@torch.no_grad()
+def value_in_context(model, seq: torch.Tensor, labels: torch.Tensor) -> float:
+    """Fraction of scored predictions that are one of the values present in the sequence."""
+    logits, _ = model(seq[:, :-1])
+    mask = labels != -100
+    pred = logits.argmax(-1)
+    hits = [(pred[i][mask[i]][:, None] == labels[i][mask[i]][None, :]).any(1) for i in range(seq.shape[0])]
+    return float(torch.cat(hits).float().mean())
+
+
+def decode_check(model, mixer: str, seq: torch.Tensor, n: int) -> dict:
+    """Decode the trained first layer step by step, keeping only live states (float64)."""
+    layer = model.blocks[0].attn
+    x = model.blocks[0].ln1(model.tok(seq[:2, :n]) + model.pos(torch.arange(n)))
+    with torch.no_grad():
+        q, k, v, lam = (z.double() for z in layer.coefficients(x))
+        o_dec, cache = M.state_recurrence_reference(lam, layer.P[:n], layer.valid[:n], q, k, v)
+        B = M.build_B(lam, layer.P[:n], layer.valid[:n])
+        eye = torch.eye(n, dtype=torch.float64)
+        Mx = torch.linalg.solve_triangular(eye - B, eye.expand_as(B), upper=False, unitriangular=True)
+        o_par = M.masked_state_readout(Mx, q, k, v)
+    return {f"decode_err_{mixer}": float((o_dec - o_par).abs().max()), f"decode_cache_{mixer}": float(max(cache)),
+            f"decode_live_{mixer}": float(M.live_states(n, mixer).max())}
+
+
+def train_language_model(mixer: str, p, seed: int, T: np.ndarray, held_out: torch.Tensor) -> dict:
+    """Train one mixer on the generated copy language; held-out loss (nats per token) before and after."""
+    from icml26.nn import lm_loss, train_lm
+
+    n = p["lm_len"]
+    torch.manual_seed(seed)
+    model = _make_model(mixer, n, T.shape[0], p["d_model"], p["n_layers"], p["n_heads"], p["gate_bias"])
+    with torch.no_grad():
+        before = float(lm_loss(model.eval(), held_out))
+    train_lm(model, lambda g: lm_batch(T, g, p["batch"], n), steps=p["lm_steps"], lr=p["lm_lr"], weight_decay=0.1,
+             warmup=p["warmup"], seed=seed + 1)
+    with torch.no_grad():
+        after = float(lm_loss(model.eval(), held_out))
+    return {f"lm_loss_{mixer}": after, f"lm_drop_{mixer}": before / after, f"lm_params_{mixer}": float(model.num_parameters())}
 
 
 def run(profile: Profile, seed: int) -> dict:
@@ -126,41 +172,17 @@ def run(profile: Profile, seed: int) -> dict:
     p = profile.params
     metrics: dict = {}
     metrics.update(unification_errors(rng))
-    metrics.update(cache_scaling())
-    metrics["cache_ns"] = [float(n) for n in CACHE_NS]
-
-    n, n_pairs = p["seq_len"], p["n_pairs"]
-    vocab = 1 + p["n_keys"] + p["n_values"]
-    test_gen = torch.Generator().manual_seed(10_000 + seed)
-    test = mqar_batch(test_gen, p["n_test"], n, n_pairs, p["n_keys"], p["n_values"])
-    from icml26.nn import train_lm
-
+    ns = tuple(p.get("cache_ns", CACHE_NS))
+    metrics.update(cache_scaling(ns))
+    metrics["cache_ns"] = [float(n) for n in ns]
+    test = mqar_batch(torch.Generator().manual_seed(10_000 + seed), p["n_test"], p["seq_len"], p["n_pairs"],
+                      p["n_keys"], p["n_values"])
     for mixer in p["mixers"]:
-        torch.manual_seed(seed)
-        model = _make_model(mixer, n, vocab, p["d_model"], p["n_layers"], p["n_heads"], p["gate_bias"])
-        metrics[f"params_{mixer}"] = float(model.num_parameters())
-
-        def sample(gen):
-            return mqar_batch(gen, p["batch"], n, n_pairs, p["n_keys"], p["n_values"])
-
-        losses = train_lm(model, sample, steps=p["steps"], lr=p["lr"], weight_decay=0.1, warmup=p["warmup"],
-                          seed=seed)
-        metrics[f"acc_{mixer}"] = recall_accuracy(model, *test)
-        metrics[f"loss_{mixer}"] = [float(np.mean(losses[i:i + 25])) for i in range(0, len(losses), 25)]
-        if mixer != "attention":
-            # decode the trained first layer step by step, keeping only live states
-            layer = model.blocks[0].attn
-            x = model.blocks[0].ln1(model.tok(test[0][:2, :n]) + model.pos(torch.arange(n)))
-            with torch.no_grad():
-                q, k, v, lam = (z.double() for z in layer.coefficients(x))
-                o_dec, cache = M.state_recurrence_reference(lam, layer.P[:n], layer.valid[:n], q, k, v)
-                B = M.build_B(lam, layer.P[:n], layer.valid[:n])
-                eye = torch.eye(n, dtype=torch.float64)
-                Mx = torch.linalg.solve_triangular(eye - B, eye.expand_as(B), upper=False, unitriangular=True)
-                o_par = M.masked_state_readout(Mx, q, k, v)
-            metrics[f"decode_err_{mixer}"] = float((o_dec - o_par).abs().max())
-            metrics[f"decode_cache_{mixer}"] = float(max(cache))
-            metrics[f"decode_live_{mixer}"] = float(M.live_states(n, mixer).max())
+        metrics.update(train_recall(mixer, p, seed, test))
+    T = copy_language(p["lm_vocab"], np.random.default_rng(seed + 500))
+    held_out = lm_batch(T, torch.Generator().manual_seed(20_000 + seed), p["n_test"], p["lm_len"])
+    for mixer in p["lm_mixers"]:
+        metrics.update(train_language_model(mixer, p, seed, T, held_out))
     return metrics
 
 
@@ -186,30 +208,6 @@ def contradict_unifies(ms: list[dict]) -> list[dict]:
     return [{**m, "err_recurrence": 1e-3 + m["err_recurrence"]} for m in ms]
 
 
-def check_multistate_recall(ms: list[dict]) -> Verdict:
-    """Pre-registered: the O(log n)-cache multi-state recurrence (fenwick) beats the first-order
-    recurrence on MQAR: mean accuracy gain >= 5 points, positive in >= 80% of seeds, one-sided
-    sign test over seeds p < 0.1 (reproduced); a positive mean gain alone is 'partly'."""
-    a = seeds_of(ms, "acc_fenwick")
-    b = seeds_of(ms, "acc_first-order")
-    d = 100 * (a - b)
-    m, lo, hi = mean_ci(d)
-    frac = float(np.mean(d > 0))
-    p = sign_test(-d, "less") if len(d) else 1.0  # H1: median(d) > 0
-    extra = "; ".join(f"{k[4:]} {100 * seeds_of(ms, k).mean():.1f}%" for k in sorted(ms[0]) if k.startswith("acc_"))
-    ok = m >= 5 and frac >= 0.8 and p < 0.1
-    return Verdict("reproduced" if ok else ("partly" if m > 0 else "not-reproduced"),
-                   measured=f"fenwick - first-order MQAR accuracy = {fmt_ci(m, lo, hi)} points ({extra})",
-                   evidence=f"{len(ms)} seeds, gain > 0 in {frac:.0%}, one-sided sign test {fmt_p(p)}; "
-                            f"pass iff mean gain >= 5 points, >= 80% seeds positive, p < 0.1",
-                   value=float(m), ci=(float(lo), float(hi)))
-
-
-def contradict_multistate_recall(ms: list[dict]) -> list[dict]:
-    return [{**m, "acc_fenwick": m["acc_first-order"], "acc_first-order": m["acc_fenwick"]}
-            if m["acc_fenwick"] > m["acc_first-order"] else {**m} for m in ms]
-
-
 def _cache_fits(m: dict) -> dict[str, float]:
     ns = np.asarray(m["cache_ns"])
     out = {}
@@ -226,22 +224,26 @@ def _cache_fits(m: dict) -> dict[str, float]:
 
 
 def check_cache_complexity(ms: list[dict]) -> Verdict:
-    """Pre-registered: measured decoding cache follows the stated law per pattern, in every seed:
-    first-order log-log slope |s| < 0.05 (O(1)); fenwick cache <= floor(log2 n) + 1 and
-    increments of 0.5-1.5 states per doubling of n (O(log n)); sqrt-blocks slope in [0.4, 0.6]
-    (O(sqrt n)); attention (dense) slope in [0.95, 1.05] (O(n)); time nnz(B) slope of the
-    quadratic-offset pattern in [1.4, 1.6] (O(n sqrt n)). The trained layers' step-by-step decoder,
-    which drops dead states, must match the parallel output (< 1e-9, float64) with peak cache <= the
-    pattern's live-state count; the ordering first-order < fenwick < sqrt-blocks < dense must hold."""
-    fails = []
+    """Pre-registered (revised before the full run under the new contract): in every seed,
+    (i) time: nnz(B) of the 2^k offsets grows as n log n (nnz / (n log2 n) varies by < 0.2 over n)
+    and of the k^2+1 offsets with log-log slope in [1.4, 1.6]; (ii) our anchored patterns reach
+    the stated caches: first-order slope |s| < 0.05, fenwick cache <= floor(log2 n) + 1 with
+    0.5-1.5 states per doubling, sqrt-blocks slope in [0.4, 0.6], dense (attention) slope in
+    [0.95, 1.05], the ordering first-order < fenwick < sqrt-blocks < dense, and the trained layers'
+    step-by-step decoders match the parallel form (< 1e-9) within the pattern's live-state count;
+    (iii) the paper's own translation-invariant patterns reach a sublinear cache (2^k slope < 0.75,
+    k^2+1 slope <= 0.6). Reproduced iff (i)-(iii); partly iff (i) and (ii) hold but (iii) does not
+    (the stated caches come from our substitute patterns); not reproduced otherwise."""
+    fails, paper_fails = [], []
     for i, m in enumerate(ms):
         f = _cache_fits(m)
         conds = {
+            "2^k time n log n": f["nnz_dyadic_over_nlogn"] < 0.2,
+            "k^2+1 time n^1.5": 1.4 <= f["nnz_quadratic"] <= 1.6,
             "first-order O(1)": abs(f["first-order"]) < 0.05,
             "fenwick O(log n)": f["fenwick_bound_ok"] == 1.0 and 0.5 <= f["fenwick_per_log2n"] <= 1.5,
             "sqrt-blocks O(sqrt n)": 0.4 <= f["sqrt-blocks"] <= 0.6,
             "attention O(n)": 0.95 <= f["dense"] <= 1.05,
-            "quadratic time n^1.5": 1.4 <= f["nnz_quadratic"] <= 1.6,
             "ordering": m["cache_first-order"][-1] < m["cache_fenwick"][-1] < m["cache_sqrt-blocks"][-1]
             < m["cache_dense"][-1],
         }
@@ -250,19 +252,28 @@ def check_cache_complexity(ms: list[dict]) -> Verdict:
                 pat = k[len("decode_err_"):]
                 conds[f"decoder {pat}"] = m[k] < 1e-9 and m[f"decode_cache_{pat}"] <= m[f"decode_live_{pat}"]
         fails += [f"seed#{i}: {c}" for c, ok in conds.items() if not ok]
+        paper = {"2^k offsets sublinear cache": f["dyadic"] < 0.75, "k^2+1 offsets O(sqrt n) cache": f["quadratic"] <= 0.6}
+        paper_fails += [f"seed#{i}: {c}" for c, ok in paper.items() if not ok]
     f0 = _cache_fits(ms[0])
     c0 = ms[0]
-    measured = (f"cache at n={CACHE_NS[-1]}: first-order {c0['cache_first-order'][-1]:.0f}, fenwick "
+    measured = (f"cache at n={c0['cache_ns'][-1]:.0f}: first-order {c0['cache_first-order'][-1]:.0f}, fenwick "
                 f"{c0['cache_fenwick'][-1]:.0f} (+{f0['fenwick_per_log2n']:.2f}/doubling), sqrt-blocks "
                 f"{c0['cache_sqrt-blocks'][-1]:.0f} (slope {f0['sqrt-blocks']:.2f}), attention "
-                f"{c0['cache_dense'][-1]:.0f} (slope {f0['dense']:.2f}); translation-invariant 2^k / k^2+1 "
-                f"offsets: cache slope {f0['dyadic']:.2f} / {f0['quadratic']:.2f} (O(n)), nnz slope of k^2+1 "
-                f"{f0['nnz_quadratic']:.2f}")
-    n_ok = len(ms) - len({s.split(':')[0] for s in fails})
-    return Verdict("reproduced" if not fails else ("partly" if n_ok > 0 else "not-reproduced"),
-                   measured=measured,
-                   evidence=(f"live-state counts at n = {CACHE_NS[0]}..{CACHE_NS[-1]}, log-log fits, {len(ms)} seeds; "
-                             + ("all pre-registered conditions hold" if not fails else "failed: " + "; ".join(fails[:6]))),
+                f"{c0['cache_dense'][-1]:.0f} (slope {f0['dense']:.2f}); the paper's translation-invariant 2^k / "
+                f"k^2+1 offsets: cache {c0['cache_dyadic'][-1]:.0f} / {c0['cache_quadratic'][-1]:.0f} (slopes "
+                f"{f0['dyadic']:.2f} / {f0['quadratic']:.2f}, i.e. O(n)), nnz slope of k^2+1 {f0['nnz_quadratic']:.2f}")
+    if not fails and not paper_fails:
+        status, why = "reproduced", "all pre-registered conditions hold"
+    elif not fails:
+        status = "partly"
+        why = ("time laws and the stated caches hold, but the O(log n) / O(sqrt n) caches come from our anchored "
+               "patterns (fenwick, sqrt-blocks); the paper's translation-invariant patterns keep O(n) states live: "
+               + "; ".join(paper_fails[:2]))
+    else:
+        status, why = "not-reproduced", "failed: " + "; ".join(fails[:6])
+    return Verdict(status, measured=measured,
+                   evidence=f"live-state counts and nnz(B) at n = {c0['cache_ns'][0]:.0f}..{c0['cache_ns'][-1]:.0f}, log-log fits, "
+                            f"{len(ms)} seeds; {why}",
                    value=float(c0["cache_fenwick"][-1]))
 
 

@@ -41,6 +41,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml26.core.validate import check_finite, check_int
+
 PATTERNS = ("first-order", "dyadic", "quadratic", "fenwick", "sqrt-blocks", "dense")
 
 
@@ -54,6 +56,17 @@ def _block_ends(t: int) -> list[int]:
     return out
 
 
+def _check_pattern(pattern: str) -> None:
+    if pattern not in PATTERNS:
+        raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
+
+
+def _tensor(name: str, x) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+    return x
+
+
 def parents(t: int, pattern: str) -> list[int]:
     """Past positions s < t whose outputs y_s enter y_t (the non-zeros of row t of ``B``).
 
@@ -64,10 +77,8 @@ def parents(t: int, pattern: str) -> list[int]:
     - ``sqrt-blocks``: t-1 and the ends of all completed blocks of lengths 1, 2, 3, ...;
     - ``dense``: every s < t.
     """
-    if pattern not in PATTERNS:
-        raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
-    if not isinstance(t, (int, np.integer)) or t < 0:
-        raise ValueError(f"t must be a non-negative integer, got {t!r}")
+    _check_pattern(pattern)
+    t = check_int("t", t, minimum=0)
     if t == 0:
         return []
     if pattern == "first-order":
@@ -95,8 +106,8 @@ def parents(t: int, pattern: str) -> list[int]:
 
 def parent_table(n: int, pattern: str) -> tuple[torch.Tensor, torch.Tensor]:
     """Padded parent indices ``P`` (n, K) and validity mask (n, K); K = max parents per row (>= 1)."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = check_int("n", n, minimum=1)
+    _check_pattern(pattern)
     rows = [parents(t, pattern) for t in range(n)]
     K = max(1, max(len(r) for r in rows))
     P = torch.full((n, K), -1, dtype=torch.long)
@@ -107,14 +118,16 @@ def parent_table(n: int, pattern: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 def recurrence_nnz(n: int, pattern: str) -> int:
     """nnz(B): the time of one forward substitution per channel, up to the O(n) direct part."""
+    n = check_int("n", n, minimum=1)
+    _check_pattern(pattern)
     return sum(len(parents(t, pattern)) for t in range(n))
 
 
 def live_states(n: int, pattern: str) -> np.ndarray:
     """Decoding cache of a length-n generation: at each step t, the number of past outputs y_s
     (s < t) that step t or a later step still reads, i.e. what a decoder must keep in memory."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = check_int("n", n, minimum=1)
+    _check_pattern(pattern)
     last_use = np.full(n, -1, dtype=np.int64)
     for t in range(n):
         for s in parents(t, pattern):
@@ -130,6 +143,11 @@ def live_states(n: int, pattern: str) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- the unified equation
 def _check_system(A: torch.Tensor, B: torch.Tensor, X: torch.Tensor) -> int:
+    for name, z in (("A", A), ("B", B), ("X", X)):
+        _tensor(name, z)
+    if not (A.dim() == B.dim() == X.dim()) or A.shape[:-2] != B.shape[:-2] or A.shape[:-2] != X.shape[:-2]:
+        raise ValueError(f"A {tuple(A.shape)}, B {tuple(B.shape)} and X {tuple(X.shape)} must share their "
+                         "leading (batch) dimensions: A, B (..., n, n), X (..., n, d)")
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"A must be (..., n, n), got {tuple(A.shape)}")
     n = A.shape[-1]
@@ -169,6 +187,11 @@ def recurrent_scan(A: torch.Tensor, B: torch.Tensor, X: torch.Tensor) -> torch.T
 
 def build_B(lam: torch.Tensor, P: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     """Scatter the coefficients ``lam`` (..., n, K) into ``B`` (..., n, n) at ``B[t, P[t, k]]``."""
+    for name, z in (("lam", lam), ("P", P), ("valid", valid)):
+        _tensor(name, z)
+    if P.dim() != 2 or valid.shape != P.shape:
+        raise ValueError(f"P and valid must be (n, K) of one shape, got {tuple(P.shape)} and {tuple(valid.shape)}")
+    check_finite("lam", lam)
     n, K = P.shape
     if lam.shape[-2:] != (n, K):
         raise ValueError(f"lam must be (..., {n}, {K}), got {tuple(lam.shape)}")
@@ -179,8 +202,12 @@ def build_B(lam: torch.Tensor, P: torch.Tensor, valid: torch.Tensor) -> torch.Te
 
 def softmax_attention_unified(q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Causal softmax attention as (A, B): A[t,s] = softmax_{s<=t}(q_t.k_s/sqrt(d)), B = 0. q, k: (..., n, d)."""
+    _tensor("q", q)
+    _tensor("k", k)
     if q.shape != k.shape or q.dim() < 2:
         raise ValueError(f"q and k must both be (..., n, d), got {tuple(q.shape)} and {tuple(k.shape)}")
+    check_finite("q", q)
+    check_finite("k", k)
     n, d = q.shape[-2:]
     scores = q @ k.transpose(-1, -2) / math.sqrt(d)
     causal = torch.ones(n, n, dtype=torch.bool, device=q.device).tril()
@@ -193,6 +220,17 @@ def masked_state_readout(M: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: t
 
     M: (..., n, n) = (I - B)^{-1} diag(b); q, k: (..., n, d_k); v: (..., n, d_v) -> (..., n, d_v).
     """
+    for name, z in (("M", M), ("q", q), ("k", k), ("v", v)):
+        _tensor(name, z)
+        check_finite(name, z)
+    n = M.shape[-1]
+    if M.dim() < 2 or M.shape[-2] != n:
+        raise ValueError(f"M must be (..., n, n), got {tuple(M.shape)}")
+    for name, z in (("q", q), ("k", k), ("v", v)):
+        if z.dim() < 2 or z.shape[-2] != n:
+            raise ValueError(f"{name} must be (..., {n}, d) like M {tuple(M.shape)}, got {tuple(z.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share d_k, got {tuple(q.shape)} and {tuple(k.shape)}")
     return (M * (q @ k.transpose(-1, -2))) @ v
 
 
@@ -242,8 +280,15 @@ class MultiStateMixer(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, pattern: str, max_len: int, gate_bias: float = 3.0):
         super().__init__()
-        if pattern not in PATTERNS:
-            raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
+        _check_pattern(pattern)
+        d_model = check_int("d_model", d_model, minimum=1)
+        n_heads = check_int("n_heads", n_heads, minimum=1)
+        max_len = check_int("max_len", max_len, minimum=1)
+        gate_bias = float(gate_bias) if isinstance(gate_bias, (int, float)) and not isinstance(gate_bias, bool) \
+            else gate_bias
+        if not isinstance(gate_bias, float) or not np.isfinite(gate_bias):
+            raise (TypeError if not isinstance(gate_bias, float) else ValueError)(
+                f"gate_bias must be a finite number, got {gate_bias!r}")
         if d_model % n_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
         self.pattern, self.n_heads, self.dh = pattern, n_heads, d_model // n_heads
@@ -258,6 +303,10 @@ class MultiStateMixer(nn.Module):
 
     def coefficients(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """q, k, v: (batch, heads, n, dh); lam: (batch, heads, n, K) for the first n positions."""
+        _tensor("x", x)
+        if x.dim() != 3 or x.shape[-1] != self.n_heads * self.dh:
+            raise ValueError(f"x must be (batch, n, d_model={self.n_heads * self.dh}), got {tuple(x.shape)}")
+        check_finite("x", x)
         b, n, d = x.shape
         if n > self.P.shape[0]:
             raise ValueError(f"sequence length {n} exceeds max_len {self.P.shape[0]}")
@@ -274,8 +323,8 @@ class MultiStateMixer(nn.Module):
     def forward(self, x: torch.Tensor, past=None) -> tuple[torch.Tensor, None]:
         if past is not None:
             raise ValueError("MultiStateMixer runs on whole sequences; decode with state_recurrence_reference")
-        b, n, d = x.shape
         q, k, v, lam = self.coefficients(x)
+        b, n, d = x.shape
         B = build_B(lam, self.P[:n], self.valid[:n])
         eye = torch.eye(n, dtype=x.dtype, device=x.device)
         M = torch.linalg.solve_triangular(eye - B, eye.expand_as(B), upper=False, unitriangular=True)
