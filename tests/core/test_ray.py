@@ -100,3 +100,19 @@ def test_interrupt_on_ray_keeps_finished_jobs_once(tmp_path):
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     with Store(store) as st:
         assert sorted(r.seed for r in st.rows("fake-slow")) == list(range(6))
+
+
+def test_address_of_a_real_ray_head_is_accepted(tmp_path, local_ray):
+    """The fast protocol probe of --address accepts a real Ray GCS (it speaks gRPC), and the run goes through."""
+    from typer.testing import CliRunner
+
+    from icml26.core.cli import app
+    from icml26.core.ray_backend import check_address
+
+    gcs = ray.get_runtime_context().gcs_address
+    check_address(gcs)
+    res = CliRunner().invoke(app, ["run", "fake-ok", "--seeds", "2", "--backend", "ray", "--address", gcs,
+                                   "--store", str(tmp_path / "r.sqlite")])
+    assert res.exit_code == 0, res.output
+    with Store(tmp_path / "r.sqlite") as st:
+        assert {r.backend for r in st.rows()} == {"ray"} and st.count() == 2
