@@ -61,10 +61,14 @@ def _warn(message: str) -> None:
 
 
 def _open_store(path: Path | None, create: bool = True, readonly: bool = False) -> Store:
+    from icml26.core.jobs import set_log_path
+
     try:
-        return Store(path or default_path(), create=create, readonly=readonly)
+        st = Store(path or default_path(), create=create, readonly=readonly)
     except StoreError as exc:
         _fail(str(exc))
+    set_log_path(st.path.parent / "library.log")  # what libraries print goes beside the store
+    return st
 
 
 def _report_skipped(st: Store) -> None:

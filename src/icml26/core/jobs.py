@@ -222,10 +222,21 @@ def die_with_parent(driver_pid: int | None, poll_s: float = 0.5) -> None:
 
 
 # -- library noise -----------------------------------------------------------------------------
+_LOG: list[Path] = []
+
+
+def set_log_path(path: str | Path | None) -> None:
+    """Send library noise to ``path`` from now on (the CLI uses ``library.log`` beside the store it opened)."""
+    _LOG[:] = [Path(path)] if path is not None else []
+
+
 def log_path() -> Path:
-    """Where library noise goes: ``$ICML26_LOG``, else ``library.log`` beside the results store."""
+    """Where library noise goes: ``$ICML26_LOG``, else :func:`set_log_path`'s, else ``library.log``
+    beside the default results store."""
     if os.environ.get("ICML26_LOG"):
         return Path(os.environ["ICML26_LOG"])
+    if _LOG:
+        return _LOG[0]
     from icml26.core.store import default_path
 
     return default_path().parent / "library.log"
