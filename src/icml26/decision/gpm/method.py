@@ -24,12 +24,17 @@ and these intermediate gradients supervise a selection policy trained on examine
 full responses are known (so g_Q is computable); at test time the policy picks items with
 no access to unanswered responses.
 
-*Reconstruction* (not given by the abstract): the policy is a small MLP that scores every
-unanswered item from per-item features at the current estimate (logit, P, P(1-P), Fisher
-information, D-optimal information gain, ||a||, progress t/T) -- linear in the bank size per
-step; selection during training is a straight-through Gumbel-softmax sample so that the soft
-mask carries gradients through K inner gradient steps (step eta) into L_path; the inner
-objective is the MAP loss (N(0, I) prior) averaged over the answered items.
+GPM's training, as in the structure of the authors' public training code (bigdata-ustc/BEAT):
+the policy (``make_policy``) maps the signed responses over the whole bank to one logit per
+item; the selection layer (``gpm_choice``) turns the policy's soft-max into a target
+difficulty and draws the item by Gumbel-softmax over squared distances to it (straight-through,
+so the soft mask carries gradients); per selection, one unrolled gradient step from the start
+ability on the selected items gives theta', and the policy descends the gradient-path loss
+``||g_S(theta') - g_Q(theta')||`` (``gradient_gap``); after each episode the item intercepts
+and the start ability are updated (held-out BCE and path loss at the end of the inner path).
+Where we depart from that code (the sign of the distance, the exact unrolled gradient instead
+of a finite-difference second-order term, the sets compared by the loss) is said at each
+function and in the paper's substitution note.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from icml26.core.validate import as_array, check_int, check_positive
 
 
 # ----------------------------------------------------------------------------- IRT
@@ -57,18 +64,23 @@ def _check_bank(a: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def prob(theta: np.ndarray, a: np.ndarray, c: np.ndarray) -> np.ndarray:
     """P(correct). theta: (B, d), a: (Q, d), c: (Q,). Returns (B, Q)."""
     a, c = _check_bank(a, c)
-    theta = np.asarray(theta, dtype=float)
-    if theta.ndim != 2 or theta.shape[1] != a.shape[1]:
+    theta = as_array("theta", theta, ndim=2)
+    if theta.shape[1] != a.shape[1]:
         raise ValueError(f"theta must have shape (B, {a.shape[1]}), got {theta.shape}")
     return 1.0 / (1.0 + np.exp(-(theta @ a.T + c)))
+
+
+def _matching(name: str, x, shape: tuple) -> np.ndarray:
+    x = as_array(name, x, ndim=2)
+    if x.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
+    return x
 
 
 def item_gradients(theta: np.ndarray, a: np.ndarray, c: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per-item BCE gradients w.r.t. theta: ``-(y - P) a``. y: (B, Q) in {0, 1}. Returns (B, Q, d)."""
     p = prob(theta, a, c)
-    y = np.asarray(y, dtype=float)
-    if y.shape != p.shape:
-        raise ValueError(f"y must have shape {p.shape}, got {y.shape}")
+    y = _matching("y", y, p.shape)
     return -(y - p)[..., None] * np.asarray(a, dtype=float)[None]
 
 
@@ -80,12 +92,13 @@ def map_estimate(y: np.ndarray, mask: np.ndarray, a: np.ndarray, c: np.ndarray,
     y, mask: (B, Q) responses and 0/1 answered mask. Returns theta (B, d).
     """
     a, c = _check_bank(a, c)
-    y = np.asarray(y, dtype=float)
-    mask = np.asarray(mask, dtype=float)
-    if y.shape != mask.shape or y.ndim != 2 or y.shape[1] != a.shape[0]:
-        raise ValueError(f"y and mask must both have shape (B, {a.shape[0]}), got {y.shape}, {mask.shape}")
-    if prior_var <= 0:
-        raise ValueError(f"prior_var must be > 0, got {prior_var}")
+    y = as_array("y", y, ndim=2)
+    if y.shape[1] != a.shape[0]:
+        raise ValueError(f"y must have shape (B, {a.shape[0]}), got {y.shape}")
+    mask = _matching("mask", mask, y.shape)
+    prior_var = check_positive("prior_var", prior_var)
+    iters = check_int("iters", iters, minimum=1)
+    max_step = check_positive("max_step", max_step)
     B, d = y.shape[0], a.shape[1]
     theta = np.zeros((B, d))
     eye = np.eye(d) / prior_var
@@ -109,7 +122,8 @@ def information(theta: np.ndarray, a: np.ndarray, c: np.ndarray, mask: np.ndarra
                 prior_var: float = 1.0) -> np.ndarray:
     """Posterior precision at theta: prior + sum over answered items of P(1-P) a a^T. Returns (B, d, d)."""
     p = prob(theta, a, c)
-    w = np.asarray(mask, dtype=float) * p * (1 - p)
+    prior_var = check_positive("prior_var", prior_var)
+    w = _matching("mask", mask, p.shape) * p * (1 - p)
     return np.einsum("bq,qi,qj->bij", w, a, a) + np.eye(a.shape[1]) / prior_var
 
 
@@ -218,157 +232,356 @@ def select_becat(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndar
 
 
 # ----------------------------------------------------------------------------- GPM
-N_FEATURES = 7
+def item_difficulty(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Item difficulty ``b_q = -c_q / ||a_q||`` (the 2PL's b in 1-D). Returns (Q,)."""
+    a, c = _check_bank(a, c)
+    return -c / np.linalg.norm(a, axis=1)
 
 
-def gpm_features(theta: np.ndarray, a: np.ndarray, c: np.ndarray, info: np.ndarray, t: int,
-                 T: int) -> np.ndarray:
-    """Per-item policy features at the current estimate. Returns (B, Q, N_FEATURES)."""
-    z = np.asarray(theta) @ a.T + c
-    p = 1.0 / (1.0 + np.exp(-z))
-    v = p * (1 - p)
-    inv = np.linalg.inv(info)
-    quad = np.einsum("qi,bij,qj->bq", a, inv, a)
-    norm_a = np.broadcast_to(np.linalg.norm(a, axis=1), p.shape)
-    return np.stack([np.tanh(z / 4), p, v, v * (a ** 2).sum(1), np.log1p(v * quad), norm_a,
-                     np.full_like(p, t / max(T, 1))], axis=-1)
+def make_policy(n_items: int, hidden: int = 64):
+    """GPM's policy: the examinee's signed responses over the whole bank -> one logit per item.
 
-
-def make_policy(hidden: int = 32):
-    """The GPM scorer: an MLP mapping an item's features to a selection logit."""
-    import torch
-
-    return torch.nn.Sequential(torch.nn.Linear(N_FEATURES, hidden), torch.nn.Tanh(),
-                               torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
-                               torch.nn.Linear(hidden, 1))
-
-
-def select_gpm(policy, theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndarray,
-               info: np.ndarray, t: int, T: int) -> np.ndarray:
-    """Greedy GPM step: the unanswered item with the highest policy score. Returns (B,)."""
-    import torch
-
-    feats = torch.as_tensor(gpm_features(theta, a, c, info, t, T), dtype=torch.float32)
-    with torch.no_grad():
-        score = policy(feats)[..., 0].double().numpy()
-    return _masked_argmax(score, avail)
-
-
-def path_matching_loss(m, y, a, c, theta0, K: int = 10, eta: float = 0.5, prior_var: float = 1.0):
-    """GPM's intermediate-gradient loss for one selection step (torch, differentiable in ``m``).
-
-    m: (B, Q) (soft) selection mask; y: (B, Q) full responses; a: (Q, d), c: (Q,) tensors;
-    theta0: (B, d) start of the inner path. Runs K gradient steps of the averaged MAP loss on
-    the selected items and returns (sum_k ||g_S(theta^k) - g_Q(theta^k)||^2 averaged over B,
-    theta^K).
+    ``state``: (B, Q), +1 / -1 for answered-correct / wrong, 0 for unanswered. Shapes as in the
+    authors' training code: Linear(Q, H) -> Linear(H, H) -> tanh -> Linear(H, Q).
     """
     import torch
 
-    if K < 1 or eta <= 0:
-        raise ValueError(f"need K >= 1 and eta > 0, got K={K}, eta={eta}")
-    n_sel = m.sum(1, keepdim=True)                                     # (B, 1)
-    theta = theta0
-    loss = torch.zeros((), dtype=theta0.dtype)
-    for _ in range(K):
-        r = y - torch.sigmoid(theta @ a.T + c)                         # (B, Q)
-        step = (-(m * r) @ a + theta / prior_var) / (n_sel + 1.0)
-        theta = theta - eta * step
-        p = torch.sigmoid(theta @ a.T + c)
-        r = y - p
-        g_S = -(m * r) @ a / n_sel.clamp_min(1e-6)
-        g_Q = -(r @ a) / a.shape[0]
-        loss = loss + ((g_S - g_Q) ** 2).sum(1).mean()
-    return loss, theta
+    n_items = _check_count("n_items", n_items)
+    hidden = _check_count("hidden", hidden)
+    return torch.nn.Sequential(torch.nn.Linear(n_items, hidden), torch.nn.Linear(hidden, hidden),
+                               torch.nn.Tanh(), torch.nn.Linear(hidden, n_items)).double()
+
+
+def _check_count(name: str, x) -> int:
+
+    return check_int(name, x, minimum=1)
+
+
+CHOICES = ("nearest", "farthest")
+
+
+def gpm_choice(logits, avail, b, gumbel=None, tau: float = 1.0, choice: str = "nearest"):
+    """GPM's selection layer (torch, differentiable through a straight-through one-hot).
+
+    The policy's softmax over the unanswered items gives a target difficulty
+    ``b_bar = sum_q pi_q b_q``; the item scores are the squared distances ``(b_q - b_bar)^2``
+    (unanswered items only), negated for ``choice="nearest"`` (the item closest to the target,
+    our reading) and kept for ``choice="farthest"`` (the released code's sign, which can only
+    ever pick an extreme difficulty), perturbed by ``gumbel`` noise when given; the chosen item
+    is their arg-max. logits, avail, gumbel: (B, Q); b: (Q,). Returns (mask (B, Q) with value 1 at
+    the chosen item and the soft-max's gradient, index (B,)).
+    """
+    import torch
+
+    neg = torch.where(avail > 0, torch.zeros_like(logits), torch.full_like(logits, -1e30))
+    pi = torch.softmax(logits + neg, dim=1)
+    b_bar = pi @ b                                                   # (B,)
+    if choice not in CHOICES:
+        raise ValueError(f"choice must be one of {CHOICES}, got {choice!r}")
+    dist = (b[None, :] - b_bar[:, None]) ** 2
+    score = (-dist if choice == "nearest" else dist) + neg
+    if gumbel is not None:
+        score = score + gumbel
+    soft = torch.softmax(score / tau, dim=1)
+    idx = soft.argmax(dim=1)
+    hard = torch.zeros_like(soft).scatter_(1, idx[:, None], 1.0)
+    return hard - soft.detach() + soft, idx
+
+
+def _gumbel(shape, generator):
+    import torch
+
+    u = torch.rand(shape, generator=generator, dtype=torch.float64).clamp(1e-12, 1 - 1e-12)
+    return -torch.log(-torch.log(u))
+
+
+def gradient_gap(theta, m, y, full, a, c):
+    """``|| g_S(theta) - g_Q(theta) ||_F / B`` with g_X the mean BCE gradient over item set X.
+
+    theta: (B, d); m: (B, Q) (soft) selection mask; y: (B, Q) responses; full: (B, Q) 0/1 mask
+    of the examinee's bank Q; a: (Q, d), c: (Q,) tensors.
+    """
+    import torch
+
+    r = y - torch.sigmoid(theta @ a.T + c)
+    g_S = -((m * r) @ a) / m.sum(1, keepdim=True).clamp_min(1e-8)
+    g_Q = -((full * r) @ a) / full.sum(1, keepdim=True).clamp_min(1e-8)
+    return torch.linalg.norm(g_S - g_Q) / theta.shape[0]
+
+
+def inner_step(theta, m, y, a, c, eta: float):
+    """One gradient step of the summed BCE over the (soft) selected items: theta - eta grad. (B, d)."""
+    import torch
+
+    r = y - torch.sigmoid(theta @ a.T + c)
+    return theta - eta * (-((m * r) @ a))
+
+
+def gd_estimate(y: np.ndarray, mask: np.ndarray, a: np.ndarray, c: np.ndarray, theta0: np.ndarray,
+                eta: float = 0.1, steps: int = 10) -> np.ndarray:
+    """The ability estimator of GPM's training code: ``steps`` gradient steps of the summed BCE of
+    the answered items from the learned start ``theta0`` (d,). y, mask: (B, Q). Returns (B, d)."""
+
+    a, c = _check_bank(a, c)
+    y = as_array("y", y, ndim=2)
+    mask = as_array("mask", mask, ndim=2)
+    if y.shape != mask.shape or y.shape[1] != a.shape[0]:
+        raise ValueError(f"y and mask must both have shape (B, {a.shape[0]}), got {y.shape}, {mask.shape}")
+    theta0 = as_array("theta0", theta0, ndim=1)
+    if theta0.shape != (a.shape[1],):
+        raise ValueError(f"theta0 must have shape ({a.shape[1]},), got {theta0.shape}")
+    eta = check_positive("eta", eta)
+    steps = check_int("steps", steps, minimum=0)
+    theta = np.broadcast_to(theta0, (y.shape[0], a.shape[1])).copy()
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(theta @ a.T + c)))
+        theta = theta + eta * ((mask * (y - p)) @ a)
+    return theta
 
 
 @dataclass
-class GPMTrainLog:
-    losses: list
+class GPMModel:
+    """What GPM learns: the selection policy, the item intercepts c and the start ability theta0."""
+
+    policy: object
+    c: np.ndarray            # (Q,) learned intercepts (difficulties), slopes a are given
+    theta0: np.ndarray       # (d,) learned initial ability
+    losses: list             # mean gradient-path loss of each training iteration
+    heldout_bce: list        # held-out BCE of each training iteration
+    choice: str = "nearest"  # selection layer's sign (see gpm_choice)
+
+    @property
+    def loss_ratio(self) -> float:
+        """Mean path loss over the first tenth of training / over the last tenth (> 1: it fell)."""
+        k = max(1, len(self.losses) // 10)
+        return float(np.mean(self.losses[:k]) / max(np.mean(self.losses[-k:]), 1e-300))
 
 
-def train_gpm(a: np.ndarray, c: np.ndarray, Y: np.ndarray, T: int, iters: int = 300,
-              batch: int = 64, K: int = 10, eta: float = 0.5, lr: float = 3e-3, tau: float = 1.0,
-              hidden: int = 32, seed: int = 0):
-    """Train the GPM policy on examinees with full responses Y (N, Q) over T-step episodes.
+def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, T: int, iters: int = 200,
+              batch: int = 64, eta: float = 0.1, inner_steps: int = 10, policy_lr: float = 2e-3,
+              model_lr: float = 2e-2, meta_lr: float = 2e-3, hidden: int = 64, tau: float = 1.0,
+              seed: int = 0, choice: str = "nearest") -> GPMModel:
+    """Train GPM on examinees with known responses, following the structure of the authors' code.
 
-    Each iteration samples ``batch`` examinees, rolls out T selections with straight-through
-    Gumbel-softmax samples of the policy (features at the detached path estimate), and descends
-    the summed path-matching loss with Adam. Returns (policy, GPMTrainLog).
+    a: (Q, d) item slopes; Y: (N, Q) responses; cand, held: (N, Q) 0/1 masks of each examinee's
+    candidate items and held-out items. Each iteration samples ``batch`` examinees and runs a
+    T-step episode. At step t the policy scores every item from the signed responses so far,
+    ``gpm_choice`` draws the next item (Gumbel noise), one unrolled gradient step from the start
+    ability on the (straight-through) selected set gives theta', and the policy takes an Adam step
+    on the gradient-path loss ``||g_S(theta') - g_Q(theta')||`` (the exact gradient of the
+    one-step unrolled problem, which DARTS's finite-difference term approximates). After the
+    episode, ``inner_steps`` gradient steps on the selected items give theta_T; the intercepts c
+    take an Adam step on the held-out BCE at theta_T, and the start ability theta0 an SGD step on
+    the path loss at theta_T.
     """
     import torch
 
-    a, c = _check_bank(a, c)
-    Y = np.asarray(Y, dtype=float)
-    if Y.ndim != 2 or Y.shape[1] != a.shape[0]:
-        raise ValueError(f"Y must have shape (N, {a.shape[0]}), got {Y.shape}")
-    if not 1 <= T <= a.shape[0]:
-        raise ValueError(f"T must be in [1, {a.shape[0]}], got {T}")
-    if iters < 1 or batch < 1:
-        raise ValueError(f"iters and batch must be >= 1, got {iters}, {batch}")
+
+    a = as_array("a", a, ndim=2)
+    Q, d = a.shape
+    Y = as_array("Y", Y, ndim=2)
+    cand = as_array("cand", cand, ndim=2)
+    held = as_array("held", held, ndim=2)
+    for name, x in (("Y", Y), ("cand", cand), ("held", held)):
+        if x.shape[1] != Q:
+            raise ValueError(f"{name} must have shape (N, {Q}), got {x.shape}")
+    if choice not in CHOICES:
+        raise ValueError(f"choice must be one of {CHOICES}, got {choice!r}")
+    if not Y.shape == cand.shape == held.shape:
+        raise ValueError(f"Y, cand and held must have one shape, got {Y.shape}, {cand.shape}, {held.shape}")
+    T = check_int("T", T, minimum=1, maximum=int(cand.sum(1).min()) if cand.size else 0)
+    iters = check_int("iters", iters, minimum=1)
+    batch = check_int("batch", batch, minimum=1)
+    inner_steps = check_int("inner_steps", inner_steps, minimum=1)
+    eta, policy_lr, model_lr, meta_lr, tau = (check_positive(n, v) for n, v in (
+        ("eta", eta), ("policy_lr", policy_lr), ("model_lr", model_lr), ("meta_lr", meta_lr), ("tau", tau)))
+    seed = check_int("seed", seed, minimum=0)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    policy = make_policy(hidden)
-    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    policy = make_policy(Q, hidden)
     at = torch.as_tensor(a)
-    ct = torch.as_tensor(c)
-    Q, d = a.shape
-    losses = []
+    c = torch.zeros(Q, dtype=torch.float64, requires_grad=True)
+    theta0 = torch.zeros(d, dtype=torch.float64, requires_grad=True)
+    opt_policy = torch.optim.Adam(policy.parameters(), lr=policy_lr)
+    opt_model = torch.optim.Adam([c], lr=model_lr)
+    opt_meta = torch.optim.SGD([theta0], lr=meta_lr, momentum=0.9)
+    losses, bces = [], []
     for _ in range(iters):
         idx = rng.choice(Y.shape[0], size=min(batch, Y.shape[0]), replace=False)
-        y = torch.as_tensor(Y[idx])
+        y, full, out = (torch.as_tensor(x[idx]) for x in (Y, cand, held))
         B = y.shape[0]
-        m = torch.zeros(B, Q, dtype=torch.float64)
-        avail = np.ones((B, Q))
-        theta = torch.zeros(B, d, dtype=torch.float64)
-        total = torch.zeros((), dtype=torch.float64)
-        for t in range(T):
-            th = theta.detach().numpy()
-            info = information(th, a, c, (m.detach().numpy() > 0.5).astype(float))
-            feats = torch.as_tensor(gpm_features(th, a, c, info, t, T), dtype=torch.float32)
-            logits = policy(feats)[..., 0].double()
-            logits = logits.masked_fill(torch.as_tensor(avail == 0), -1e9)
-            u = torch.rand(B, Q, generator=gen, dtype=torch.float64).clamp(1e-12, 1 - 1e-12)
-            gumbel = -torch.log(-torch.log(u))
-            soft = torch.softmax((logits + gumbel) / tau, dim=1)
-            hard = torch.zeros_like(soft).scatter_(1, soft.argmax(1, keepdim=True), 1.0)
-            w = hard - soft.detach() + soft
-            m = m + w
-            avail[np.arange(B), hard.argmax(1).numpy()] = 0
-            loss_t, theta = path_matching_loss(m, y, at, ct, theta, K=K, eta=eta)
-            total = total + loss_t
-        opt.zero_grad()
-        total.backward()
-        opt.step()
-        losses.append(float(total.detach()) / T)
-    return policy, GPMTrainLog(losses)
+        sel = torch.zeros(B, Q, dtype=torch.float64)
+        avail = full.clone()
+        start = theta0.detach().expand(B, d)
+        b = -c.detach() / at.norm(dim=1)
+        step_losses = []
+        for _t in range(T):
+            state = (2 * y - 1) * sel
+            w, pick = gpm_choice(policy(state), avail, b, _gumbel((B, Q), gen), tau, choice)
+            m = sel + w
+            theta1 = inner_step(start, m, y, at, c.detach(), eta)
+            loss = gradient_gap(theta1, m, y, full, at, c.detach())
+            opt_policy.zero_grad()
+            loss.backward()
+            opt_policy.step()
+            step_losses.append(float(loss.detach()))
+            sel = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            avail = avail.scatter(1, pick[:, None], 0.0)
+        theta = theta0.expand(B, d)
+        for _k in range(inner_steps):                  # first-order: the steps themselves carry no graph
+            with torch.no_grad():
+                r = y - torch.sigmoid(theta @ at.T + c)
+                g = -((sel * r) @ at)
+            theta = theta - eta * g
+        logits = theta @ at.T + c
+        bce = (torch.nn.functional.binary_cross_entropy_with_logits(logits, y, reduction="none") * out).sum() \
+            / out.sum().clamp_min(1.0)
+        meta = gradient_gap(theta, sel, y, full, at, c.detach())
+        opt_model.zero_grad()
+        opt_meta.zero_grad()
+        bce.backward(retain_graph=True)
+        theta0.grad = None
+        meta.backward()
+        opt_model.step()
+        opt_meta.step()
+        losses.append(float(np.mean(step_losses)))
+        bces.append(float(bce.detach()))
+    return GPMModel(policy, c.detach().numpy().copy(), theta0.detach().numpy().copy(), losses, bces, choice)
+
+
+def path_loss_of(policy, a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.ndarray, cand: np.ndarray,
+                 T: int, eta: float = 0.1, seed: int = 0, choice: str = "nearest") -> float:
+    """Mean one-step gradient-path loss of ``policy``'s episodes on examinees (Y, cand), no update.
+
+    The training gate compares a trained policy with an untrained one on this number.
+    """
+    import torch
+
+
+    a, c = _check_bank(a, c)
+    Y = as_array("Y", Y, ndim=2)
+    cand = as_array("cand", cand, ndim=2)
+    T = check_int("T", T, minimum=1)
+    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    at, ct = torch.as_tensor(a), torch.as_tensor(c)
+    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    B, Q = y.shape
+    b = torch.as_tensor(item_difficulty(a, c))
+    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
+    sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
+    with torch.no_grad():
+        for _t in range(T):
+            w, pick = gpm_choice(policy((2 * y - 1) * sel), avail, b, _gumbel((B, Q), gen), choice=choice)
+            m = sel + w
+            total += float(gradient_gap(inner_step(start, m, y, at, ct, eta), m, y, full, at, ct))
+            sel = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            avail = avail.scatter(1, pick[:, None], 0.0)
+    return total / T
+
+
+def select_gpm(model: GPMModel, a: np.ndarray, y: np.ndarray, selected: np.ndarray, avail: np.ndarray,
+               generator=None) -> np.ndarray:
+    """GPM's next item for every examinee: the policy reads the signed responses on the answered
+    items (y (B, Q) responses, selected (B, t) answered indices) and ``gpm_choice`` picks among the
+    available items (avail (B, Q) 0/1), with Gumbel noise from ``generator`` if given. Returns (B,)."""
+    import torch
+
+    y = np.asarray(y, dtype=float)
+    B, Q = y.shape
+    state = np.zeros((B, Q))
+    if selected.shape[1]:
+        rows = np.arange(B)[:, None]
+        state[rows, selected] = 2 * y[rows, selected] - 1
+    b = torch.as_tensor(item_difficulty(a, model.c))
+    with torch.no_grad():
+        logits = model.policy(torch.as_tensor(state))
+        g = _gumbel((B, Q), generator) if generator is not None else None
+        _, idx = gpm_choice(logits, torch.as_tensor(np.asarray(avail, dtype=float)), b, g, choice=model.choice)
+    return idx.numpy()
+
+
+def heldout_scores(theta: np.ndarray, y: np.ndarray, held: np.ndarray, a: np.ndarray,
+                   c: np.ndarray) -> tuple[float, float]:
+    """ACC and AUC of ``sigmoid(a . theta + c)`` on the held-out responses (held (B, Q) 0/1)."""
+    from scipy.stats import rankdata
+
+    p = prob(theta, a, c)
+    y = _matching("y", y, p.shape)
+    sel = _matching("held", held, p.shape) > 0
+    if not sel.any():
+        raise ValueError("held marks no held-out response")
+    pv, yv = p[sel], y[sel]
+    acc = float(np.mean((pv > 0.5) == (yv > 0.5)))
+    n1, n0 = float(yv.sum()), float(yv.size - yv.sum())
+    if n1 == 0 or n0 == 0:
+        return acc, float("nan")
+    ranks = rankdata(pv)
+    auc = float((ranks[yv > 0.5].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+    return acc, auc
 
 
 # ----------------------------------------------------------------------------- testing loop
-def run_cat(select, y: np.ndarray, a: np.ndarray, c: np.ndarray, L: int) -> np.ndarray:
+def run_cat(select, y: np.ndarray, a: np.ndarray, c: np.ndarray, L: int, avail0: np.ndarray | None = None,
+            estimator=None) -> np.ndarray:
     """Adaptive test of length L for every examinee at once.
 
     ``select(theta, avail, info, selected, t) -> (B,)`` picks the next item; after each answer
-    the ability is re-estimated by MAP. Returns estimates after each step, (B, L, d).
+    the ability is re-estimated, by ``estimator(y, mask) -> (B, d)`` if given, else by MAP.
+    ``avail0`` (B, Q) 0/1 restricts the items a test may use (default: the whole bank).
+    Returns estimates after each step, (B, L, d).
     """
+
     a, c = _check_bank(a, c)
-    y = np.asarray(y, dtype=float)
+    y = as_array("y", y, ndim=2)
     B, Q = y.shape
+    if Q != a.shape[0]:
+        raise ValueError(f"y must have shape (B, {a.shape[0]}), got {y.shape}")
+    L = check_int("L", L)
     if not 1 <= L <= Q:
         raise ValueError(f"L must be in [1, {Q}], got {L}")
+    allowed = np.ones((B, Q)) if avail0 is None else as_array("avail0", avail0, ndim=2)
+    if allowed.shape != (B, Q) or allowed.sum(1).min() < L:
+        raise ValueError(f"avail0 must have shape {(B, Q)} with at least L = {L} items per examinee")
     d = a.shape[1]
     mask = np.zeros((B, Q))
-    theta = np.zeros((B, d))
     selected = np.zeros((B, 0), dtype=int)
+    theta = estimator(y, mask) if estimator is not None else np.zeros((B, d))
     out = np.zeros((B, L, d))
     rows = np.arange(B)
     for t in range(L):
         info = information(theta, a, c, mask)
-        q = np.asarray(select(theta, 1 - mask, info, selected, t), dtype=int)
-        if np.any(mask[rows, q] > 0):
-            raise RuntimeError("a selector picked an item that was already answered")
+        q = np.asarray(select(theta, allowed * (1 - mask), info, selected, t), dtype=int)
+        if np.any(mask[rows, q] > 0) or np.any(allowed[rows, q] == 0):
+            raise RuntimeError("a selector picked an item that was already answered or not allowed")
         mask[rows, q] = 1
         selected = np.concatenate([selected, q[:, None]], axis=1)
-        theta = map_estimate(y, mask, a, c)
+        theta = estimator(y, mask) if estimator is not None else map_estimate(y, mask, a, c)
         out[:, t] = theta
     return out
+
+
+def examples() -> list:
+    """Public API examples for the common bad-input test."""
+    from icml26.decision.gpm.setting import make_bank, simulate, split_heldout
+
+    rng = np.random.default_rng(0)
+    a, c = make_bank(8, 1, rng)
+    theta, Y = simulate(a, c, 6, rng)
+    cand, held = split_heldout(6, 8, rng)
+    mask = np.zeros((6, 8))
+    mask[:, :3] = 1.0
+    return [
+        (prob, {"theta": theta, "a": a, "c": c}),
+        (item_gradients, {"theta": theta, "a": a, "c": c, "y": Y}),
+        (map_estimate, {"y": Y, "mask": mask, "a": a, "c": c, "prior_var": 1.0}),
+        (information, {"theta": theta, "a": a, "c": c, "mask": mask, "prior_var": 1.0}),
+        (item_difficulty, {"a": a, "c": c}),
+        (gd_estimate, {"y": Y, "mask": mask, "a": a, "c": c, "theta0": np.zeros(1), "eta": 0.1, "steps": 3}),
+        (heldout_scores, {"theta": theta, "y": Y, "held": held, "a": a, "c": c}),
+        (train_gpm, {"a": a, "Y": Y, "cand": cand, "held": held, "T": 2, "iters": 1, "batch": 4, "eta": 0.1,
+                     "seed": 0}),
+        (make_bank, {"Q": 5, "d": 2, "rng": 0}),
+        (simulate, {"a": a, "c": c, "N": 3, "rng": 0}),
+        (split_heldout, {"N": 3, "Q": 8, "rng": 0, "frac": 0.2}),
+    ]
