@@ -105,7 +105,7 @@ def test_report_shows_profile_bench_ratios_and_progress(fake_papers, tmp_path):
     assert "scan / speedup_wall = 2.5" in text and "scan / speedup_cpu = 2.25" in text and "wall_min" not in text
     assert "speedup_wall = 2.5" in page.read_text()
     assert "Numbers shown: profile 'quick', 3 seed(s)" in text
-    assert "full uses sleep=0.5 (here null)" in text
+    assert "it differs from 'full' in sleep=null (full: 0.5)" in text
     assert (0, 2, "fake-ok") in steps and steps[-1][0] == 2
     assert json.loads((out / "manifest.json").read_text())["papers"]["fake-raise"]["seeds"] == 2
 

@@ -86,21 +86,24 @@ class PaperResult:
 
     @property
     def profile_note(self) -> str:
-        """Which profile's numbers are shown, and how it differs from the others (plain text)."""
+        """Which profile's numbers are shown, and how it differs from the other profiles (plain text)."""
         if self.profile is None:
             return ""
         prof = self.paper.profiles[self.profile]
-        note = f"Numbers shown: profile {self.profile!r}, {self.n_seeds} seed(s)"
+        failed = len(self.failed_rows)
+        note = (f"Numbers shown: profile {self.profile!r}, {self.n_seeds} seed(s)"
+                + (f" ({failed} failed)" if failed else ""))
         diffs = []
         for name, other in self.paper.profiles.items():
             if name == self.profile:
                 continue
             keys = sorted(k for k in set(prof.params) | set(other.params) if prof.get(k) != other.get(k))
             if keys:
-                diffs.append(f"{name} uses " + "; ".join(f"{k}={_short(other.get(k))} (here {_short(prof.get(k))})"
-                                                         for k in keys[:6]) + (" …" if len(keys) > 6 else ""))
+                diffs.append(f"it differs from {name!r} in " + "; ".join(
+                    f"{k}={_short(prof.get(k))} ({name}: {_short(other.get(k))})" for k in keys[:6])
+                    + (" …" if len(keys) > 6 else ""))
         if diffs:
-            note += ". The setting above is the paper's; of the profiles, " + ". ".join(diffs)
+            note += ". Where the setting above gives sizes, " + ". ".join(diffs)
         return note + "."
 
     @property
@@ -301,7 +304,8 @@ def _counts(results: Sequence[PaperResult], headline: bool = True) -> dict[str, 
 def overview_rows(results: Sequence[PaperResult]) -> list[tuple[str, str, str, str, str, dict[str, int], dict[str, int]]]:
     """(slug, title, cluster, feasibility, profile/seeds, headline counts, other-claim counts) per paper."""
     return [(r.paper.slug, r.paper.title, r.paper.cluster, r.paper.feasibility,
-             f"{r.profile} · {r.n_seeds}" if r.profile else "—", _paper_counts(r, True),
+             (f"{r.profile} · {r.n_seeds}" + (f" ({len(r.failed_rows)} failed)" if r.failed_rows else ""))
+             if r.profile else "—", _paper_counts(r, True),
              _paper_counts(r, False)) for r in results]
 
 
@@ -505,7 +509,7 @@ def update_readme(readme: Path, results: Sequence[PaperResult]) -> bool:
     return True
 
 
-_OVERVIEW_ROW = re.compile(r"^\| \[([a-z0-9-]+)\]\(#\1\)[^|]*\|[^|]*\|[^|]*\| (\w+) · (\d+) \|", re.M)
+_OVERVIEW_ROW = re.compile(r"^\| \[([a-z0-9-]+)\]\(#\1\)[^|]*\|[^|]*\|[^|]*\| (\w+) · (\d+)[^|]*\|", re.M)
 
 
 def read_manifest(out_dir: str | Path) -> dict[str, dict[str, Any]]:
