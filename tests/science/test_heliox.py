@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse.linalg as spla
 import torch
 
-from icml26.science.heliox.experiment import random_system
+from icml26.science.heliox.setting import random_system
 from icml26.science.heliox.method import (Stimulus, ball_and_stick, check_schedule, dhs_schedule,
                                           dhs_solve, hh_rates, hines_matrix, hines_solve,
                                           make_plan, optimal_steps_bruteforce, random_tree,
@@ -116,7 +116,7 @@ def test_hh_resting_state():
 
 
 def test_simulator_matches_neuron_short_run():
-    from icml26.science.heliox.experiment import DT, _neuron_ball_and_stick
+    from icml26.science.heliox.setting import DT, neuron_ball_and_stick as _neuron_ball_and_stick
 
     stim = Stimulus(0, 1.0, 10.0, 0.6)
     traces, area, ri, _ = _neuron_ball_and_stick(7, 500.0, stim, 8.0)
@@ -154,7 +154,7 @@ def test_input_validation():
     plan = make_plan([-1, 0, 0], 2)
     with pytest.raises(ValueError, match="rhs"):
         dhs_solve(plan, np.ones(3), -np.ones(3), -np.ones(3), np.array([1.0, np.nan, 0.0]))
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match="N=3"):
         dhs_solve(plan, np.ones(4), -np.ones(3), -np.ones(3), np.ones(3))
     morph = ball_and_stick(3)
     with pytest.raises(ValueError, match="dt"):
@@ -163,5 +163,54 @@ def test_input_validation():
         simulate(morph, soma_hh_dend_pas(morph), Stimulus(0, 0, 1, 0.1), 1.0, backend="jax")
     with pytest.raises(ValueError, match="plan"):
         simulate(morph, soma_hh_dend_pas(morph), Stimulus(0, 0, 1, 0.1), 1.0, plan=make_plan([-1, 0], 1))
-    with pytest.raises(ValueError, match="n must"):
+    with pytest.raises(ValueError, match="n must be >= 1"):
         random_tree(0, np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------------------- network and validation
+def test_network_forward_shapes_and_gradient_reaches_the_hidden_layer():
+    from icml26.science.heliox.network import init_weights, make_network, run_network
+
+    spec = make_network(2, (3, 2), nseg=2)
+    params = init_weights(spec, 0, scale=2.0)
+    x = torch.tensor([[0.9, 0.1], [0.1, 0.9]], dtype=torch.float64)
+    logits = run_network(spec, params, x, t_stop=3.0, dt=0.25)
+    assert logits.shape == (2, 2) and torch.isfinite(logits).all()
+    logits.sum().backward()
+    assert params[0].grad is not None and torch.isfinite(params[0].grad).all()
+    point = make_network(2, (3, 2), point_neuron=True)
+    assert point.morph.n == 1 and point.syn_node == 0
+
+
+def test_bad_inputs_raise_named_errors():
+    from icml26.science.heliox.method import Section
+
+    rng = np.random.default_rng(0)
+    parent = random_tree(6, rng, 0.3)
+    d, a, b, rhs = random_system(parent, rng)
+    d0 = d.copy()
+    d0[-1] = 0.0
+    a0 = a.copy()
+    a0[-1] = 0.0  # a zero pivot on a leaf that is also decoupled from the system below it
+    with pytest.raises(ValueError, match="pivot"):
+        hines_solve(parent, d0, a0, b, rhs)
+    with pytest.raises(TypeError, match="k"):
+        dhs_schedule(parent, float("inf"))
+    with pytest.raises(TypeError, match="d must be a torch tensor"):
+        tree_solve(make_plan(parent, 2), d, a, b, rhs)
+    with pytest.raises(ValueError, match="L"):
+        Section("s", float("nan"), 1.0, 1)
+    morph = ball_and_stick(3, dend_L=150.0)
+    bio = soma_hh_dend_pas(morph)
+    stim = Stimulus(0, 0.5, 1.0, 0.4)
+    with pytest.raises(ValueError, match="record"):
+        simulate(morph, bio, stim, 1.0, record=(99,))
+    bio.cm[:] = 0.0
+    with pytest.raises(ValueError, match="cm"):
+        simulate(morph, bio, stim, 1.0)
+    bio = soma_hh_dend_pas(morph)
+    bio.gnabar[0] = np.nan
+    with pytest.raises(ValueError, match="gnabar"):
+        simulate(morph, bio, stim, 1.0)
+    with pytest.raises(ValueError, match="amp"):
+        Stimulus(0, 0.5, 1.0, float("nan"))

@@ -1,109 +1,51 @@
 """Small-scale reproduction of HelioX (ICML 2026): DHS tree solves, their adjoint, and
-training a Hodgkin-Huxley compartmental model through them, on CPU.
+training biophysically detailed models through them, on CPU.
 
 Kept from the paper (and from DHS, its predecessor, Zhang et al. 2023): the compartmental
 cable model with NEURON's fixed-step backward-Euler scheme, the Hines tree solve ordered by
 the DHS schedule (k deepest ready nodes per step), the adjoint (transposed) tree solve as the
-hand-written backward pass, gradient-based fitting of channel densities through the
-simulator, and NEURON as the reference simulator. Replaced: fused CUDA kernels and
-multi-stream concurrency by vectorised numpy/torch on one CPU thread (parallel *steps* are
-counted instead of GPU time); BAAIWorm and deep biophysical MLPs by a ball-and-stick cell
-whose channel densities are fitted to a target voltage trace; the GPU speed-up over NEURON by
-a CPU throughput comparison (batched cells vs NEURON), which is not the paper's setting.
+hand-written backward pass, gradient-based training through the simulator, and NEURON as the
+reference simulator. Replaced: fused CUDA kernels and multi-stream concurrency by vectorised
+numpy/torch on one CPU thread (parallel *steps* are counted instead of GPU time); BAAIWorm and
+the paper's deep biophysical networks by a two-layer network of ball-and-stick HH neurons with
+graded synapses (:mod:`icml26.science.heliox.network`) trained on a 2-D classification task;
+the GPU speed-up over NEURON by a CPU throughput comparison (not decided: a GPU claim).
 
-One seed measures:
-1. exact-solve: DHS-ordered solves of random diagonally dominant tree systems vs scipy's
-   sparse LU (float64);
-2. optimal-schedule: DHS step counts vs exhaustive search on small trees and vs the lower
-   bound max(ceil(N/k), height) on larger ones;
-3. exact-gradient: adjoint tree-solve gradients vs central finite differences and vs
-   autograd through a dense solve; gradients through a whole HH simulation vs finite
-   differences;
-4. matches-neuron: somatic spike times and voltage of our simulator vs NEURON (in process,
-   same morphology, hh + pas, dt, IClamp);
-5. trains: Adam on log channel densities (gnabar, gkbar, g_pas) of a ball-and-stick cell
-   to fit a target trace;
-6. no-autodiff-overhead: time of forward+backward through tree solves with the adjoint
-   backward vs the same solve recorded on autograd's tape;
-7. faster-than-neuron: CPU time of the batched vectorised simulator vs NEURON for the same
-   cells.
+One seed runs these named parts (each maps to a claim):
+
+1. :func:`measure_solve_exactness` (exact-solve, prior work: DHS): DHS-ordered solves of random
+   tree systems vs scipy's sparse LU;
+2. :func:`measure_schedule` (optimal-schedule, prior work: DHS): DHS step counts vs exhaustive
+   search on small trees and vs the lower bound max(ceil(N/k), height) on larger ones;
+3. :func:`measure_gradients` (exact-gradient, identity): adjoint tree-solve gradients vs central
+   finite differences and autograd through a dense solve; through a whole HH simulation vs FD;
+4. :func:`compare_with_neuron` (matches-neuron, identity): spike times and voltage vs NEURON;
+5. :func:`fit_conductances` (fits-conductances, prior work): Adam on log gNa, gK, g_pas of a
+   ball-and-stick cell to fit a target trace;
+6. :func:`train_network` (trains-network, headline): the two-layer biophysical network trained
+   end to end by gradient through the simulator, against the same network with only the
+   readout layer trained (no gradient into the hidden biophysical layer) -- the control;
+7. :func:`time_adjoint_vs_tape` and :func:`time_vs_neuron` (full profile only, timings are not
+   deterministic; GPU claims, reported but not decided on CPU).
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import torch
 
+from icml26.core import checks as C
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
 from icml26.core.stats import fmt_p, one_sample_test, seeds_of
-from icml26.science.heliox.method import (Biophysics, Stimulus, ball_and_stick, dhs_schedule,
-                                          dhs_solve, hines_matrix, hines_solve, make_plan,
-                                          optimal_steps_bruteforce, random_tree, simulate,
-                                          soma_hh_dend_pas, spike_times, tree_depth, tree_solve)
-
-DT = 0.025  # ms, NEURON's default and the card's setting
-
-
-# ------------------------------------------------------------------ building blocks
-
-
-def random_system(parent: np.ndarray, rng: np.random.Generator, batch: int | None = None):
-    """A random strictly diagonally dominant Hines system on ``parent`` (negative off-diagonals,
-    as axial coupling gives)."""
-    n = parent.size
-    shape = (n,) if batch is None else (n, batch)
-    a = -rng.uniform(0.1, 2.0, shape)
-    b = -rng.uniform(0.1, 2.0, shape)
-    a[0] = b[0] = 0.0
-    d = rng.uniform(0.05, 1.0, shape) + np.abs(b)
-    np.add.at(d, parent[1:], np.abs(a[1:]))
-    rhs = rng.normal(size=shape)
-    return d, a, b, rhs
-
-
-def _neuron_ball_and_stick(nseg: int, dend_L: float, stim: Stimulus, t_stop: float, batch_amps=None):
-    """Build the same ball-and-stick cell(s) in NEURON and return (soma traces, areas, ri, cpu s)."""
-    from neuron import h
-
-    h.load_file("stdrun.hoc")
-    amps = [stim.amp] if batch_amps is None else list(batch_amps)
-    cells, recs, clamps = [], [], []
-    for amp in amps:
-        soma = h.Section(name="soma")
-        soma.L = soma.diam = 20.0
-        soma.nseg = 1
-        dend = h.Section(name="dend")
-        dend.L, dend.diam, dend.nseg = dend_L, 2.0, nseg
-        dend.connect(soma(0.5))
-        for sec in (soma, dend):
-            sec.Ra = 100.0
-            sec.cm = 1.0
-        soma.insert("hh")
-        dend.insert("pas")
-        for seg in dend:
-            seg.pas.g = 0.001
-            seg.pas.e = -65.0
-        ic = h.IClamp(soma(0.5))
-        ic.delay, ic.dur, ic.amp = stim.delay, stim.dur, float(amp)
-        recs.append(h.Vector().record(soma(0.5)._ref_v))
-        cells.append((soma, dend))
-        clamps.append(ic)
-    h.celsius = 6.3
-    h.usetable_hh = 0  # exact rate functions (our simulator evaluates them exactly)
-    h.dt = DT
-    h.finitialize(-65.0)
-    t0 = time.process_time()
-    h.continuerun(t_stop)
-    cpu = time.process_time() - t0
-    area = np.array([seg.area() for seg in cells[0][0]] + [seg.area() for seg in cells[0][1]])
-    ri = np.array([seg.ri() for seg in cells[0][1]])
-    traces = np.array([np.array(r) for r in recs])
-    del cells, recs, clamps
-    return traces, area, ri, cpu
+from icml26.core.timing import compare
+from icml26.science.heliox.method import (Biophysics, Stimulus, ball_and_stick, dhs_schedule, dhs_solve,
+                                          hines_matrix, hines_solve, make_plan, optimal_steps_bruteforce,
+                                          random_tree, simulate, soma_hh_dend_pas, spike_times, tree_depth,
+                                          tree_solve)
+from icml26.science.heliox.setting import DT, neuron_ball_and_stick, random_system, threshold_task, xor_task
 
 
 def _fit_bio(morph, logs: torch.Tensor, batch: int) -> Biophysics:
@@ -115,16 +57,10 @@ def _fit_bio(morph, logs: torch.Tensor, batch: int) -> Biophysics:
                       e_pas=torch.full((morph.n,), -65.0, dtype=torch.float64))
 
 
-# ------------------------------------------------------------------ run
+# ------------------------------------------------------------------ the parts
 
 
-def run(profile: Profile, seed: int) -> dict:
-    seed_everything(seed)
-    rng = np.random.default_rng(seed)
-    P = profile.params
-    out: dict = {}
-
-    # 1. exact solve ------------------------------------------------------------------
+def measure_solve_exactness(P, rng) -> dict:
     import scipy.sparse.linalg as spla
 
     errs_dhs, errs_serial = [], []
@@ -138,21 +74,18 @@ def run(profile: Profile, seed: int) -> dict:
             x = dhs_solve(make_plan(parent, k), d, a, b, rhs)
             errs_dhs.append(np.max(np.abs(x - ref)) / scale)
         errs_serial.append(np.max(np.abs(hines_solve(parent, d, a, b, rhs) - ref)) / scale)
-    out["solve_max_rel_err"] = float(np.max(errs_dhs))
-    out["solve_serial_max_rel_err"] = float(np.max(errs_serial))
+    return {"solve_max_rel_err": float(np.max(errs_dhs)), "solve_serial_max_rel_err": float(np.max(errs_serial))}
 
-    # 2. schedule optimality ------------------------------------------------------------
+
+def measure_schedule(P, rng) -> dict:
     n_opt = n_small = 0
-    for i in range(P["n_small_trees"]):
+    for _ in range(P["n_small_trees"]):
         n = int(rng.integers(P["small_n"][0], P["small_n"][1] + 1))
         parent = random_tree(n, rng, branchiness=rng.uniform(0.2, 0.8))
         for k in P["small_threads"]:
             n_small += 1
             n_opt += len(dhs_schedule(parent, k)) == optimal_steps_bruteforce(parent, k)
-    out["sched_optimal_frac"] = n_opt / n_small
-    out["sched_small_cases"] = float(n_small)
-    violations, ratio = 0, {}
-    lower_gap = []
+    violations, ratio, lower_gap = 0, {}, []
     for n in P["bound_sizes"]:
         parent = random_tree(n, rng, branchiness=0.1)
         height = int(tree_depth(parent).max()) + 1
@@ -162,11 +95,12 @@ def run(profile: Profile, seed: int) -> dict:
             violations += (steps < lower) + (k == 1 and steps != n)
             lower_gap.append(steps - lower)
             ratio[f"N{n}_k{k}"] = n / steps
-    out["sched_bound_violations"] = float(violations)
-    out["sched_max_gap_to_lower_bound"] = float(max(lower_gap))
-    out["sched_serial_over_dhs_steps"] = ratio
+    return {"sched_optimal_frac": n_opt / n_small, "sched_small_cases": float(n_small),
+            "sched_bound_violations": float(violations), "sched_max_gap_to_lower_bound": float(max(lower_gap)),
+            "sched_serial_over_dhs_steps": ratio}
 
-    # 3. gradients ----------------------------------------------------------------------
+
+def measure_gradients(P, rng) -> dict:
     parent = random_tree(P["grad_n"], rng, branchiness=0.4)
     plan = make_plan(parent, 4)
     d, a, b, rhs = (torch.tensor(x) for x in random_system(parent, rng))
@@ -182,11 +116,8 @@ def run(profile: Profile, seed: int) -> dict:
     A = A.index_put((idx, par), dense[2][1:]).index_put((par, idx), dense[1][1:])
     (torch.linalg.solve(A, dense[3]) * w).sum().backward()
     g_dense = torch.cat([x.grad[1:] if j in (1, 2) else x.grad for j, x in enumerate(dense)])
-    # central finite differences on every entry
     base = [x.numpy().copy() for x in (d, a, b, rhs)]
-    fd = []
-    eps = 1e-6
-    wn = w.numpy()
+    fd, eps, wn = [], 1e-6, w.numpy()
     for j in range(4):
         for i in range(1 if j in (1, 2) else 0, parent.size):
             hi = [x.copy() for x in base]
@@ -195,8 +126,8 @@ def run(profile: Profile, seed: int) -> dict:
             lo[j][i] -= eps
             fd.append((wn @ hines_solve(parent, *hi) - wn @ hines_solve(parent, *lo)) / (2 * eps))
     fd = torch.tensor(fd)
-    out["grad_solve_rel_err_fd"] = float(torch.linalg.norm(g_adj - fd) / torch.linalg.norm(fd))
-    out["grad_solve_rel_err_dense"] = float(torch.linalg.norm(g_adj - g_dense) / torch.linalg.norm(g_dense))
+    out = {"grad_solve_rel_err_fd": float(torch.linalg.norm(g_adj - fd) / torch.linalg.norm(fd)),
+           "grad_solve_rel_err_dense": float(torch.linalg.norm(g_adj - g_dense) / torch.linalg.norm(g_dense))}
 
     # gradient through a whole HH simulation (adjoint solve inside BPTT) vs finite differences
     morph_g = ball_and_stick(P["fit_nseg"], dend_L=150.0)
@@ -226,26 +157,27 @@ def run(profile: Profile, seed: int) -> dict:
         fd_sim.append((sim_loss(base_l + e, False) - sim_loss(base_l - e, False)) / 2e-5)
     fd_sim = np.array(fd_sim)
     out["grad_sim_rel_err_fd"] = float(np.linalg.norm(g_sim - fd_sim) / np.linalg.norm(fd_sim))
+    return out
 
-    # 4. NEURON comparison ----------------------------------------------------------------
+
+def compare_with_neuron(P, rng) -> dict:
     stim = Stimulus(0, float(rng.uniform(1.0, 5.0)), P["neuron_t"], float(rng.uniform(0.3, 0.8)))
-    traces, area_n, ri_n, _ = _neuron_ball_and_stick(P["neuron_nseg"], 500.0, stim, P["neuron_t"])
+    traces, area_n, ri_n, _ = neuron_ball_and_stick(P["neuron_nseg"], 500.0, stim, P["neuron_t"])
     morph = ball_and_stick(P["neuron_nseg"])
-    out["geom_max_rel_diff"] = float(max(np.max(np.abs(area_n - morph.area) / morph.area),
-                                         np.max(np.abs(ri_n - morph.ri[1:]) / morph.ri[1:])))
     v_ours = simulate(morph, soma_hh_dend_pas(morph), stim, P["neuron_t"], DT)[:, 0, 0]
     v_ref = traces[0]
     st_ours, st_ref = spike_times(v_ours, DT), spike_times(v_ref, DT)
-    out["neuron_n_spikes"] = float(st_ref.size)
-    out["neuron_spike_count_diff"] = float(abs(st_ours.size - st_ref.size))
     m = min(st_ours.size, st_ref.size)
-    out["neuron_max_spike_dt_ms"] = float(np.max(np.abs(st_ours[:m] - st_ref[:m]))) if m else float("nan")
-    out["neuron_rmse_mv"] = float(np.sqrt(np.mean((v_ours - v_ref) ** 2)))
-    out["trace_ours"] = v_ours[:: P["trace_stride"]].tolist()
-    out["trace_neuron"] = v_ref[:: P["trace_stride"]].tolist()
-    out["trace_dt_ms"] = DT * P["trace_stride"]
+    return {"geom_max_rel_diff": float(max(np.max(np.abs(area_n - morph.area) / morph.area),
+                                           np.max(np.abs(ri_n - morph.ri[1:]) / morph.ri[1:]))),
+            "neuron_n_spikes": float(st_ref.size), "neuron_spike_count_diff": float(abs(st_ours.size - st_ref.size)),
+            "neuron_max_spike_dt_ms": float(np.max(np.abs(st_ours[:m] - st_ref[:m]))) if m else float("nan"),
+            "neuron_rmse_mv": float(np.sqrt(np.mean((v_ours - v_ref) ** 2))),
+            "trace_ours": v_ours[:: P["trace_stride"]].tolist(), "trace_neuron": v_ref[:: P["trace_stride"]].tolist(),
+            "trace_dt_ms": DT * P["trace_stride"]}
 
-    # 5. training: fit channel densities by gradient descent through the simulator --------
+
+def fit_conductances(P, rng) -> dict:
     B = P["fit_replicas"]
     morph_f = ball_and_stick(P["fit_nseg"], dend_L=150.0)
     stim_f = Stimulus(0, 0.5, 20.0, 0.4)
@@ -263,47 +195,51 @@ def run(profile: Profile, seed: int) -> dict:
         opt.step()
         curve.append(per.detach().numpy().tolist())
     curve = np.array(curve)  # (iters, B)
-    out["fit_loss_curve"] = curve.mean(axis=1).tolist()
-    out["fit_loss_drop"] = (curve[0] / curve.min(axis=0)).tolist()  # per replica, best checkpoint
-    out["fit_min_loss_drop"] = float(np.min(curve[0] / curve.min(axis=0)))
-    out["fit_final_param_err"] = float(torch.max(torch.abs(logs.detach())).item())
+    return {"fit_loss_curve": curve.mean(axis=1).tolist(), "fit_loss_drop": (curve[0] / curve.min(axis=0)).tolist(),
+            "fit_min_loss_drop": float(np.min(curve[0] / curve.min(axis=0))),
+            "fit_final_param_err": float(torch.max(torch.abs(logs.detach())).item())}
 
-    # 6. adjoint backward vs autograd tape through the same DHS solve ---------------------
-    parent = random_tree(P["overhead_n"], rng, branchiness=0.3)
-    plan = make_plan(parent, P["overhead_k"])
-    sysm = [torch.tensor(x) for x in random_system(parent, rng, batch=P["overhead_batch"])]
-    # deterministic part: size of the autograd graph each variant records for one solve
-    for tag, fn in (("adjoint", lambda *t: tree_solve(plan, *t)), ("tape", lambda *t: _tape_solve(plan, *t))):
-        out[f"overhead_graph_nodes_{tag}"] = float(_graph_size(fn(*(x.clone().requires_grad_() for x in sysm))))
-    if not P.get("timing", False):  # CPU times are not deterministic: full profile only
-        return out
 
-    def fwd_bwd(adjoint: bool) -> float:
-        leaves = [x.clone().requires_grad_() for x in sysm]
-        t0 = time.process_time()
-        x = tree_solve(plan, *leaves) if adjoint else _tape_solve(plan, *leaves)
-        (x ** 2).sum().backward()
-        return time.process_time() - t0
+def _train(spec, params, trainable, x, y, P) -> list[float]:
+    from icml26.science.heliox.network import run_network
 
-    t_adj = min(fwd_bwd(True) for _ in range(P["overhead_repeats"]))
-    t_tape = min(fwd_bwd(False) for _ in range(P["overhead_repeats"]))
-    out["overhead_time_adjoint_s"] = t_adj
-    out["overhead_time_tape_s"] = t_tape
-    out["overhead_speedup"] = t_tape / t_adj
+    opt = torch.optim.Adam(trainable, lr=P["net_lr"])
+    xt, yt, losses = torch.as_tensor(x), torch.as_tensor(y), []
+    for _ in range(P["net_iters"]):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(run_network(spec, params, xt, P["net_t"], P["net_dt"]), yt)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    return losses
 
-    # 7. CPU throughput vs NEURON ------------------------------------------------------------
-    Bc = P["speed_cells"]
-    amps = rng.uniform(0.3, 0.8, Bc)
-    stim_s = Stimulus(0, 2.0, P["speed_t"], 0.5)
-    _, _, _, cpu_neuron = _neuron_ball_and_stick(P["neuron_nseg"], 500.0, stim_s, P["speed_t"], amps)
-    t0 = time.process_time()
-    simulate(morph, soma_hh_dend_pas(morph), stim_s, P["speed_t"], DT, batch=Bc, amp=amps)
-    cpu_ours = time.process_time() - t0
-    out["speed_cpu_neuron_s"] = cpu_neuron
-    out["speed_cpu_ours_s"] = cpu_ours
-    out["speed_ratio_vs_neuron"] = cpu_neuron / cpu_ours
-    out["speed_cells"] = float(Bc)
+
+def train_network(P, rng) -> dict:
+    """The two-layer biophysical network trained end to end vs readout-only, same init and data."""
+    from icml26.science.heliox.network import init_weights, make_network, run_network
+
+    task = {"threshold": threshold_task, "xor": xor_task}[P["net_task"]]
+    x_tr, y_tr = task(P["net_trials"], rng)
+    x_te, y_te = task(P["net_test"], rng)
+    spec = make_network(2, (P["net_hidden"], 2), nseg=P["fit_nseg"])
+    init = init_weights(spec, rng, scale=P["net_init_scale"])
+    out = {}
+    for tag, readout_only in (("trained", False), ("readout_only", True)):
+        params = [p.detach().clone().requires_grad_() for p in init]
+        losses = _train(spec, params, params[2:] if readout_only else params, x_tr, y_tr, P)
+        with torch.no_grad():
+            pred = run_network(spec, params, torch.as_tensor(x_te), P["net_t"], P["net_dt"]).argmax(1).numpy()
+        out[f"net_test_acc_{tag}"] = float(np.mean(pred == y_te))
+        out[f"net_loss_curve_{tag}"] = losses
+        out[f"net_train_loss_ratio_{tag}"] = float(losses[0] / np.mean(losses[-5:]))
+    out["net_test_chance"] = float(max(np.mean(y_te), 1 - np.mean(y_te)))
     return out
+
+
+def _tape_solve(plan, d, a, b, rhs):
+    from icml26.science.heliox.method import dhs_solve_autograd
+
+    return dhs_solve_autograd(plan, d, a, b, rhs)
 
 
 def _graph_size(t: torch.Tensor) -> int:
@@ -318,10 +254,58 @@ def _graph_size(t: torch.Tensor) -> int:
     return len(seen)
 
 
-def _tape_solve(plan, d, a, b, rhs):
-    from icml26.science.heliox.method import _dhs_solve_tensor
+def count_graph_nodes(P, rng) -> tuple[dict, tuple]:
+    parent = random_tree(P["overhead_n"], rng, branchiness=0.3)
+    plan = make_plan(parent, P["overhead_k"])
+    sysm = [torch.tensor(x) for x in random_system(parent, rng, batch=P["overhead_batch"])]
+    out = {}
+    for tag, fn in (("adjoint", lambda *t: tree_solve(plan, *t)), ("tape", lambda *t: _tape_solve(plan, *t))):
+        out[f"overhead_graph_nodes_{tag}"] = float(_graph_size(fn(*(x.clone().requires_grad_() for x in sysm))))
+    return out, (plan, sysm)
 
-    return _dhs_solve_tensor(plan, d, a, b, rhs)
+
+def time_adjoint_vs_tape(P, plan, sysm) -> dict:
+    def fwd_bwd(adjoint: bool):
+        def go():
+            leaves = [x.clone().requires_grad_() for x in sysm]
+            x = tree_solve(plan, *leaves) if adjoint else _tape_solve(plan, *leaves)
+            (x ** 2).sum().backward()
+        return go
+
+    r = compare(fwd_bwd(False), fwd_bwd(True), repeats=P["overhead_repeats"])
+    return {"overhead_time_adjoint_s": r["method"]["cpu_median"], "overhead_time_tape_s": r["baseline"]["cpu_median"],
+            "overhead_speedup": r["speedup_cpu"]}
+
+
+def time_vs_neuron(P, rng) -> dict:
+    Bc = P["speed_cells"]
+    amps = rng.uniform(0.3, 0.8, Bc)
+    stim_s = Stimulus(0, 2.0, P["speed_t"], 0.5)
+    morph = ball_and_stick(P["neuron_nseg"])
+    bio = soma_hh_dend_pas(morph)
+    r = compare(lambda: neuron_ball_and_stick(P["neuron_nseg"], 500.0, stim_s, P["speed_t"], amps),
+                lambda: simulate(morph, bio, stim_s, P["speed_t"], DT, batch=Bc, amp=amps), repeats=2, warmup=0)
+    return {"speed_cpu_neuron_s": r["baseline"]["cpu_median"], "speed_cpu_ours_s": r["method"]["cpu_median"],
+            "speed_ratio_vs_neuron": r["speedup_cpu"], "speed_cells": float(Bc)}
+
+
+def run(profile: Profile, seed: int) -> dict:
+    seed_everything(seed)
+    rng = np.random.default_rng(seed)
+    P = profile.params
+    out: dict = {}
+    out.update(measure_solve_exactness(P, rng))
+    out.update(measure_schedule(P, rng))
+    out.update(measure_gradients(P, rng))
+    out.update(compare_with_neuron(P, rng))
+    out.update(fit_conductances(P, rng))
+    out.update(train_network(P, rng))
+    nodes, (plan, sysm) = count_graph_nodes(P, rng)
+    out.update(nodes)
+    if P.get("timing", False):  # CPU times are not deterministic: full profile only
+        out.update(time_adjoint_vs_tape(P, plan, sysm))
+        out.update(time_vs_neuron(P, rng))
+    return out
 
 
 # ------------------------------------------------------------------ checks
@@ -405,7 +389,7 @@ def contradict_matches_neuron(metrics: list[dict]) -> list[dict]:
              "neuron_rmse_mv": m["neuron_rmse_mv"] + 5.0} for m in metrics]
 
 
-def check_trains(metrics: list[dict]) -> Verdict:
+def check_fits_conductances(metrics: list[dict]) -> Verdict:
     drops = np.concatenate([np.asarray(m["fit_loss_drop"], float) for m in metrics])
     hit = int(np.sum(drops >= 10.0))
     ok = hit == drops.size
@@ -419,8 +403,31 @@ def check_trains(metrics: list[dict]) -> Verdict:
                    value=gm)
 
 
-def contradict_trains(metrics: list[dict]) -> list[dict]:
+def contradict_fits_conductances(metrics: list[dict]) -> list[dict]:
     return [{**m, "fit_loss_drop": [1.0 for _ in m["fit_loss_drop"]]} for m in metrics]
+
+
+def check_trains_network(metrics: list[dict]) -> Verdict:
+    """Pre-registered: the network trained end to end reaches held-out accuracy >= 0.75 (seed mean)
+    and beats the readout-only control (paired one-sided t-test over seeds, p < 0.05); decided only
+    if the end-to-end training loss fell >= 1.2x in >= 75% of seeds."""
+    return _TRAINS_NETWORK(metrics)
+
+
+_TRAINS_NETWORK = C.all_of(
+    C.threshold("net_test_acc_trained", at_least=0.75, on="mean", label="held-out accuracy (trained end to end)"),
+    C.beats("net_test_acc_trained", "net_test_acc_readout_only", better="higher", test="t",
+            label="end-to-end", control_label="readout-only"),
+).gated(C.gate("net_train_loss_ratio_trained", at_least=1.2, frac=0.75,
+               why="end-to-end training loss fell >= 1.2x (first / mean of last 5 iterations)"))
+
+
+def contradict_trains_network(metrics: list[dict]) -> list[dict]:
+    return _TRAINS_NETWORK.contradict(metrics)
+
+
+def control_trains_network(metrics: list[dict]) -> list[dict]:
+    return _TRAINS_NETWORK.on_control(metrics)
 
 
 def _untimed(metrics: list[dict], key: str) -> Verdict | None:
@@ -432,7 +439,7 @@ def _untimed(metrics: list[dict], key: str) -> Verdict | None:
                  f"vs adjoint {seeds_of(metrics, 'overhead_graph_nodes_adjoint').mean():.0f}")
     return Verdict("not-checkable", "CPU times not measured in this profile" + nodes,
                    "timings are not deterministic, so they are measured only in the full profile "
-                   "(and in benchmarks/heliox.py)")
+                   "(and in benchmarks/heliox.py)", control="not timed in this profile")
 
 
 def check_no_autodiff_overhead(metrics: list[dict]) -> Verdict:
@@ -449,8 +456,17 @@ def check_no_autodiff_overhead(metrics: list[dict]) -> Verdict:
                    f"tape {seeds_of(metrics, 'overhead_graph_nodes_tape').mean():.0f} vs adjoint "
                    f"{seeds_of(metrics, 'overhead_graph_nodes_adjoint').mean():.0f}",
                    f"pre-registered: log ratio > 0 by one-sided t-test p < 0.05 and > 1 in every "
-                   f"seed; n={s.size} seeds, {fmt_p(p)}; CPU process time, best of repeats",
-                   value=gm)
+                   f"seed; n={s.size} seeds, {fmt_p(p)}; CPU process time, median of interleaved repeats "
+                   f"(core.timing.compare)",
+                   value=gm, control=f"autograd tape through the same DHS solve: "
+                                     f"{seeds_of(metrics, 'overhead_time_tape_s').mean() * 1e3:.2f} ms vs adjoint "
+                                     f"{seeds_of(metrics, 'overhead_time_adjoint_s').mean() * 1e3:.2f} ms")
+
+
+def control_no_autodiff_overhead(metrics: list[dict]) -> list[dict]:
+    """The tape in the adjoint's place: the speed-up of the control over itself is 1."""
+    return [{**m, "overhead_speedup": 1.0, "overhead_time_adjoint_s": m["overhead_time_tape_s"]}
+            if "overhead_speedup" in m else dict(m) for m in metrics]
 
 
 def contradict_no_autodiff_overhead(metrics: list[dict]) -> list[dict]:
@@ -459,22 +475,25 @@ def contradict_no_autodiff_overhead(metrics: list[dict]) -> list[dict]:
 
 
 def check_faster_than_neuron(metrics: list[dict]) -> Verdict:
-    """The paper's speed-up is a GPU number; without a GPU the CPU ratio is reported, not judged.
-
-    Pre-registered (following the card: the GPU factor is not asserted on CPU): the verdict is
-    ``not-checkable`` with the measured CPU ratio; no CPU number can stand in for the GPU claim.
-    """
+    """Pre-registered: NEURON CPU time / ours >= 100 ('orders of magnitude') in every seed; partly if
+    > 1 in every seed. The claim is declared ``gpu=True``: on CPU it is reported, not decided."""
     if (v := _untimed(metrics, "speed_ratio_vs_neuron")) is not None:
         return v
     r = seeds_of(metrics, "speed_ratio_vs_neuron")
     gm = float(np.exp(np.mean(np.log(r))))
-    return Verdict("not-checkable",
-                   f"CPU only: NEURON CPU time / ours (batched numpy DHS, one thread, "
+    status = "reproduced" if np.all(r >= 100) else ("partly" if np.all(r > 1) else "not-reproduced")
+    return Verdict(status,
+                   f"NEURON CPU time / ours (batched numpy DHS, one thread, "
                    f"{int(metrics[0].get('speed_cells', 0))} cells) = {gm:.3g}x (geometric mean; per seed "
-                   f"{np.round(r, 3).tolist()}), i.e. NEURON's compiled serial solver is faster on CPU",
-                   f"the claim is about CUDA kernels on a GPU, which this run did not have; n={r.size} seeds, "
-                   f"CPU process time; see benchmarks/heliox.py for the batch-size dependence",
-                   value=gm)
+                   f"{np.round(r, 3).tolist()})",
+                   f"rule: ratio >= 100 in every seed (partly: > 1); n={r.size} seeds, CPU process time "
+                   f"(core.timing.compare); see benchmarks/heliox.py for the batch-size dependence",
+                   value=gm, control=f"NEURON: {seeds_of(metrics, 'speed_cpu_neuron_s').mean():.3g} s CPU vs ours "
+                                     f"{seeds_of(metrics, 'speed_cpu_ours_s').mean():.3g} s")
+
+
+def control_faster_than_neuron(metrics: list[dict]) -> list[dict]:
+    return [{**m, "speed_ratio_vs_neuron": 1.0} if "speed_ratio_vs_neuron" in m else dict(m) for m in metrics]
 
 
 def contradict_faster_than_neuron(metrics: list[dict]) -> list[dict]:
@@ -488,8 +507,8 @@ def contradict_faster_than_neuron(metrics: list[dict]) -> list[dict]:
 def figure(metrics: list[dict]):
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11, 3.6))
-    ax = fig.add_subplot(1, 3, 1)
+    fig = Figure(figsize=(14, 3.6))
+    ax = fig.add_subplot(1, 4, 1)
     m0 = metrics[0]
     t = np.arange(len(m0["trace_neuron"])) * m0["trace_dt_ms"]
     ax.plot(t, m0["trace_neuron"], lw=2.5, color="0.7", label="NEURON")
@@ -498,14 +517,25 @@ def figure(metrics: list[dict]):
     ax.set_ylabel("soma V (mV)")
     ax.set_title("ball-and-stick, seed 0")
     ax.legend(fontsize=8)
-    ax = fig.add_subplot(1, 3, 2)
+    ax = fig.add_subplot(1, 4, 2)
     for i, m in enumerate(metrics):
         c = np.asarray(m["fit_loss_curve"])
         ax.semilogy(np.arange(1, c.size + 1), c, color=f"C{i % 10}", alpha=0.8)
     ax.set_xlabel("Adam iteration")
     ax.set_ylabel("trace MSE (mV$^2$)")
     ax.set_title("fitting gNa, gK, g_pas")
-    ax = fig.add_subplot(1, 3, 3)
+    ax = fig.add_subplot(1, 4, 3)
+    for i, m in enumerate(metrics):
+        for tag, ls in (("trained", "-"), ("readout_only", ":")):
+            c = np.asarray(m[f"net_loss_curve_{tag}"])
+            ax.plot(np.arange(1, c.size + 1), c, ls=ls, color=f"C{i % 10}", alpha=0.8,
+                    label=("end to end" if tag == "trained" else "readout only") if i == 0 else None)
+    ax.axhline(np.log(2), color="grey", ls="--", lw=1, label="chance (log 2)")
+    ax.set_xlabel("Adam iteration")
+    ax.set_ylabel("training cross-entropy (nats)")
+    ax.set_title("2-layer biophysical network")
+    ax.legend(fontsize=7)
+    ax = fig.add_subplot(1, 4, 4)
     r = m0["sched_serial_over_dhs_steps"]
     keys = list(r)
     ax.bar(range(len(keys)), [np.mean([m["sched_serial_over_dhs_steps"][k] for m in metrics]) for k in keys])
@@ -516,3 +546,41 @@ def figure(metrics: list[dict]):
     ax.set_title("parallel steps saved by DHS")
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------ examples
+
+
+def EXAMPLES():
+    """Public API calls with good arguments, for the common bad-input test."""
+    from icml26.science.heliox import method, network, setting
+
+    rng = np.random.default_rng(0)
+    parent = method.random_tree(12, rng, 0.4)
+    d, a, b, rhs = setting.random_system(parent, rng)
+    plan = method.make_plan(parent, 4)
+    morph = method.ball_and_stick(3, dend_L=150.0)
+    bio = method.soma_hh_dend_pas(morph)
+    stim = method.Stimulus(0, 0.5, 2.0, 0.4)
+    spec = network.make_network(2, (2, 2), nseg=2)
+    params = network.init_weights(spec, 0)
+    v = method.simulate(morph, bio, stim, 2.0, DT)[:, 0, 0]
+    tensors = {k: torch.tensor(x) for k, x in (("d", d), ("a", a), ("b", b), ("rhs", rhs))}
+    return [
+        (method.random_tree, dict(n=12, rng=1, branchiness=0.4)),
+        (method.dhs_schedule, dict(parent=parent, k=4)),
+        (method.make_plan, dict(parent=parent, k=4)),
+        (method.hines_solve, dict(parent=parent, d=d, a=a, b=b, rhs=rhs)),
+        (method.dhs_solve, dict(plan=plan, d=d, a=a, b=b, rhs=rhs)),
+        (method.tree_solve, dict(plan=plan, **tensors)),
+        (method.ball_and_stick, dict(nseg=3, soma_L=20.0, soma_diam=20.0, dend_L=150.0, dend_diam=2.0, Ra=100.0)),
+        (method.Stimulus, dict(node=0, delay=0.5, dur=2.0, amp=0.4), {"amp": {"negative"}}),
+        (method.simulate, dict(morph=morph, bio=bio, stim=stim, t_stop=1.0, dt=DT, v_init=-65.0, batch=1),
+         {"v_init": {"negative"}}),
+        (method.spike_times, dict(v=v, dt=DT, threshold=0.0)),
+        (setting.random_system, dict(parent=parent, rng=1, batch=2)),
+        (setting.threshold_task, dict(n=4, rng=1)),
+        (network.make_network, dict(n_in=2, sizes=[2, 2], nseg=2, dend_L=150.0)),
+        (network.init_weights, dict(spec=spec, rng=1, scale=1.0)),
+        (network.run_network, dict(spec=spec, params=params, x=np.full((2, 2), 0.5), t_stop=1.0, dt=0.25)),
+    ]

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from icml26.core.validate import as_array, as_rng, check_int, check_positive
+
 # --------------------------------------------------------------------------- trees
 
 
@@ -74,9 +76,10 @@ def random_tree(n: int, rng: np.random.Generator, branchiness: float = 0.3) -> n
     otherwise it branches off a uniformly chosen earlier node, so that the trees look like
     dendrites (long unbranched runs with occasional branch points).
     """
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    if not 0.0 <= branchiness <= 1.0:
+    n = check_int("n", n, minimum=1)
+    rng = as_rng("rng", rng)
+    branchiness = check_positive("branchiness", branchiness, strict=False)
+    if branchiness > 1.0:
         raise ValueError(f"branchiness must lie in [0, 1], got {branchiness}")
     parent = np.full(n, -1, dtype=np.int64)
     for i in range(1, n):
@@ -97,9 +100,7 @@ def dhs_schedule(parent: Sequence[int] | np.ndarray, k: int) -> list[np.ndarray]
     Back-substitution replays the steps in reverse order.
     """
     p = validate_parent(parent)
-    if int(k) != k or k < 1:
-        raise ValueError(f"k (threads per tree) must be a positive integer, got {k}")
-    k = int(k)
+    k = check_int("k", k, minimum=1)
     n = p.size
     depth = tree_depth(p)
     pending = np.bincount(p[1:], minlength=n)  # unprocessed children per node
@@ -162,8 +163,7 @@ def optimal_steps_bruteforce(parent: Sequence[int] | np.ndarray, k: int) -> int:
     n = p.size
     if n > 16:
         raise ValueError(f"brute force is limited to N <= 16 nodes, got {n}")
-    if int(k) != k or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k}")
+    k = check_int("k", k, minimum=1)
     child_mask = np.zeros(n, dtype=np.int64)
     for i in range(1, n):
         child_mask[p[i]] |= 1 << i
@@ -193,12 +193,22 @@ def optimal_steps_bruteforce(parent: Sequence[int] | np.ndarray, k: int) -> int:
 
 def _check_system(parent: np.ndarray, d, a, b, rhs) -> None:
     n = parent.size
+    shape = tuple(rhs.shape)
     for name, x in (("d", d), ("a", a), ("b", b), ("rhs", rhs)):
-        if x.shape[0] != n:
-            raise ValueError(f"{name} must have N={n} rows (nodes first), got shape {tuple(x.shape)}")
+        if x.ndim not in (1, 2) or x.shape[0] != n:
+            raise ValueError(f"{name} must be (N,) or (N, B) with N={n} (nodes first), got shape {tuple(x.shape)}")
+        if tuple(x.shape) != shape:
+            raise ValueError(f"{name} must have the shape of rhs {shape}, got {tuple(x.shape)}")
         bad = ~torch.isfinite(x) if isinstance(x, torch.Tensor) else ~np.isfinite(x)
         if bad.any():
             raise ValueError(f"{name} holds NaN or inf")
+
+
+def _check_solution(x) -> None:
+    ok = bool(torch.isfinite(x).all()) if isinstance(x, torch.Tensor) else bool(np.all(np.isfinite(x)))
+    if not ok:
+        raise ValueError("the system is singular or badly scaled: a pivot of d vanished during elimination "
+                         "(the solution is not finite)")
 
 
 def hines_solve(parent, d, a, b, rhs) -> np.ndarray:
@@ -207,10 +217,10 @@ def hines_solve(parent, d, a, b, rhs) -> np.ndarray:
     parent: (N,); d, a, b: (N,) or (N, B); rhs: (N,) or (N, B). ``a[0]``, ``b[0]`` unused.
     """
     p = validate_parent(parent)
-    d = np.array(d, dtype=float)
-    rhs = np.array(rhs, dtype=float)
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
+    d = np.array(as_array("d", d), dtype=float)
+    rhs = np.array(as_array("rhs", rhs), dtype=float)
+    a = as_array("a", a)
+    b = as_array("b", b)
     _check_system(p, d, a, b, rhs)
     n = p.size
     for i in range(n - 1, 0, -1):
@@ -221,6 +231,7 @@ def hines_solve(parent, d, a, b, rhs) -> np.ndarray:
     x[0] = rhs[0] / d[0]
     for i in range(1, n):
         x[i] = (rhs[i] - b[i] * x[p[i]]) / d[i]
+    _check_solution(x)
     return x
 
 
@@ -308,20 +319,39 @@ def _dhs_solve_tensor(plan: Plan, d: torch.Tensor, a: torch.Tensor, b: torch.Ten
     return x
 
 
+def dhs_solve_autograd(plan: Plan, d: torch.Tensor, a: torch.Tensor, b: torch.Tensor,
+                       rhs: torch.Tensor) -> torch.Tensor:
+    """The DHS solve recorded op by op on autograd's tape: the generic-autodiff baseline that
+    :func:`tree_solve`'s hand-written adjoint replaces. Tensors nodes-first ``(N,)`` or ``(N, B)``."""
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a Plan from make_plan, got {type(plan).__name__}")
+    for name, x in (("d", d), ("a", a), ("b", b), ("rhs", rhs)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+    _check_system(plan.parent, d, a, b, rhs)
+    return _dhs_solve_tensor(plan, d, a, b, rhs)
+
+
 def dhs_solve(plan: Plan, d, a, b, rhs):
     """Solve the Hines system ``A x = rhs`` over the DHS schedule in ``plan``.
 
     d, a, b, rhs: ``(N,)`` or ``(N, B)`` numpy arrays or tensors (B cells of one
     morphology, nodes first). Returns x with the shape and type of ``rhs``.
     """
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a Plan from make_plan, got {type(plan).__name__}")
     if isinstance(rhs, torch.Tensor):
-        t = [torch.as_tensor(x, dtype=rhs.dtype, device=rhs.device) for x in (d, a, b, rhs)]
+        t = [torch.as_tensor(as_array(n, x), dtype=rhs.dtype, device=rhs.device)
+             for n, x in (("d", d), ("a", a), ("b", b), ("rhs", rhs))]
         _check_system(plan.parent, *t)
         with torch.no_grad():
-            return _dhs_solve_tensor(plan, *t)
-    t = [np.asarray(x, dtype=float) for x in (d, a, b, rhs)]
-    _check_system(plan.parent, *t)
-    return _dhs_solve_numpy(plan, *t)
+            x = _dhs_solve_tensor(plan, *t)
+    else:
+        t = [as_array(n, x) for n, x in (("d", d), ("a", a), ("b", b), ("rhs", rhs))]
+        _check_system(plan.parent, *t)
+        x = _dhs_solve_numpy(plan, *t)
+    _check_solution(x)
+    return x
 
 
 class _TreeSolve(torch.autograd.Function):
@@ -358,8 +388,17 @@ def tree_solve(plan: Plan, d: torch.Tensor, a: torch.Tensor, b: torch.Tensor,
     Tensors are nodes-first ``(N,)`` or ``(N, B)``; broadcasting of ``a``/``b`` across
     cells is not done here (pass full shapes).
     """
+    if not isinstance(plan, Plan):
+        raise TypeError(f"plan must be a Plan from make_plan, got {type(plan).__name__}")
+    for name, x in (("d", d), ("a", a), ("b", b), ("rhs", rhs)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"{name} must be a torch tensor (use dhs_solve for numpy arrays), got {type(x).__name__}")
+        if not x.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
     _check_system(plan.parent, d, a, b, rhs)
-    return _TreeSolve.apply(d, a, b, rhs, plan)
+    x = _TreeSolve.apply(d, a, b, rhs, plan)
+    _check_solution(x.detach())
+    return x
 
 
 def hines_matrix(parent, d, a, b):
@@ -390,6 +429,13 @@ class Section:
     parent: int = -1
     parent_seg: int = 0
 
+    def __post_init__(self) -> None:
+        check_positive("L", self.L)
+        check_positive("diam", self.diam)
+        check_int("nseg", self.nseg, minimum=1)
+        check_int("parent", self.parent, minimum=-1)
+        check_int("parent_seg", self.parent_seg, minimum=0)
+
 
 @dataclass(frozen=True)
 class Morphology:
@@ -418,8 +464,7 @@ def build_morphology(sections: Sequence[Section], Ra: float = 100.0) -> Morpholo
     """
     if not sections:
         raise ValueError("sections must not be empty")
-    if Ra <= 0 or not np.isfinite(Ra):
-        raise ValueError(f"Ra must be positive, got {Ra}")
+    Ra = check_positive("Ra", Ra)
     parent, area, ri, sec_of, first = [], [], [], [], []
     for s_idx, s in enumerate(sections):
         if s.nseg < 1 or s.L <= 0 or s.diam <= 0:
@@ -450,6 +495,10 @@ def build_morphology(sections: Sequence[Section], Ra: float = 100.0) -> Morpholo
 def ball_and_stick(nseg: int = 51, soma_L: float = 20.0, soma_diam: float = 20.0,
                    dend_L: float = 500.0, dend_diam: float = 2.0, Ra: float = 100.0) -> Morphology:
     """Soma (one compartment) with one dendrite of ``nseg`` compartments attached at soma(0.5)."""
+    for name, v in (("soma_L", soma_L), ("soma_diam", soma_diam), ("dend_L", dend_L), ("dend_diam", dend_diam),
+                    ("Ra", Ra)):
+        check_positive(name, v)
+    check_int("nseg", nseg, minimum=1)
     return build_morphology([Section("soma", soma_L, soma_diam, 1),
                              Section("dend", dend_L, dend_diam, nseg, parent=0, parent_seg=0)], Ra)
 
@@ -560,6 +609,15 @@ class Stimulus:
     dur: float
     amp: float
 
+    def __post_init__(self) -> None:
+        check_int("node", self.node, minimum=0)
+        check_positive("delay", self.delay, strict=False)
+        check_positive("dur", self.dur, strict=False)
+        if isinstance(self.amp, bool) or not isinstance(self.amp, (int, float, np.integer, np.floating)):
+            raise TypeError(f"amp must be a number, got {type(self.amp).__name__}")
+        if not np.isfinite(self.amp):
+            raise ValueError(f"amp must be finite, got {self.amp}")
+
 
 def simulate(morph: Morphology, bio: Biophysics, stim: Stimulus, t_stop: float, dt: float = 0.025,
              v_init: float = -65.0, plan: Plan | None = None, celsius: float = 6.3,
@@ -578,10 +636,20 @@ def simulate(morph: Morphology, bio: Biophysics, stim: Stimulus, t_stop: float, 
     on autograd's tape (the generic-autodiff baseline). ``amp``: optional per-cell ``(B,)``
     stimulus amplitudes (nA) replacing ``stim.amp``.
     """
-    if dt <= 0 or t_stop <= 0 or not np.isfinite(dt) or not np.isfinite(t_stop):
-        raise ValueError(f"dt and t_stop must be positive, got dt={dt}, t_stop={t_stop}")
-    if batch < 1:
-        raise ValueError(f"batch must be >= 1, got {batch}")
+    t_stop, dt = check_positive("t_stop", t_stop), check_positive("dt", dt)
+    for name, val in (("v_init", v_init), ("celsius", celsius)):
+        if isinstance(val, bool) or not isinstance(val, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a number, got {type(val).__name__}")
+        if not np.isfinite(val):
+            raise ValueError(f"{name} must be finite, got {val}")
+    batch = check_int("batch", batch, minimum=1)
+    if not isinstance(morph, Morphology):
+        raise TypeError(f"morph must be a Morphology, got {type(morph).__name__}")
+    if not isinstance(stim, Stimulus):
+        raise TypeError(f"stim must be a Stimulus, got {type(stim).__name__}")
+    record = [check_int("record", r, minimum=0) for r in record]
+    if not record or max(record) >= morph.n:
+        raise ValueError(f"record must name compartments in [0, {morph.n}), got {record}")
     if backend not in ("numpy", "torch"):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     n = morph.n
@@ -615,13 +683,28 @@ def simulate(morph: Morphology, bio: Biophysics, stim: Stimulus, t_stop: float, 
     par = torch.as_tensor(par_np) if use_torch else par_np
     par1 = par[1:]
 
-    def col(x):
-        x = x if (use_torch and isinstance(x, torch.Tensor)) else arr(x)
-        if x.shape[0] != n:
-            raise ValueError(f"biophysics arrays need N={n} rows, got shape {tuple(x.shape)}")
+    def col(name, x):
+        x = x if (use_torch and isinstance(x, torch.Tensor)) else arr(as_array(f"bio.{name}", x))
+        if x.ndim not in (1, 2) or x.shape[0] != n:
+            raise ValueError(f"bio.{name} needs N={n} rows, got shape {tuple(x.shape)}")
+        bad = not bool(torch.isfinite(x).all()) if isinstance(x, torch.Tensor) else not np.all(np.isfinite(x))
+        if bad:
+            raise ValueError(f"bio.{name} holds NaN or inf")
         return x[:, None] if x.ndim == 1 else x
 
-    cm, gna, gk, gl, gp, ep = (col(getattr(bio, f)) for f in ("cm", "gnabar", "gkbar", "gl", "g_pas", "e_pas"))
+    cm, gna, gk, gl, gp, ep = (col(f, getattr(bio, f)) for f in ("cm", "gnabar", "gkbar", "gl", "g_pas", "e_pas"))
+    if bool((cm <= 0).any()):
+        raise ValueError("bio.cm (membrane capacitance) must be > 0 everywhere")
+    for f, g in (("gnabar", gna), ("gkbar", gk), ("gl", gl), ("g_pas", gp)):
+        if bool((g < 0).any()):
+            raise ValueError(f"bio.{f} must be >= 0")
+    if amp is not None:
+        a_chk = amp.detach() if isinstance(amp, torch.Tensor) else as_array("amp", amp)
+        size = a_chk.numel() if isinstance(a_chk, torch.Tensor) else a_chk.size
+        if size != batch:
+            raise ValueError(f"amp must hold one amplitude per cell ({batch}), got {size}")
+        if not (bool(torch.isfinite(a_chk).all()) if isinstance(a_chk, torch.Tensor) else np.all(np.isfinite(a_chk))):
+            raise ValueError("amp holds NaN or inf")
     amp_b = arr(np.full(batch, float(stim.amp))) if amp is None else arr(amp).reshape(batch) \
         if not (use_torch and isinstance(amp, torch.Tensor)) else amp.reshape(batch)
 
@@ -658,11 +741,11 @@ def simulate(morph: Morphology, bio: Biophysics, stim: Stimulus, t_stop: float, 
 def spike_times(v, dt: float, threshold: float = 0.0) -> np.ndarray:
     """Upward threshold crossings of a sampled trace ``v`` (``(T,)``, sample i at ``i*dt``),
     linearly interpolated between samples (ms)."""
-    v = np.asarray(v, dtype=float)
-    if v.ndim != 1:
-        raise ValueError(f"v must be 1-D, got shape {v.shape}")
-    if dt <= 0:
-        raise ValueError(f"dt must be positive, got {dt}")
+    v = as_array("v", v, ndim=1)
+    dt = check_positive("dt", dt)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
     i = np.flatnonzero((v[:-1] < threshold) & (v[1:] >= threshold))
     frac = (threshold - v[i]) / (v[i + 1] - v[i])
     return (i + frac) * dt

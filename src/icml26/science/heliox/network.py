@@ -1,0 +1,150 @@
+"""A small multi-layer network of biophysically detailed neurons, trainable by gradient through
+the simulator (the HelioX use case of "training deep biophysical networks", ICML 2026).
+
+Every neuron is the same multi-compartment cell (:func:`~icml26.science.heliox.method.ball_and_stick`
+by default: an HH soma and a passive dendrite). Layer ``l`` has ``sizes[l]`` neurons; the input
+``x`` (features in [0, 1]) drives layer 0 and layer ``l`` drives layer ``l + 1`` through
+current-based synapses onto the distal dendritic compartment:
+
+    I_0(t)     = W_0^T x + b_0                          (nA, constant over the trial)
+    I_l(t)     = W_l^T s_{l-1}(t) + b_l                 (nA)
+    ds/dt      = (sigmoid((V_soma - theta) / kappa) - s) / tau_syn     (graded synapse)
+
+with the synaptic activation ``s`` of each presynaptic neuron driven by its somatic voltage
+(graded transmission, the form differentiable biophysical simulators use so that gradients
+exist through spikes). The readout of the last layer is ``(mean_t V_soma - v_rest) / 10`` over
+the second half of the trial, one logit per output neuron. Each step integrates every
+neuron's cable equation exactly as :func:`~icml26.science.heliox.method.simulate` does
+(NEURON's backward-Euler voltage step solved over the DHS schedule with the adjoint
+:func:`~icml26.science.heliox.method.tree_solve`, then cnexp gate updates), for a batch of
+trials at once; the synapse state is advanced by exponential Euler.
+
+``point_neuron=True`` gives the control with the same network, synapses and training but
+one-compartment (point) neurons: the soma alone, input injected there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from icml26.core.validate import as_array, as_rng, check_int, check_positive
+from icml26.science.heliox.method import (Morphology, Section, ball_and_stick, build_morphology, hh_rates,
+                                          make_plan, tree_solve)
+
+ENA, EK, EL = 50.0, -77.0, -54.3
+
+
+@dataclass
+class NetworkSpec:
+    """Shapes and constants of a layered biophysical network.
+
+    sizes: neurons per layer (the last layer is the readout, one neuron per class); n_in:
+    input features; morph: the cell shared by every neuron; syn_node: the compartment receiving
+    synaptic current; theta/kappa (mV) and tau_syn (ms): the graded synapse.
+    """
+
+    sizes: tuple[int, ...]
+    n_in: int
+    morph: Morphology
+    syn_node: int
+    theta: float = -20.0
+    kappa: float = 4.0
+    tau_syn: float = 2.0
+    v_rest: float = -65.0
+
+
+def make_network(n_in: int, sizes, nseg: int = 3, dend_L: float = 150.0, point_neuron: bool = False
+                 ) -> NetworkSpec:
+    """A layered network of ball-and-stick cells (or of point neurons with ``point_neuron``)."""
+    n_in = check_int("n_in", n_in, minimum=1)
+    sizes = tuple(check_int("sizes", s, minimum=1) for s in np.atleast_1d(np.asarray(sizes, dtype=object)))
+    if not sizes:
+        raise ValueError("sizes must name at least one layer")
+    if point_neuron:
+        morph = build_morphology([Section("soma", 20.0, 20.0, 1)])
+        return NetworkSpec(sizes, n_in, morph, syn_node=0)
+    nseg = check_int("nseg", nseg, minimum=1)
+    morph = ball_and_stick(nseg, dend_L=check_positive("dend_L", dend_L))
+    return NetworkSpec(sizes, n_in, morph, syn_node=morph.n - 1)
+
+
+def init_weights(spec: NetworkSpec, rng, scale: float = 1.0) -> list[torch.Tensor]:
+    """[W_0, b_0, W_1, b_1, ...] as float64 leaf tensors (W_l: (fan_in, sizes[l]), nA)."""
+    rng = as_rng("rng", rng)
+    scale = check_positive("scale", scale)
+    params, fan_in = [], spec.n_in
+    for size in spec.sizes:
+        params.append(torch.tensor(rng.normal(0.0, scale / np.sqrt(fan_in), (fan_in, size))))
+        params.append(torch.tensor(rng.uniform(0.0, 0.4, size)))
+        fan_in = size
+    return [p.requires_grad_() for p in params]
+
+
+def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 0.1) -> torch.Tensor:
+    """Simulate a batch of trials and return the readout logits ``(batch, sizes[-1])``.
+
+    x: ``(batch, n_in)`` inputs; params: ``[W_0, b_0, ...]`` as from :func:`init_weights`.
+    Differentiable in ``params`` (adjoint tree solves inside back-propagation through time).
+    """
+    x = as_array("x", x, ndim=2)
+    x = x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
+    if x.shape[1] != spec.n_in:
+        raise ValueError(f"x must have {spec.n_in} columns (n_in), got shape {tuple(x.shape)}")
+    if len(params) != 2 * len(spec.sizes):
+        raise ValueError(f"params must hold {2 * len(spec.sizes)} tensors (W, b per layer), got {len(params)}")
+    t_stop, dt = check_positive("t_stop", t_stop), check_positive("dt", dt)
+    morph, n = spec.morph, spec.morph.n
+    S, L = x.shape[0], len(spec.sizes)
+    B = S * sum(spec.sizes)                       # every neuron of every trial is one cell column
+    offs = np.cumsum((0,) + spec.sizes)           # neuron index range of each layer
+    plan = make_plan(morph.parent, k=8)
+    par_np = np.maximum(morph.parent, 0)
+    ri = morph.ri
+    with np.errstate(divide="ignore"):
+        g_own = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area), 0.0)
+        g_par = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area[par_np]), 0.0)
+    g_own[0] = g_par[0] = 0.0
+    axial_d = g_own.copy()
+    np.add.at(axial_d, par_np[1:], g_par[1:])
+    T = torch.float64
+    a_off = torch.as_tensor(np.repeat(-g_par[:, None], B, axis=1), dtype=T)
+    b_off = torch.as_tensor(np.repeat(-g_own[:, None], B, axis=1), dtype=T)
+    g_own_c = torch.as_tensor(g_own[:, None], dtype=T)
+    g_par_c = torch.as_tensor(g_par[1:, None], dtype=T)
+    par, par1 = torch.as_tensor(par_np), torch.as_tensor(par_np[1:])
+    soma = torch.as_tensor((morph.section == 0).astype(float)[:, None], dtype=T)
+    gna, gk, gl, gp = 0.12 * soma, 0.036 * soma, 0.0003 * soma, 0.001 * (1 - soma)
+    d_cap = torch.as_tensor(1e-3 / dt + axial_d[:, None], dtype=T)
+    inj = torch.zeros((n, 1), dtype=T)
+    inj[spec.syn_node] = 100.0 / morph.area[spec.syn_node]   # nA -> mA/cm2 at the synaptic node
+
+    v = torch.full((n, B), spec.v_rest, dtype=T)
+    m, _, h, _, ng, _ = hh_rates(v)
+    s = torch.zeros((S, offs[-1]), dtype=T)                    # synaptic activation per neuron
+    decay = float(np.exp(-dt / spec.tau_syn))
+    drive0 = x @ params[0] + params[1]                          # (S, sizes[0]) constant input current
+    n_steps = int(round(t_stop / dt))
+    readout, count = 0.0, 0
+    for step in range(n_steps):
+        currents = [drive0] + [s[:, offs[l - 1]:offs[l]] @ params[2 * l] + params[2 * l + 1] for l in range(1, L)]
+        i_syn = torch.cat(currents, dim=1).reshape(1, B)      # (1, B), cells ordered (trial, neuron)
+        g_na, g_k = gna * m ** 3 * h, gk * ng ** 4
+        i_ion = g_na * (v - ENA) + g_k * (v - EK) + gl * (v - EL) + gp * (v - spec.v_rest)
+        i_ax = g_own_c * (v[par] - v)
+        i_ax = i_ax.index_add(0, par1, g_par_c * (v[1:] - v[par1]))
+        rhs = i_ax - i_ion + inj * i_syn
+        v = v + tree_solve(plan, d_cap + g_na + g_k + gl + gp, a_off, b_off, rhs)
+        m_inf, m_tau, h_inf, h_tau, n_inf, n_tau = hh_rates(v)
+        m = m + (1.0 - torch.exp(-dt / m_tau)) * (m_inf - m)
+        h = h + (1.0 - torch.exp(-dt / h_tau)) * (h_inf - h)
+        ng = ng + (1.0 - torch.exp(-dt / n_tau)) * (n_inf - ng)
+        v_soma = v[0].reshape(S, offs[-1])
+        target = torch.sigmoid((v_soma - spec.theta) / spec.kappa)
+        s = target + (s - target) * decay
+        if step >= n_steps // 2:
+            readout = readout + v_soma[:, offs[-2]:]
+            count += 1
+    return (readout / count - spec.v_rest) / 10.0
