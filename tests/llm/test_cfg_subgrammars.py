@@ -127,27 +127,28 @@ def test_sample_with_spans_gives_the_derivation():
 
 
 def test_alignment_pairs_have_a_nontrivial_context():
-    from icml26.llm.cfg_subgrammars import experiment as E
+    from icml26.llm.cfg_subgrammars import setting as S
 
-    pairs = E.alignment_pairs(G, np.random.default_rng(5), 40, 20)
+    pairs = S.alignment_pairs(G, np.random.default_rng(5), 40, 20)
     for ctx, span in pairs:
         assert ctx[0] == "sL2_1" and len(ctx) >= 2 and span
         # the full expression starts with the context and the span is a string of L2_1
         assert G.inside_logprob(span, "L2_1") > float("-inf")
         assert ctx[-1] in "+*" or ctx[-1].isdigit()
     with pytest.raises(ValueError, match="n must"):
-        E.alignment_pairs(G, np.random.default_rng(5), 1, 20)
+        S.alignment_pairs(G, np.random.default_rng(5), 1, 20)
 
 
 def test_span_reps_are_causal_and_identical_inputs_give_cka_one():
     import torch
 
     from icml26.llm.cfg_subgrammars import experiment as E
+    from icml26.llm.cfg_subgrammars import setting as S
 
-    corpus = E.Corpus(G)
+    corpus = S.Corpus(G)
     torch.manual_seed(0)
-    model = E.make_model(len(corpus.itos), 16, 2, 2, 32)
-    pairs = E.alignment_pairs(G, np.random.default_rng(6), 20, 12)
+    model = S.make_model(len(corpus.itos), 16, 2, 2, 32)
+    pairs = S.alignment_pairs(G, np.random.default_rng(6), 20, 12)
     ctx = [c for c, _ in pairs]
     spans = [w for _, w in pairs]
     a = E.span_reps(model, corpus, ctx, spans)
@@ -161,3 +162,37 @@ def test_span_reps_are_causal_and_identical_inputs_give_cka_one():
         assert M.linear_cka(a[k], E.span_reps(model, corpus, ctx, spans)[k]) == pytest.approx(1.0)
     out = E.alignment(model, corpus, pairs, seed=0)
     assert 0.0 <= out["cka_shuffled"] < out["cka"] < 1.0
+
+
+def test_stage_and_pretraining_grammars():
+    from icml26.llm.cfg_subgrammars import setting as S
+
+    st = S.stage_grammar(G, "L2_3")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        s = st.sample(rng, 30)
+        assert s[0] == "sL2_3" and s[-1] == "eL2_3"
+    pre = S.pretraining_grammar(G, "L2_1")
+    assert pre.rules[pre.start] == [(("sL2_1", "L2_1", "eL2_1"), 1.0)]
+    with pytest.raises(ValueError, match="A="):
+        S.stage_grammar(G, "NUM")
+
+
+def test_learning_times_tell_parallel_from_sequential():
+    from icml26.llm.cfg_subgrammars import experiment as E
+
+    steps = [0.0, 10, 20, 30, 40, 50, 60]
+    parallel = {"step": steps, **{f"kl_{a}": [4.0, 2.0, 1.2, 1.0, 0.9, 0.85, 0.8] for a in E.NAMES}}
+    seq = {"step": steps, "kl_L2_1": [4.0, 4, 4, 4, 4, 1.0, 0.5], "kl_L2_2": [4.0, 4, 1, 0.5, 0.5, 0.5, 0.5],
+           "kl_L2_3": [4.0, 1, 0.5, 0.5, 0.5, 0.5, 0.5]}
+    assert E._ratio(E.learning_times(parallel, 0.9)) == pytest.approx(1.0)
+    assert E._ratio(E.learning_times(seq, 0.5)) == pytest.approx(5.0)
+    never = {**seq, "kl_L2_1": [4.0] * 7}
+    assert E._ratio(E.learning_times(never, 0.5)) == E.RATIO_CAP
+
+
+def test_max_len_is_validated_instead_of_looping_forever():
+    with pytest.raises(ValueError, match="max_len"):
+        G.sample(np.random.default_rng(0), -1)
+    with pytest.raises(ValueError, match="tol"):
+        M.PCFG(M.KL_EXAMPLE, tol=float("nan"))

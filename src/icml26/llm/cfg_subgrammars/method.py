@@ -33,6 +33,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from icml26.core.validate import as_array, check_int, check_positive
+
 Rules = Mapping[str, Sequence[tuple[Sequence[str], float]]]
 
 #: The authors' KL-decomposition grammar (three marked top-level subgrammars, one ambiguous).
@@ -53,8 +55,9 @@ class PCFG:
     """
 
     def __init__(self, rules: Rules, start: str | None = None, tol: float = 1e-9):
-        if not rules:
-            raise ValueError("rules must not be empty")
+        if not isinstance(rules, dict) or not rules:
+            raise ValueError("rules must be a non-empty dict {lhs: [(rhs, probability), ...]}")
+        tol = check_positive("tol", tol)
         self.rules = {a: [(tuple(r), float(p)) for r, p in rhs] for a, rhs in rules.items()}
         self.start = start if start is not None else next(iter(self.rules))
         if self.start not in self.rules:
@@ -101,6 +104,11 @@ class PCFG:
         """One terminal string from ``symbol`` (default: start); resampled if longer than ``max_len``
         (the truncated mass is negligible for the grammars used here)."""
         sym = self.start if symbol is None else symbol
+        if sym not in self.rules:
+            raise ValueError(f"symbol {sym!r} is not a nonterminal of this grammar")
+        max_len = check_int("max_len", max_len, minimum=1)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
         while True:
             out: list[str] = []
             stack = [sym]
@@ -126,8 +134,7 @@ class PCFG:
         sym = self.start if symbol is None else symbol
         if sym not in self.rules:
             raise ValueError(f"{sym!r} is not a nonterminal of this grammar")
-        if max_len < 1:
-            raise ValueError(f"max_len must be >= 1, got {max_len}")
+        max_len = check_int("max_len", max_len, minimum=1)
         while True:
             out: list[str] = []
             spans: list[tuple[str, int, int]] = []
@@ -223,6 +230,13 @@ def decompose_sentence(token_logq: np.ndarray, tokens: Sequence[str], logp_total
     marker); its term is ``log P_A(content) - sum log Q``. The terms add up to
     ``logp_total - sum(token_logq)`` exactly.
     """
+    token_logq = as_array("token_logq", token_logq, ndim=1, finite=False)
+    if np.isnan(token_logq).any() or np.isposinf(token_logq).any():
+        raise ValueError("token_logq contains NaN or +inf (log-probabilities are <= 0)")
+    if isinstance(logp_total, bool) or not isinstance(logp_total, (int, float, np.floating)):
+        raise TypeError(f"logp_total must be a number, got {type(logp_total).__name__}")
+    if np.isnan(logp_total) or logp_total == np.inf:
+        raise ValueError(f"logp_total must be a log-probability (<= 0 or -inf), got {logp_total}")
     if len(token_logq) != len(tokens) + 1:
         raise ValueError(f"token_logq must have len(tokens) + 1 = {len(tokens) + 1} entries, got {len(token_logq)}")
     spans = marked_spans(tokens, names)
@@ -240,8 +254,10 @@ def decompose_sentence(token_logq: np.ndarray, tokens: Sequence[str], logp_total
 
 def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
     """Linear CKA between representations X (n, d1) and Y (n, d2) of the same n items."""
-    X = np.asarray(X, float) - np.mean(X, 0)
-    Y = np.asarray(Y, float) - np.mean(Y, 0)
+    X = as_array("X", X, ndim=2)
+    Y = as_array("Y", Y, ndim=2)
+    X = X - X.mean(0)
+    Y = Y - Y.mean(0)
     if X.shape[0] != Y.shape[0] or X.shape[0] < 2:
         raise ValueError(f"X and Y need the same number (>= 2) of rows, got {X.shape[0]} and {Y.shape[0]}")
     num = np.linalg.norm(X.T @ Y) ** 2
