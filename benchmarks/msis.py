@@ -14,13 +14,14 @@ energy + penalty. It prints CPU seconds per step and the log-log slopes of cost 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import torch
 
 from icml26.core.stats import loglog_slope
-from icml26.science.msis.experiment import _pair_rmse, draw_samples, eigenbasis, trial_states
+from icml26.core.timing import measure, write_bench
+from icml26.science.msis.setting import draw_samples, eigenbasis, trial_states
+from icml26.science.msis.setting import pair_rmse as _pair_rmse
 from icml26.science.msis.method import (msis_ratio, normalizer_ratios, overlap_from_ratio,
                                         per_state_ratio, triangular_alpha)
 
@@ -38,9 +39,8 @@ class SharedTrunk(torch.nn.Module):
         return self.heads(self.trunk(x)) * torch.exp(-0.5 * x ** 2)
 
 
-def vmc_step(net: SharedTrunk, x: torch.Tensor, ns: int, n: int, estimator: str) -> float:
-    """One energy + overlap-penalty evaluation and backward pass; returns CPU seconds."""
-    t = time.process_time()
+def vmc_step(net: SharedTrunk, x: torch.Tensor, ns: int, n: int, estimator: str) -> None:
+    """One energy + overlap-penalty evaluation and backward pass (timed by the caller)."""
     x = x.clone().requires_grad_(True)
     psi = net(x)  # (Ns*n, Ns): every state on every sample
     own = psi.reshape(ns, n, ns).diagonal(dim1=0, dim2=2).T.reshape(-1)  # psi_s on chain s
@@ -60,7 +60,6 @@ def vmc_step(net: SharedTrunk, x: torch.Tensor, ns: int, n: int, estimator: str)
     # surrogate whose gradient has the energy + penalty structure (cost is what is measured)
     loss = (e_loc.detach() * torch.log(own.abs())).mean() + penalty * lp.mean()
     loss.backward()
-    return time.process_time() - t
 
 
 def main() -> None:
@@ -90,8 +89,8 @@ def main() -> None:
             rmse = _pair_rmse(np.asarray(est[key]), S_exact)
             n_need = max(8, int(np.ceil(a.n0 * (rmse / a.target) ** 2)))
             x = torch.randn(ns * n_need, 1)
-            vmc_step(net, x, ns, n_need, key)  # warm-up
-            row[key] = (rmse, n_need, float(np.median([vmc_step(net, x, ns, n_need, key) for _ in range(3)])))
+            t = measure(lambda: vmc_step(net, x, ns, n_need, key), repeats=3, warmup=1)
+            row[key] = (rmse, n_need, t.cpu_median)
         rows.append(row)
         print(f"Ns={ns:3d}  per-state: RMSE@{a.n0}={row['per_state'][0]:.4f} N/state={row['per_state'][1]:6d} "
               f"step={row['per_state'][2]:.3f}s | MSIS: RMSE@{a.n0}={row['msis'][0]:.4f} "
@@ -104,6 +103,7 @@ def main() -> None:
               f"CPU time per step ~ Ns^{loglog_slope(ns_arr, secs)[0]:.2f}  (paper: MSIS O(Ns^0.14))")
     print("time ratio per-state / MSIS at the largest Ns: "
           f"{rows[-1]['per_state'][2] / rows[-1]['msis'][2]:.1f}x")
+    print("wrote", write_bench("msis", {"rows": rows, "target_rmse": a.target, "n0": a.n0}))
 
 
 if __name__ == "__main__":

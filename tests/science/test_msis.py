@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from icml26.science.msis.experiment import draw_samples, eigenbasis, trial_states
+from icml26.science.msis.setting import draw_samples, eigenbasis, trial_states
 from icml26.science.msis.method import (msis_ratio, normalizer_ratios, overlap_from_ratio,
                                         overlap_penalty, per_state_ratio, triangular_alpha)
 
@@ -107,3 +107,36 @@ def test_penalty_and_alpha():
 def test_invalid_input_raises(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_penalty_vmc_with_exact_overlaps_limit_recovers_ritz_levels():
+    """With many samples both estimators drive the states to the basis' lowest Ritz levels."""
+    from icml26.science.msis.vmc import double_well_problem, penalty_vmc
+
+    problem = double_well_problem(8, 300)
+    for est in ("per_state", "msis"):
+        r = penalty_vmc(problem, 3, est, 400, 400, np.random.default_rng(0), lr=0.02, penalty=10.0)
+        assert r["err_end"] < 0.1 * r["err_start"]
+        assert r["err_end"] < 0.15
+        assert r["max_overlap"] < 0.2
+
+
+def test_double_well_ritz_values_bound_the_exact_levels():
+    from icml26.science.msis.vmc import double_well_problem
+
+    exact, _ = eigenbasis("double_well_1d", 4, 300)
+    ritz = double_well_problem(12, 300)["ritz"][:4]
+    assert np.all(ritz >= exact - 1e-9)           # variational: the basis cannot go below the grid levels
+    assert np.all(ritz - exact < 0.2)
+
+
+def test_bad_inputs_name_the_argument():
+    from icml26.science.msis.method import normalizer_ratios, overlap_penalty
+
+    lp = np.zeros((2, 3, 2))
+    with pytest.raises(ValueError, match="ridge"):
+        normalizer_ratios(lp, ridge=float("nan"))
+    with pytest.raises(TypeError, match="ridge"):
+        normalizer_ratios(lp, ridge="0.5")
+    with pytest.raises(ValueError, match="S"):
+        overlap_penalty(np.full((2, 2), np.nan), np.ones((2, 2)))

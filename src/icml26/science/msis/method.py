@@ -37,9 +37,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from icml26.core.validate import as_array, check_int, check_positive
+
 
 def _check_samples(log_abs_psi: np.ndarray, sign: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    lp = np.asarray(log_abs_psi, dtype=float)
+    lp = as_array("log_abs_psi", log_abs_psi, finite=False)
     if lp.ndim != 3 or lp.shape[0] != lp.shape[2]:
         raise ValueError(f"log_abs_psi must have shape (Ns, N, Ns) (chain, sample, state), got {lp.shape}")
     if lp.shape[0] < 1 or lp.shape[1] < 1:
@@ -49,7 +51,7 @@ def _check_samples(log_abs_psi: np.ndarray, sign: np.ndarray | None = None) -> t
     if sign is None:
         sg = np.ones_like(lp)
     else:
-        sg = np.asarray(sign, dtype=float)
+        sg = as_array("sign", sign, finite=False)
         if sg.shape != lp.shape:
             raise ValueError(f"sign must have the shape of log_abs_psi {lp.shape}, got {sg.shape}")
         if not np.all(np.isin(sg, (-1.0, 1.0))):
@@ -59,7 +61,7 @@ def _check_samples(log_abs_psi: np.ndarray, sign: np.ndarray | None = None) -> t
 
 def overlap_from_ratio(R: np.ndarray) -> np.ndarray:
     """Symmetrised overlap ``S_ij = sign(R_ij) sqrt(max(R_ij R_ji, 0))`` from ratios ``R: (Ns, Ns)``."""
-    R = np.asarray(R, dtype=float)
+    R = as_array("R", R, finite=False)
     if R.ndim != 2 or R.shape[0] != R.shape[1]:
         raise ValueError(f"R must be a square (Ns, Ns) matrix, got shape {R.shape}")
     if not np.all(np.isfinite(R)):
@@ -109,16 +111,14 @@ def normalizer_ratios(log_abs_psi: np.ndarray, log_c_init: np.ndarray | None = N
     """
     lp, _ = _check_samples(log_abs_psi)
     ns, n, _ = lp.shape
-    if not isinstance(iterations, (int, np.integer)) or iterations < 1:
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-    if not (ridge >= 0 and np.isfinite(ridge)):
-        raise ValueError(f"ridge must be a finite non-negative number, got {ridge!r}")
-    if max_update_factor is not None and not max_update_factor > 1:
+    iterations = check_int("iterations", iterations, minimum=1)
+    ridge = check_positive("ridge", ridge, strict=False)
+    if max_update_factor is not None and not check_positive("max_update_factor", max_update_factor) > 1:
         raise ValueError(f"max_update_factor must be > 1 or None, got {max_update_factor!r}")
     if log_c_init is None:
         log_c0 = np.zeros(ns)
     else:
-        log_c0 = np.asarray(log_c_init, dtype=float)
+        log_c0 = as_array("log_c_init", log_c_init, finite=False)
         if log_c0.shape != (ns,) or not np.all(np.isfinite(log_c0)):
             raise ValueError(f"log_c_init must be a finite array of shape ({ns},), got {log_c0.shape}")
     log_c0 = log_c0 - log_c0[0]
@@ -158,7 +158,7 @@ def msis_ratio(log_abs_psi: np.ndarray, sign: np.ndarray | None = None,
     if log_c is None:
         log_c = normalizer_ratios(lp, **ratio_kwargs)
     else:
-        log_c = np.asarray(log_c, dtype=float)
+        log_c = as_array("log_c", log_c, finite=False)
         if log_c.shape != (ns,) or not np.all(np.isfinite(log_c)):
             raise ValueError(f"log_c must be a finite array of shape ({ns},), got {log_c.shape}")
     pooled = lp.reshape(ns * n, ns)
@@ -172,17 +172,17 @@ def msis_ratio(log_abs_psi: np.ndarray, sign: np.ndarray | None = None,
 def overlap_penalty(S: np.ndarray, alpha: np.ndarray) -> float:
     """Penalty ``sum_{i,j} alpha_ij S_ij^2`` of the VMC objective (``alpha`` lower-triangular:
     only the higher state of a pair is pushed away). ``S, alpha: (Ns, Ns)``."""
-    S = np.asarray(S, dtype=float)
-    alpha = np.asarray(alpha, dtype=float)
-    if S.shape != alpha.shape or S.ndim != 2:
-        raise ValueError(f"S and alpha must be equal square matrices, got {S.shape} and {alpha.shape}")
+    S = as_array("S", S, ndim=2)
+    alpha = as_array("alpha", alpha, ndim=2)
+    if S.shape[0] != S.shape[1]:
+        raise ValueError(f"S must be a square (Ns, Ns) matrix, got {S.shape}")
+    if alpha.shape != S.shape:
+        raise ValueError(f"alpha must have the shape of S {S.shape}, got {alpha.shape}")
     return float(np.sum(alpha * S ** 2))
 
 
 def triangular_alpha(n_states: int, penalty_scale: float = 4.0) -> np.ndarray:
     """Constant penalty weights ``alpha_ij = penalty_scale`` for ``i > j`` and 0 otherwise."""
-    if n_states < 1:
-        raise ValueError(f"n_states must be >= 1, got {n_states}")
-    if not penalty_scale > 0:
-        raise ValueError(f"penalty_scale must be > 0, got {penalty_scale}")
+    n_states = check_int("n_states", n_states, minimum=1)
+    penalty_scale = check_positive("penalty_scale", penalty_scale)
     return penalty_scale * np.tril(np.ones((n_states, n_states)), k=-1)
