@@ -12,12 +12,12 @@ nnz(B) against n, next to the paper's stated orders.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import torch
 
 from icml26.core.stats import loglog_slope
+from icml26.core.timing import measure, write_bench
 from icml26.llm.token_mixers import method as M
 
 STATED = {"first-order": "O(1) cache, O(n) time", "fenwick": "O(log n) cache, O(n log n) time",
@@ -38,9 +38,10 @@ def main() -> None:
             P, valid = M.parent_table(n, pat)
             lam = torch.rand(n, P.shape[1], generator=g) / P.shape[1]
             q, k, v = (torch.randn(n, a.dk, generator=g) for _ in range(3))
-            t = time.perf_counter()
-            _, cache = M.state_recurrence_reference(lam, P, valid, q, k, v)
-            dt = (time.perf_counter() - t) / n
+            box = {}
+            t = measure(lambda: box.__setitem__("cache", M.state_recurrence_reference(lam, P, valid, q, k, v)[1]),
+                        repeats=1, warmup=0)
+            cache, dt = box["cache"], t.wall_min / n
             rows[(pat, n)] = (max(cache) * a.dk * a.dk, M.recurrence_nnz(n, pat), dt)
     for n in a.ns:  # softmax attention: KV cache grows with n, every step reads all of it
         rows[("attention", n)] = (n * 2 * a.dk, n * (n - 1) // 2, float("nan"))
@@ -54,6 +55,9 @@ def main() -> None:
         sc = loglog_slope(a.ns, cs)[0] if len(set(cs)) > 1 else 0.0
         print(f"{pat:12s} cache slope {sc:5.2f}  nnz slope {loglog_slope(a.ns, zs)[0]:5.2f}   stated: {STATED[pat]}")
     n = a.ns[-1]
+    write_bench("token_mixers", {"ns": a.ns, "dk": a.dk, "rows": {f"{pat}/{n}": {"cache_floats": c, "nnz": z,
+                                                                                "s_per_token": dt}
+                                                                 for (pat, n), (c, z, dt) in rows.items()}})
     print(f"\ncache ratio at n={n}: attention / fenwick = {rows[('attention', n)][0] / rows[('fenwick', n)][0]:.1f}, "
           f"fenwick / first-order = {rows[('fenwick', n)][0] / rows[('first-order', n)][0]:.1f}")
 
