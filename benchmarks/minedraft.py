@@ -43,12 +43,12 @@ def _pin(cores: set[int]) -> None:
         os.sched_setaffinity(0, cores)
 
 
-def _stage_times(m, tg, dr, b: int, k: int, ctx: int, reps: int = 7) -> tuple[float, float]:
+def _stage_times(tg, dr, b: int, k: int, ctx: int, reps: int = 7) -> tuple[float, float]:
     """Median one-thread time of one drafter step (batch b) and one target verification (b x (k + 1))."""
     import torch
 
-    from icml26.llm.minedraft import method as M
     from icml26.core.timing import measure
+    from icml26.llm.minedraft import method as M
 
     out = []
     for model, t in ((dr, 1), (tg, k + 1)):
@@ -121,7 +121,7 @@ def main() -> None:
     cands = []
     for w in a.drafter_widths:
         dr = TinyLM(LMConfig(vocab, w, 1, max(1, w // 64), max_len=max_len)).eval()
-        t_d, t_v = _stage_times(None, target, dr, b, k, ctx)
+        t_d, t_v = _stage_times(target, dr, b, k, ctx)
         cands.append((abs(np.log(k * t_d / t_v)), w, t_d, t_v))
         print(f"  drafter d={w}: t_d {1e3 * t_d:.2f} ms, t_v {1e3 * t_v:.2f} ms, k t_d / t_v = {k * t_d / t_v:.2f}")
     _, w, _, t_v0 = min(cands)
