@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from icml26.decision.pidm.env import (
+from icml26.decision.pidm.setting import (
     GOAL,
     FourRoomsNav,
     expert_episode,
@@ -13,15 +13,16 @@ from icml26.decision.pidm.env import (
     sample_starts,
     step_positions,
 )
-from icml26.decision.pidm.experiment import bc_demos_needed, efficiency_ratios
 from icml26.decision.pidm.method import (
     BCPolicy,
     ClosestReferencePredictor,
     PIDMPolicy,
+    demos_needed,
     fit_regressor,
     linear_gaussian_delta,
     linear_gaussian_idm,
     make_pairs,
+    matched_level_ratios,
     sample_linear_gaussian,
 )
 
@@ -123,16 +124,42 @@ def test_theorem1_limits():
     assert linear_gaussian_delta(0.0, 0.3, 0.3) >= 0
 
 
-def test_efficiency_ratio():
-    ns = [2, 4, 8, 16, 32]
+def test_demos_needed_interpolates_on_the_running_max():
+    ns = [1, 2, 5, 10, 20]
     bc = [0.1, 0.3, 0.5, 0.9, 0.95]
-    need, cens = bc_demos_needed(ns, bc, 0.9, 0.0)
-    assert need == pytest.approx(16.0) and not cens
-    need, _ = bc_demos_needed(ns, bc, 0.7, 0.0)  # halfway between 8 and 16 on a log scale
-    assert need == pytest.approx(np.sqrt(8 * 16))
-    need, cens = bc_demos_needed(ns, bc, 1.0, 0.0)
-    assert cens and need == 32
-    assert efficiency_ratios(ns, bc, [0.9, 0.9, 0.9, 0.9, 0.9], [2, 4], 0.0) == pytest.approx([8.0, 4.0])
+    assert demos_needed(ns, bc, 0.9) == (pytest.approx(10.0), False)
+    need, cens = demos_needed(ns, bc, 0.7)  # halfway between 5 and 10 on a log scale
+    assert need == pytest.approx(np.sqrt(5 * 10)) and not cens
+    assert demos_needed(ns, bc, 0.05) == (pytest.approx(1.0), False)
+    assert demos_needed(ns, bc, 1.0) == (pytest.approx(20.0), True)
+    # a dip does not undo a level already reached
+    assert demos_needed(ns, [0.1, 0.6, 0.4, 0.5, 0.9], 0.55)[0] < 2.0
+
+
+def test_matched_level_ratios_known_answer():
+    ns = [1, 2, 5, 10, 20]
+    bc = [0.1, 0.3, 0.5, 0.9, 0.95]
+    pidm = [0.5, 0.9, 0.95, 0.95, 0.95]
+    r, cens = matched_level_ratios(ns, bc, pidm, [0.5, 0.9])
+    assert r == pytest.approx([5.0, 5.0]) and cens == [False, False]
+    # the same curve against itself gives 1 at every level, however noisy the curve
+    r, _ = matched_level_ratios(ns, bc, bc, [0.3, 0.6, 0.9])
+    assert r == pytest.approx([1.0, 1.0, 1.0])
+    # a level BC never reaches: the ratio is a lower bound, flagged censored
+    r, cens = matched_level_ratios(ns, bc, [0.99] * 5, [0.99])
+    assert r == pytest.approx([20.0]) and cens == [True]
+
+
+def test_threeroom_task_starts_and_expert():
+    rng = np.random.default_rng(4)
+    starts = sample_starts(rng, 300, "threeroom")
+    assert not in_wall(starts).any()
+    rooms = {(bool(x > 0.5), bool(y > 0.5)) for x, y in starts}
+    assert rooms == {(False, False), (True, False), (False, True)}
+    env = FourRoomsNav()
+    for st in starts[:30]:
+        s, a, _ = expert_episode(env, rng, st)
+        assert np.linalg.norm(s[-1] - GOAL) < env.goal_radius
 
 
 def test_input_validation():
@@ -152,8 +179,12 @@ def test_input_validation():
         ClosestReferencePredictor([], k=1)
     with pytest.raises(ValueError, match="columns"):
         ClosestReferencePredictor([np.zeros((3, 2))]).predict(np.zeros((1, 3)))
-    with pytest.raises(ValueError, match="sigma"):
+    with pytest.raises(ValueError, match="sigma_a"):
         linear_gaussian_delta(1.0, 0.0, 0.3)
+    with pytest.raises(ValueError, match="task"):
+        sample_starts(np.random.default_rng(0), 3, "maze")
+    with pytest.raises(ValueError, match="success"):
+        demos_needed([1, 2], [0.5], 0.5)
     with pytest.raises(ValueError):
         FourRoomsNav(step_size=0)
     with pytest.raises(RuntimeError):

@@ -19,6 +19,11 @@ cloning?" (Schaefer et al.; arXiv:2601.21718):
   bimodal linear-Gaussian toy where it reduces to a one-dimensional integral.
 
 Networks are small MLPs (torch); training is full-batch Adam.
+
+The sample-efficiency measure of the paper's Fig. 2 ("BC needs up to 5x, on average 3x
+more demonstrations for comparable performance") is :func:`matched_level_ratios`: at a
+success level L, the demonstrations BC needs to reach L divided by those the other policy
+needs to reach L (:func:`demos_needed`, log-interpolated between the evaluated budgets).
 """
 
 from __future__ import annotations
@@ -29,9 +34,24 @@ import numpy as np
 import torch
 from torch import nn
 
+from icml26.core.validate import as_array, as_rng, check_int, check_positive
+
+
+def _finite(name: str, x) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__} {x!r}")
+    if not np.isfinite(float(x)):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return float(x)
+
 
 def _as_2d(name: str, x, width: int | None = None) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float32)
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a 2-D numeric array, got {type(x).__name__}")
+    try:
+        x = np.asarray(x, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 2-D numeric array: {exc}") from None
     if x.ndim != 2 or x.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (n, d), got shape {x.shape}")
     if width is not None and x.shape[1] != width:
@@ -43,8 +63,8 @@ def _as_2d(name: str, x, width: int | None = None) -> np.ndarray:
 
 def mlp(d_in: int, d_out: int, hidden: int = 128, depth: int = 2) -> nn.Sequential:
     """ReLU MLP with ``depth`` hidden layers of width ``hidden``."""
-    if d_in < 1 or d_out < 1 or hidden < 1 or depth < 1:
-        raise ValueError("mlp sizes must be positive")
+    d_in, d_out = check_int("d_in", d_in, minimum=1), check_int("d_out", d_out, minimum=1)
+    hidden, depth = check_int("hidden", hidden, minimum=1), check_int("depth", depth, minimum=1)
     layers: list[nn.Module] = []
     d = d_in
     for _ in range(depth):
@@ -82,8 +102,11 @@ def fit_regressor(X, Y, loss: str = "l1", hidden: int = 128, depth: int = 2, ste
         raise ValueError(f"X and Y must have the same number of rows, got {X.shape[0]} and {Y.shape[0]}")
     if loss not in ("l1", "mse"):
         raise ValueError(f"loss must be 'l1' or 'mse', got {loss!r}")
-    if steps < 1 or lr <= 0:
-        raise ValueError("steps must be >= 1 and lr > 0")
+    steps, lr = check_int("steps", steps, minimum=1), check_positive("lr", lr)
+    hidden, depth = check_int("hidden", hidden, minimum=1), check_int("depth", depth, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    if batch_size is not None:
+        batch_size = check_int("batch_size", batch_size, minimum=1)
     g = torch.Generator().manual_seed(int(seed))
     torch.manual_seed(int(seed))
     x_mean, x_std = X.mean(0), X.std(0) + 1e-6
@@ -113,13 +136,14 @@ def make_pairs(trajectories: list[np.ndarray], actions: list[np.ndarray] | None,
     Returns (S_t, S_{t+k}, A_t) stacked over all t with t + k <= T_i (the future is clipped
     to the final state, as the paper's data loader pads by repetition).
     """
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
-    if not trajectories:
-        raise ValueError("trajectories must be non-empty")
+    k = check_int("k", k, minimum=1)
+    if not isinstance(trajectories, (list, tuple)) or not trajectories:
+        raise ValueError("trajectories must be a non-empty list of (T_i + 1, d) arrays")
+    if actions is not None and (not isinstance(actions, (list, tuple)) or len(actions) != len(trajectories)):
+        raise ValueError("actions must be a list with one (T_i, d_a) array per trajectory")
     S, F, A = [], [], []
     for i, tr in enumerate(trajectories):
-        tr = np.asarray(tr, dtype=np.float32)
+        tr = _as_2d(f"trajectories[{i}]", tr)
         T = tr.shape[0] - 1
         if T < 1:
             continue
@@ -127,7 +151,7 @@ def make_pairs(trajectories: list[np.ndarray], actions: list[np.ndarray] | None,
         S.append(tr[idx])
         F.append(tr[np.minimum(idx + k, T)])
         if actions is not None:
-            a = np.asarray(actions[i], dtype=np.float32)
+            a = _as_2d(f"actions[{i}]", actions[i])
             if a.shape[0] != T:
                 raise ValueError(f"actions[{i}] must have {T} rows (one per transition), got {a.shape[0]}")
             A.append(a)
@@ -144,6 +168,10 @@ class BCPolicy:
         self.model: Regressor | None = None
 
     def fit(self, states, actions) -> "BCPolicy":
+        states, actions = _as_2d("states", states), _as_2d("actions", actions)
+        if states.shape[0] != actions.shape[0]:
+            raise ValueError(f"states and actions must have the same number of rows, got {states.shape[0]} "
+                             f"and {actions.shape[0]}")
         self.model = fit_regressor(states, actions, **self.fit_kwargs)
         return self
 
@@ -162,10 +190,9 @@ class ClosestReferencePredictor:
     """
 
     def __init__(self, trajectories: list[np.ndarray], k: int = 1):
-        if k < 1:
-            raise ValueError(f"k must be >= 1, got {k}")
-        if not trajectories:
-            raise ValueError("trajectories must be non-empty")
+        k = check_int("k", k, minimum=1)
+        if not isinstance(trajectories, (list, tuple)) or not trajectories:
+            raise ValueError("trajectories must be a non-empty list of (T_i + 1, d) arrays")
         states, futures = [], []
         for tr in trajectories:
             tr = _as_2d("trajectory", tr)
@@ -191,7 +218,7 @@ class PIDMPolicy:
     """
 
     def __init__(self, k: int = 1, **fit_kwargs):
-        self.k = k
+        self.k = check_int("k", k, minimum=1)
         self.fit_kwargs = fit_kwargs
         self.idm: Regressor | None = None
         self.predictor: ClosestReferencePredictor | None = None
@@ -231,8 +258,9 @@ def sample_linear_gaussian(rng: np.random.Generator, n: int, c: float = 0.5, del
                            sigma_a: float = 0.3, sigma_eta: float = 0.3):
     """s ~ N(0,1); a = c s + z delta + eps, z = +-1 w.p. 1/2, eps ~ N(0, sigma_a^2);
     s' = s + a + eta, eta ~ N(0, sigma_eta^2). Returns (s, a, s') each of shape (n,)."""
-    if n < 1 or sigma_a <= 0 or sigma_eta <= 0:
-        raise ValueError("n must be >= 1 and sigma_a, sigma_eta > 0")
+    rng, n = as_rng("rng", rng), check_int("n", n, minimum=1)
+    c, delta = _finite("c", c), _finite("delta", delta)
+    sigma_a, sigma_eta = check_positive("sigma_a", sigma_a), check_positive("sigma_eta", sigma_eta)
     s = rng.normal(size=n)
     z = rng.choice([-1.0, 1.0], size=n)
     a = c * s + z * delta + rng.normal(0, sigma_a, n)
@@ -242,6 +270,12 @@ def sample_linear_gaussian(rng: np.random.Generator, n: int, c: float = 0.5, del
 
 def linear_gaussian_idm(s, sp, c: float = 0.5, delta: float = 1.0, sigma_a: float = 0.3, sigma_eta: float = 0.3):
     """Bayes IDM E[a | s, s'] for the toy: c s + rho d + (1 - rho) delta tanh(d delta / v), d = s' - s - c s."""
+    s = as_array("s", s, ndim=1)
+    sp = as_array("sp", sp, ndim=1)
+    if sp.shape != s.shape:
+        raise ValueError(f"sp must have the shape of s {s.shape}, got {sp.shape}")
+    c, delta = _finite("c", c), _finite("delta", delta)
+    sigma_a, sigma_eta = check_positive("sigma_a", sigma_a), check_positive("sigma_eta", sigma_eta)
     v = sigma_a ** 2 + sigma_eta ** 2
     rho = sigma_a ** 2 / v
     d = np.asarray(sp) - np.asarray(s) - c * np.asarray(s)
@@ -254,8 +288,9 @@ def linear_gaussian_delta(delta: float = 1.0, sigma_a: float = 0.3, sigma_eta: f
     d given s is the mixture 1/2 N(delta, v) + 1/2 N(-delta, v), v = sigma_a^2 + sigma_eta^2,
     independent of s, so Delta = Var_d(g(d)) with g the IDM minus c s.
     """
-    if sigma_a <= 0 or sigma_eta <= 0:
-        raise ValueError("sigma_a and sigma_eta must be > 0")
+    delta = _finite("delta", delta)
+    sigma_a, sigma_eta = check_positive("sigma_a", sigma_a), check_positive("sigma_eta", sigma_eta)
+    n_grid = check_int("n_grid", n_grid, minimum=3)
     v = sigma_a ** 2 + sigma_eta ** 2
     rho = sigma_a ** 2 / v
     lim = abs(delta) + 12 * np.sqrt(v)
@@ -265,3 +300,95 @@ def linear_gaussian_delta(delta: float = 1.0, sigma_a: float = 0.3, sigma_eta: f
     g = rho * d + (1 - rho) * delta * np.tanh(d * delta / v)
     m = (w * g).sum()
     return float((w * (g - m) ** 2).sum())
+
+
+# ---------------------------------------------------------------------------
+# Sample efficiency at matched success levels
+# ---------------------------------------------------------------------------
+
+def _curve(ns, success, name: str = "success") -> tuple[np.ndarray, np.ndarray]:
+    ns = as_array("ns", ns, ndim=1)
+    success = as_array(name, success, ndim=1)
+    if success.shape != ns.shape:
+        raise ValueError(f"{name} must have one value per budget in ns ({ns.size}), got {success.size}")
+    if np.any(ns <= 0) or np.any(np.diff(ns) <= 0):
+        raise ValueError(f"ns must be positive and increasing, got {ns}")
+    return ns, success
+
+
+def demos_needed(ns, success, level: float) -> tuple[float, bool]:
+    """Demonstrations needed to reach success ``level``: (n, censored).
+
+    ns: (K,) increasing budgets; success: (K,) success at each budget. On the running maximum
+    of the curve, the first budget at or above ``level``, log-linearly interpolated from the
+    budget before it (the first budget if it is reached there). ``censored`` = never reached,
+    then n = the largest budget.
+    """
+    ns, success = _curve(ns, success)
+    level = _finite("level", level)
+    env = np.maximum.accumulate(success)
+    hit = np.flatnonzero(env >= level)
+    if hit.size == 0:
+        return float(ns[-1]), True
+    j = int(hit[0])
+    if j == 0:
+        return float(ns[0]), False
+    lo, hi = env[j - 1], env[j]
+    frac = (level - lo) / max(hi - lo, 1e-12)
+    return float(np.exp(np.log(ns[j - 1]) + frac * (np.log(ns[j]) - np.log(ns[j - 1])))), False
+
+
+def matched_level_ratios(ns, success_bc, success_method, levels) -> tuple[list[float], list[bool]]:
+    """BC demonstrations / method demonstrations needed to reach each success level.
+
+    Returns (ratios, censored) per level; ``censored`` marks levels BC never reaches, where
+    the ratio is a lower bound (BC's need is set to the largest budget).
+    """
+    ns, success_bc = _curve(ns, success_bc, "success_bc")
+    _, success_method = _curve(ns, success_method, "success_method")
+    levels = as_array("levels", levels, ndim=1)
+    ratios, cens = [], []
+    for L in levels:
+        n_m, _ = demos_needed(ns, success_method, L)
+        n_b, c = demos_needed(ns, success_bc, L)
+        ratios.append(n_b / n_m)
+        cens.append(c)
+    return ratios, cens
+
+
+def EXAMPLES() -> list:
+    """Good calls of the public API, for the common bad-input test."""
+    from icml26.decision.pidm import setting as E
+
+    rng = np.random.default_rng(0)
+    tr = [np.cumsum(np.full((6, 2), 0.05, dtype=np.float32), 0) + 0.1]
+    ac = [np.full((5, 2), 0.5, dtype=np.float32)]
+    X, Y = rng.normal(size=(20, 2)), rng.normal(size=(20, 1))
+    ns, s_bc, s_m = np.array([1.0, 2.0, 5.0]), np.array([0.2, 0.5, 0.8]), np.array([0.6, 0.9, 0.9])
+    env = E.FourRoomsNav()
+    fit = {"hidden": 8, "steps": 2}
+    return [
+        (fit_regressor, {"X": X, "Y": Y, "hidden": 8, "depth": 1, "steps": 2, "lr": 1e-3, "seed": 0}),
+        (mlp, {"d_in": 2, "d_out": 1, "hidden": 4, "depth": 1}),
+        (make_pairs, {"trajectories": tr, "actions": ac, "k": 1}),
+        (BCPolicy(**fit).fit, {"states": X, "actions": Y}),
+        (ClosestReferencePredictor, {"trajectories": tr, "k": 1}),
+        (ClosestReferencePredictor(tr).predict, {"s": np.array([[0.2, 0.2]])}),
+        (PIDMPolicy, {"k": 1}),
+        (linear_gaussian_delta, {"delta": 1.0, "sigma_a": 0.3, "sigma_eta": 0.3, "n_grid": 101}),
+        (linear_gaussian_idm, {"s": np.zeros(3), "sp": np.ones(3), "c": 0.5, "delta": 1.0, "sigma_a": 0.3,
+                               "sigma_eta": 0.3}, {"c": {"negative"}, "delta": {"negative"}}),
+        (sample_linear_gaussian, {"rng": rng, "n": 5, "c": 0.5, "delta": 1.0, "sigma_a": 0.3, "sigma_eta": 0.3}),
+        (demos_needed, {"ns": ns, "success": s_bc, "level": 0.5}, {"level": {"negative"}}),
+        (matched_level_ratios, {"ns": ns, "success_bc": s_bc, "success_method": s_m, "levels": np.array([0.5, 0.8])}),
+        (E.in_wall, {"p": np.array([[0.2, 0.2], [0.5, 0.1]])}),
+        (E.step_positions, {"pos": np.array([[0.2, 0.2]]), "act": np.array([[1.0, 0.0]]), "step_size": 0.03,
+                            "n_sub": 4}),
+        (E.sample_starts, {"rng": rng, "n": 3, "task": "threeroom"}),
+        (E.sample_free, {"rng": rng, "n": 3}),
+        (E.FourRoomsNav, {"step_size": 0.03, "goal_radius": 0.05, "max_steps": 10}),
+        (E.expert_episode, {"env": env, "rng": rng, "start": np.array([0.2, 0.3]), "route_temp": 0.3,
+                            "noise_sd": 0.1}),
+        (E.rollout_success, {"policy_act": lambda s: np.ones_like(s), "starts": np.array([[0.2, 0.2]]),
+                             "step_size": 0.03, "goal_radius": 0.05, "max_steps": 5}),
+    ]
