@@ -305,3 +305,60 @@ def test_successive_halving_on_a_given_subset_size_stays_in_budget():
     assert 0 <= arm < 400 and env.pulls <= 1000
     with pytest.raises(ValueError, match="subset_size"):
         successive_halving(env, 400, 1000, subset_size=401, seed=0)
+
+
+def _bayes_ucb_reference(means, T, seed):
+    """Brute force Bayes-UCB: every arm's Beta quantile each step; ties: lowest F, then arm order."""
+    from scipy.special import betaincinv
+
+    rng = np.random.default_rng(seed)
+    N = len(means)
+    order = np.argsort(rng.random((1, N)), axis=1)[0]
+    S, F = np.zeros(N), np.zeros(N)
+    env = np.random.default_rng(seed + 100)
+    draws = []
+    for t in range(1, T + 1):
+        p = 1 - 1 / t
+        q = betaincinv(1 + S, 1 + F, p)
+        top = np.flatnonzero(q >= q.max() - 1e-15)
+        j = top[np.lexsort((top, F[top]))][0]
+        x = float(env.random() < means[order[j]])
+        draws.append(order[j])
+        S[j] += x
+        F[j] += 1 - x
+    n = S + F
+    return draws, order[np.argmax(4 * n + (S + 1) / (n + 2))]
+
+
+def test_bayes_ucb_matches_brute_force():
+    from icml26.decision.b3.method import bayes_ucb_batch
+
+    means = np.random.default_rng(0).beta(1, 3, 30)
+    for T in (20, 150, 400):
+        ref_draws, ref_rec = _bayes_ucb_reference(means, T, seed=T)
+        env = np.random.default_rng(T + 100)
+        draws = []
+
+        def pull_sum(arms, n):
+            draws.append(int(arms[0]))
+            return np.array([float(env.random() < means[arms[0]])])
+
+        rec = bayes_ucb_batch(pull_sum, 30, [T], 1, seed=np.random.default_rng(T))
+        assert draws == ref_draws
+        assert rec[0, 0] == ref_rec
+
+
+def test_bayes_ucb_anytime_and_budget():
+    from icml26.decision.b3.method import bayes_ucb, bayes_ucb_batch
+
+    env = Env(np.linspace(0.05, 0.95, 50), noise=0.0)
+    assert 0 <= bayes_ucb(env, 50, 200, seed=0) < 50 and env.pulls == 200
+    means = np.random.default_rng(1).beta(1, 8, 2000)
+
+    def pull_sum(arms, n):
+        return np.random.default_rng(int(arms.sum())).binomial(n, means[arms]).astype(float)
+
+    out = bayes_ucb_batch(pull_sum, 2000, [300, 100], 3, seed=0)
+    assert out.shape == (3, 2)
+    with pytest.raises(ValueError, match="rewards"):
+        bayes_ucb(lambda a, n: np.full(n, 2.0), 5, 10, seed=0)

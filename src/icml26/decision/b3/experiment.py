@@ -23,6 +23,9 @@ B3 is read under two recommendation rules (``method.RULES``): ours (highest-leve
 the best empirical mean over the alive arms. SH told ``T`` is also run on a random subset of
 B3's own screened count ``c0(T)`` (the comparison the paper's theorem makes), from its own
 generator so the other methods' numbers are unchanged.
+In the bernoulli regime, anytime Bayes-UCB (Kaufmann et al. 2012; Beta posteriors, quantile 1 - 1/t,
+most-pulled recommendation) runs on the first ``bucb_reps`` repetitions (it is the slowest method:
+one pull per step) and is compared with B3 on the same repetitions.
 Metric: simple regret ``max_i mu_i - mu_rec``, averaged over the repetitions of a seed;
 claims are decided over seeds.
 """
@@ -37,6 +40,7 @@ from icml26.core.stats import bootstrap_ci, decide, series_of
 from icml26.decision.b3.method import (
     R0,
     BoxThirdingBatch,
+    bayes_ucb_batch,
     bracketing_successive_halving_batch,
     doubling_successive_halving_batch,
     fit_subset_size,
@@ -49,7 +53,8 @@ METHODS = ("b3", "b3_mean", "sh", "sh_c0", "doubling", "uniform", "bsh")
 LABELS = {"b3": "B3 (anytime)", "b3_mean": "B3, best-mean rule", "sh": "SH (T known)",
           "sh_c0": "SH (T known) on B3's c0 arms", "doubling": "doubling SH (anytime)",
           "bsh": "bracketing SH (anytime)",
-          "uniform": "uniform (T known)", "screened": "best screened arm"}
+          "uniform": "uniform (T known)", "screened": "best screened arm",
+          "bucb": "Bayes-UCB (anytime, fewer reps)"}
 
 
 def _pull_sum(regime: str, mu: np.ndarray, rng: np.random.Generator, sd: float):
@@ -109,6 +114,8 @@ def run(profile: Profile, seed: int) -> dict:
         bsh = bracketing_successive_halving_batch(_pull_sum(regime, mu, bsh_rng, sd), n_arms, budgets, reps,
                                                   seed=bsh_rng)
         recs["bsh"] = [bsh[:, k] for k in range(len(budgets))]
+        if regime == "bernoulli":  # Bayes-UCB's Beta posterior is for rewards in [0, 1]: the bernoulli regime
+            out.update(_bayes_ucb(mu, recs["b3"], budgets, int(profile["bucb_reps"]), seed))
         for m in METHODS:
             reg = [best - mu[rows, r] for r in recs[m]]
             out[f"{regime}/{m}/regret"] = [float(r.mean()) for r in reg]
@@ -119,6 +126,19 @@ def run(profile: Profile, seed: int) -> dict:
         out[f"{regime}/b3/c0"] = [float(c) for c in c0]
         out[f"{regime}/b3/pulls_used"] = [float(u) for u in used]
     return out
+
+
+def _bayes_ucb(mu: np.ndarray, b3_recs: list[np.ndarray], budgets: list[int], n_reps: int, seed: int) -> dict:
+    """Anytime Bayes-UCB on the first ``n_reps`` repetitions (its own generator), with B3's regret on the
+    same repetitions for a paired comparison."""
+    n_reps = min(n_reps, mu.shape[0])
+    rng = np.random.default_rng([int(seed), 2012])
+    sub = mu[:n_reps]
+    rows = np.arange(n_reps)
+    rec = bayes_ucb_batch(_pull_sum("bernoulli", sub, rng, 0.0), mu.shape[1], budgets, n_reps, seed=rng)
+    best = sub.max(axis=1)
+    return {"bernoulli/bucb/regret": [float((best - sub[rows, rec[:, k]]).mean()) for k in range(len(budgets))],
+            "bernoulli/b3/regret_bucb_reps": [float((best - sub[rows, r[:n_reps]]).mean()) for r in b3_recs]}
 
 
 # --------------------------------------------------------------------------- claims
@@ -226,11 +246,12 @@ def figure(ms: list[dict]):
     ts = np.array(_budgets(ms), dtype=float)
     fig = Figure(figsize=(13, 4))
     axes = fig.subplots(1, len(REGIMES), sharey=True)
-    styles = {"b3": ("C0", "-"), "b3_mean": ("C9", (0, (3, 1))), "sh": ("C1", "--"), "sh_c0": ("C5", (0, (1, 2))),
+    styles = {"bucb": ("C8", (0, (2, 2))), "b3": ("C0", "-"), "b3_mean": ("C9", (0, (3, 1))), "sh": ("C1", "--"), "sh_c0": ("C5", (0, (1, 2))),
               "doubling": ("C2", "-."), "bsh": ("C4", (0, (5, 1, 1, 1))),
               "uniform": ("C3", ":"), "screened": ("0.5", (0, (1, 1)))}
     for ax, regime in zip(axes, REGIMES):
-        keys = list(METHODS) + (["screened"] if regime == "deterministic" else [])
+        keys = list(METHODS) + (["screened"] if regime == "deterministic" else []) + \
+            (["bucb"] if f"{regime}/bucb/regret" in ms[0] else [])
         for m in keys:
             y = series_of(ms, f"{regime}/{m}/regret")
             mean = y.mean(0)

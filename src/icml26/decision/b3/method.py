@@ -619,6 +619,125 @@ def bracketing_successive_halving(pull: Pull, n_arms: int, budget: int, *, seed=
                                                    seed=seed)[0, 0])
 
 
+
+# --------------------------------------------------------------------------- Bayes-UCB
+def bayes_ucb_batch(pull_sum: PullSum, n_arms: int, checkpoints: Sequence[int], n_reps: int = 1, *,
+                    seed=None) -> np.ndarray:
+    """Anytime Bayes-UCB (Kaufmann, Cappe and Garivier, AISTATS 2012) for rewards in [0, 1], read at
+    several budgets. Returns (R, len(checkpoints)) recommended arms.
+
+    Each arm has a Beta(1 + S, 1 + F) posterior (S successes, F failures; a reward in (0, 1) is turned
+    into a Bernoulli draw of that mean, the usual binarisation); at step t = 1, 2, ... the arm with the
+    largest quantile of order 1 - 1/t is pulled once (c = 0, the setting of the paper's experiments),
+    ties broken by a random arm order per repetition. Recommendation at a checkpoint (ours: the B3 paper
+    does not say): the most pulled arm, ties by posterior mean, then arm order.
+
+    Exact and fast in the many-armed regime: quantiles are increasing in S and decreasing in F, so only
+    the arm with the most successes among the arms with F failures can win, for each F; and an arm with
+    F >= 1 can only beat the best failure-free arm (whose quantile p**(1/(S0+1)) is closed-form) if it has
+    more successes, S > S0. Only those few cells are evaluated with ``scipy.special.betaincinv``.
+    """
+    from scipy.special import betaincinv
+
+    n_arms = _check_int("n_arms", n_arms, 1)
+    n_reps = _check_int("n_reps", n_reps, 1)
+    cps = [_check_int("checkpoints", c, 1) for c in checkpoints]
+    if not cps:
+        raise ValueError("checkpoints must hold at least one budget")
+    if not callable(pull_sum):
+        raise ValueError("pull_sum must be callable: pull_sum(arms, n) -> sums")
+    rng = _rng(seed)
+    R, N, T = n_reps, n_arms, max(cps)
+    rows = np.arange(R)
+    order = np.argsort(rng.random((R, N)), axis=1)  # position j of repetition r holds arm order[r, j]
+    S = np.zeros((R, N), dtype=np.int32)
+    F = np.zeros((R, N), dtype=np.int32)
+    best_s = np.full((R, T + 2), -1, dtype=np.int64)  # per failure count f: most successes among arms with F = f
+    best_pos = np.zeros((R, T + 2), dtype=np.int64)   # ... and the first position reaching it
+    best_s[:, 0] = 0
+    f_max = 0
+    out = np.empty((R, len(cps)), dtype=int)
+    want = sorted(set(cps))
+    k = 0
+
+    next_new = np.zeros(R, dtype=np.int64)  # unpulled arms are taken in position order: all from here on are new
+
+    def recount(r_idx: np.ndarray, f_idx: np.ndarray) -> None:
+        width = int(next_new[r_idx].max())      # positions beyond hold unpulled arms only (S = F = 0)
+        sm = np.where(F[r_idx, :width] == f_idx[:, None], S[r_idx, :width], -1)
+        j = np.argmax(sm, axis=1) if width else np.zeros(len(r_idx), dtype=np.int64)
+        s_best = sm[np.arange(len(r_idx)), j] if width else np.full(len(r_idx), -1)
+        # an unpulled arm (S = 0) at the first new position, for the failure-free cell
+        new_ok = (f_idx == 0) & (next_new[r_idx] < N) & (s_best < 0)
+        best_s[r_idx, f_idx] = np.where(new_ok, 0, s_best)
+        best_pos[r_idx, f_idx] = np.where(new_ok, next_new[r_idx], j)
+
+    for t in range(1, T + 1):
+        p = 1.0 - 1.0 / t
+        s0 = best_s[:, 0]
+        # candidates with F >= 1 that may beat the best failure-free arm
+        cells = best_s[:, 1:f_max + 1]
+        rr, ff = np.nonzero(cells > s0[:, None]) if f_max > 0 else (np.zeros(0, int), np.zeros(0, int))
+        pos = best_pos[:, 0].copy()
+        has0 = s0 >= 0
+        value = np.where(has0, p ** (1.0 / (np.maximum(s0, 0) + 1.0)), -np.inf)
+        if rr.size:
+            ff = ff + 1
+            q = betaincinv(1.0 + best_s[rr, ff], 1.0 + ff, p)
+            top = np.full(R, -np.inf)
+            np.maximum.at(top, rr, q)
+            win = q >= top[rr]  # per repetition, the best candidate cell (first one among equals)
+            better = np.zeros(R, dtype=bool)
+            cand_pos = np.zeros(R, dtype=np.int64)
+            seen = np.zeros(R, dtype=bool)
+            for r, f, qq in zip(rr[win].tolist(), ff[win].tolist(), q[win].tolist()):
+                if not seen[r]:
+                    seen[r] = True
+                    if qq > value[r]:
+                        better[r], cand_pos[r] = True, best_pos[r, f]
+            pos = np.where(better, cand_pos, pos)
+        arms = order[rows, pos]
+        next_new = np.maximum(next_new, pos + 1)
+        x = _checked_sums(pull_sum, arms, 1)
+        if np.any((x < 0) | (x > 1)):
+            raise ValueError("Bayes-UCB needs rewards in [0, 1]")
+        frac = (x > 0) & (x < 1)
+        if frac.any():
+            x = np.where(frac, (rng.random(R) < x).astype(float), x)
+        win_ = x > 0.5
+        f_old = F[rows, pos].copy()
+        S[rows, pos] += win_
+        F[rows, pos] += ~win_
+        f_new = F[rows, pos]
+        # a failure moves the arm to cell f_new: its old cell may need a recount
+        moved = ~win_
+        left = moved & (best_pos[rows, f_old] == pos)
+        if left.any():
+            recount(rows[left], f_old[left])
+        s_new = S[rows, pos]
+        cur = best_s[rows, f_new]
+        upd = (s_new > cur) | ((s_new == cur) & (pos < best_pos[rows, f_new]))
+        best_s[rows[upd], f_new[upd]] = s_new[upd]
+        best_pos[rows[upd], f_new[upd]] = pos[upd]
+        f_max = max(f_max, int(f_new.max()))
+        while k < len(want) and want[k] == t:
+            n = S + F
+            post = (S + 1.0) / (n + 2.0)
+            key = n * 4.0 + post  # most pulls first, then posterior mean (< 1 < 4)
+            rec = order[rows, np.argmax(key, axis=1)]
+            for j, c in enumerate(cps):
+                if c == t:
+                    out[:, j] = rec
+            k += 1
+    return out
+
+
+def bayes_ucb(pull: Pull, n_arms: int, budget: int, *, seed=None) -> int:
+    """Single-run anytime Bayes-UCB stopped at ``budget``; see :func:`bayes_ucb_batch`."""
+    _check_pull(pull)
+    budget = _check_int("budget", budget, 1)
+    return int(bayes_ucb_batch(_single_pull_sum(pull), n_arms, [budget], 1, seed=seed)[0, 0])
+
 def EXAMPLES() -> list:
     """Good calls of the public API for the common bad-input test (``tests/test_every_paper.py``)."""
     mu = np.linspace(0.1, 0.9, 20)
@@ -640,4 +759,5 @@ def EXAMPLES() -> list:
         (doubling_successive_halving, {"pull": pull, "n_arms": 20, "budget": 300, "first_budget": 16, "seed": 0}),
         (bracketing_successive_halving, {"pull": pull, "n_arms": 20, "budget": 200, "seed": 0}),
         (BracketingSHBatch, {"n_arms": 20, "n_reps": 2, "seed": 0}),
+        (bayes_ucb, {"pull": pull, "n_arms": 20, "budget": 100, "seed": 0}),
     ]
