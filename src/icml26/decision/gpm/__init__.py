@@ -39,7 +39,7 @@ PAPER = Paper(
         "ACC/AUC on 20% held-out responses. Ours differs in: the exact unrolled gradient instead of the "
         "code's finite-difference DARTS term; the path loss compares the selected set with the examinee's "
         "full candidate set (the code compares the held-out set with all items); item slopes are given "
-        "(only intercepts learned); sizes (banks of 40-80 items, 6-10 questions, 25-150 iterations "
+        "(only intercepts learned); sizes (banks of 40-80 items, 6-10 questions, 25-600 iterations "
         "instead of thousands of epochs). Real datasets (ASSISTments, Eedi, EXAM) are replaced by "
         "simulated 1-D 2PL and 3-D MIRT banks; baselines Random, MFI (D-optimal for MIRT; checked against "
         "catsim in 1-D), KLI and BECAT (from its paper; same gain as EduCAT's up to a constant, with the "
@@ -49,10 +49,11 @@ PAPER = Paper(
     examples="icml26.decision.gpm.method:examples",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
-            "n_items": 40, "n_train": 200, "n_test": 100, "test_length": 6, "train_iters": 25, **_COMMON}),
+            "n_items": 40, "n_train": 200, "n_test": 100, "test_length": 6, "train_iters": 25,
+            "train_iters_code": 25, **_COMMON}),
         "full": Profile("full", seeds=5, timeout_s=900, params={
-            "n_items": 80, "n_train": 600, "n_test": 200, "test_length": 10, "train_iters": 150,
-            **_COMMON}),
+            "n_items": 80, "n_train": 600, "n_test": 200, "test_length": 10, "train_iters": 600,
+            "train_iters_code": 150, **_COMMON}),
     },
     claims=(
         Claim(

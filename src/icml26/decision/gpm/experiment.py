@@ -53,7 +53,8 @@ def train(profile: Profile, a, Y_train, Y_test, rng, seed: int, choice: str):
 
     cand, held = split_heldout(Y_train.shape[0], a.shape[0], rng)
     L = int(profile["test_length"])
-    model = M.train_gpm(a, Y_train, cand, held, T=L, iters=int(profile["train_iters"]),
+    iters = int(profile["train_iters"] if choice == "nearest" else profile["train_iters_code"])
+    model = M.train_gpm(a, Y_train, cand, held, T=L, iters=iters,
                         batch=int(profile["batch"]), eta=float(profile["eta_inner"]),
                         policy_lr=float(profile["policy_lr"]), model_lr=float(profile["model_lr"]),
                         hidden=int(profile["hidden"]), seed=seed, choice=choice)
