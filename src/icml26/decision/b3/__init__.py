@@ -38,7 +38,10 @@ PAPER = Paper(
         "Unspecified bookkeeping (random tie-breaks, behaviour once every arm is screened) is "
         "our choice, documented in method.py; the anytime recommendation rule is switchable and B3 is reported "
         "under two rules: ours (the highest-level arm; used by the claims) and the best empirical mean over the "
-        "alive arms, which is what the paper's pure-screening result in the deterministic case implies."
+        "alive arms, which is what the paper's pure-screening result in the deterministic case implies. "
+        "Measured after the full run (not a pre-registered claim): the best-mean rule is slightly better than "
+        "ours with deterministic rewards but much worse under noise (bernoulli regret 0.184 vs 0.086 at T = "
+        "5000), where it no longer beats doubling SH at every budget; the claims' verdicts hold for our rule."
     ),
     profiles={
         "quick": Profile("quick", seeds=5, params={
