@@ -43,7 +43,8 @@ def train_models(profile: Profile, seed: int, data: dict) -> dict:
     models = {}
     for arch in profile["archs"]:
         torch.manual_seed(1000 * seed + ARCHS.index(arch))
-        model = build_model(arch, int(profile["width"]))
+        width = profile["width"]
+        model = build_model(arch, int(width[arch] if isinstance(width, dict) else width))
         train_fp(model, x, y, epochs=int(profile["epochs"]), lr=1e-2, batch=128, seed=seed)
         models[arch] = model
     return models
