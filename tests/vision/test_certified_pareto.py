@@ -27,7 +27,7 @@ from icml26.vision.certified_pareto import (
     smoothed_eps,
     train_certified,
 )
-from icml26.vision.certified_pareto.experiment import PUBLISHED, published_config
+from icml26.vision.certified_pareto.setting import PUBLISHED, published_config
 
 
 def _net(widths=(6, 12, 10, 4), seed=0):
@@ -268,8 +268,9 @@ def test_published_configs_scale():
         assert c.method == m and c.warm_up_epochs >= 1 and c.ramp_up_epochs >= 1
         m1, m2 = c.milestones()
         assert m1 <= m2
-    c = published_config("crown-ibp", 200)
-    assert (c.warm_up_epochs, c.ramp_up_epochs, *c.milestones()) == (10, 50, 130, 190)
+    c = published_config("crown-ibp", 100)  # CTRAIN's own schedule: ramp to epoch 71, decays at 80 and 90
+    assert (c.warm_up_epochs, c.ramp_up_epochs, *c.milestones()) == (1, 70, 80, 90)
+    assert (c.start_kappa, c.end_kappa, c.end_beta, c.train_eps_factor) == (1.0, 0.0, 0.0, 1.0)
 
 
 # ------------------------------------------------------------------ Pareto tools
@@ -319,3 +320,42 @@ def test_run_study_returns_all_trials():
     assert all(0 <= r["config"].end_beta <= 1 for r in recs)
     with pytest.raises(ValueError, match="n_trials"):
         run_study(objective, "ibp", 10, n_trials=0)
+
+
+# ------------------------------------------------------------------ exact (MILP) verification
+def test_milp_verify_agrees_with_dense_sampling_and_is_at_least_as_strong_as_bounds():
+    from icml26.vision.certified_pareto.verify import CERTIFIED, FALSIFIED, milp_verify
+
+    torch.manual_seed(1)
+    net = make_mlp((3, 6, 6, 3), init="default")
+    gen = torch.Generator().manual_seed(0)
+    counts = {CERTIFIED: 0, FALSIFIED: 0}
+    for _ in range(12):
+        x = torch.rand(3, generator=gen)
+        with torch.no_grad():
+            y = int(net(x[None]).argmax())
+        status = milp_verify(net, x, y, 0.15, time_limit=5.0)
+        lo, hi = input_box(x[None], 0.15)
+        pts = torch.cat([lo + (hi - lo) * torch.rand(40000, 3, generator=gen),
+                         lo + (hi - lo) * torch.tensor([[i >> k & 1 for k in range(3)] for i in range(8)]).float()])
+        with torch.no_grad():
+            violated = bool((net(pts).argmax(1) != y).any())
+        if status == CERTIFIED:
+            assert not violated
+        if bool(certify(net, x[None], torch.tensor([y]), 0.15)[0]):
+            assert status == CERTIFIED  # complete verification is never weaker than the bounds
+        counts[status] = counts.get(status, 0) + 1
+    assert counts[CERTIFIED] > 0 and counts[FALSIFIED] > 0
+
+
+def test_exact_certify_with_no_budget_is_the_bound_result():
+    from icml26.vision.certified_pareto.verify import exact_certify
+
+    torch.manual_seed(0)
+    net = make_mlp((3, 4, 2))
+    x, y = torch.rand(5, 3), torch.tensor([0, 1, 0, 1, 0])
+    cert = torch.tensor([True, False, False, True, False])
+    broken = torch.tensor([False, True, False, False, False])
+    out = exact_certify(net, x, y, 0.05, cert, broken, budget_s=0.0)
+    assert out["cert_acc"] == pytest.approx(0.4) and out["n_milp"] == 0
+    assert out["open_frac"] == pytest.approx(0.4)  # points 2 and 4 stay undecided

@@ -36,6 +36,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from icml26.core.validate import as_array, check_positive
 from icml26.vision.certified_pareto.bounds import input_box, margin_lower_bounds, worst_case_logits
 
 METHODS = ("ibp", "crown-ibp", "sabr", "mtl-ibp")
@@ -75,8 +76,13 @@ def smoothed_eps(step: float, warm_up: float, ramp_up: float, eps_max: float,
     up to fraction ``mid`` of the ramp and then linearly to ``eps_max``, with value and slope
     continuous at ``mid``; ``eps_max`` afterwards. ``step`` is in the same units (epochs).
     """
-    if eps_max < 0 or warm_up < 0 or ramp_up < 0 or not 0 < mid < 1 or power < 1:
-        raise ValueError("smoothed_eps needs eps_max, warm_up, ramp_up >= 0, 0 < mid < 1, power >= 1")
+    step = check_positive("step", step, strict=False)
+    warm_up = check_positive("warm_up", warm_up, strict=False)
+    ramp_up = check_positive("ramp_up", ramp_up, strict=False)
+    eps_max = check_positive("eps_max", eps_max, strict=False)
+    mid, power = check_positive("mid", mid), check_positive("power", power)
+    if not 0 < mid < 1 or power < 1:
+        raise ValueError(f"smoothed_eps needs 0 < mid < 1 and power >= 1, got mid={mid}, power={power}")
     if step < warm_up:
         return 0.0
     if ramp_up == 0 or step >= warm_up + ramp_up:
@@ -308,10 +314,11 @@ def certify(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float, boun
 
 
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float, pgd_steps: int = 0,
-             pgd_restarts: int = 1, seed: int = 0) -> dict[str, Any]:
+             pgd_restarts: int = 1, seed: int = 0, return_masks: bool = False) -> dict[str, Any]:
     """Natural accuracy, certified accuracy and (with ``pgd_steps > 0``) PGD accuracy and soundness counts.
 
     ``unsound`` counts points that are certified yet broken by the attack (must be 0 for sound bounds).
+    With ``return_masks``: ``certified`` and ``broken`` (misclassified or attacked successfully), (B,) bool.
     """
     model.eval()
     with torch.no_grad():
@@ -328,16 +335,17 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, eps: float, pgd
             broken |= b
         out["adv_acc"] = float((~broken).float().mean())
         out["unsound"] = int((cert & broken).sum())
+    if return_masks:
+        out["certified"] = cert
+        out["broken"] = broken if pgd_steps > 0 else ~correct
     return out
 
 
 # ---------------------------------------------------------------- Pareto utilities
-def _points(points) -> np.ndarray:
-    p = np.asarray(points, dtype=float)
-    if p.ndim != 2 or p.shape[1] != 2:
-        raise ValueError(f"points must have shape (n, 2), got {p.shape}")
-    if not np.isfinite(p).all():
-        raise ValueError("points contain NaN or inf")
+def _points(points, name: str = "points") -> np.ndarray:
+    p = as_array(name, points, ndim=2, nonempty=False)
+    if p.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n, 2), got {p.shape}")
     return p
 
 
@@ -359,8 +367,8 @@ def pareto_mask(points) -> np.ndarray:
 
 def hypervolume_2d(points, ref: Sequence[float] = (0.0, 0.0)) -> float:
     """Area dominated by ``points`` (maximisation) and bounded below by ``ref``; exact, O(n log n)."""
-    p = _points(points) if len(points) else np.zeros((0, 2))
-    r = np.asarray(ref, float)
+    p = _points(points) if not hasattr(points, "__len__") or len(points) else np.zeros((0, 2))
+    r = as_array("ref", ref, ndim=1)
     p = p[(p > r).all(1)]
     if p.size == 0:
         return 0.0
@@ -378,8 +386,10 @@ def nat_gain_at_matched_cert(front, point) -> float:
 
     Points are ``(nat, cert)``; NaN when no front point reaches ``point``'s certified accuracy.
     """
-    f = _points(front)
-    pt = np.asarray(point, float)
+    f = _points(front, "front")
+    pt = as_array("point", point, ndim=1)
+    if pt.shape != (2,):
+        raise ValueError(f"point must be (nat, cert), got shape {pt.shape}")
     ok = f[:, 1] >= pt[1]
     return float(f[ok, 0].max() - pt[0]) if ok.any() else float("nan")
 
