@@ -285,12 +285,12 @@ def test_bsh_validation():
 def test_best_mean_rule_is_pure_screening_with_deterministic_rewards(budget):
     """With exact comparisons the best screened arm is never discarded, so the best-mean rule returns it."""
     means = np.random.default_rng(budget).beta(1, 8, 800)
-    b3 = BoxThirding(800, seed=budget).run(Env(means), budget)
-    scr = b3.screened()
-    assert b3.recommend("mean") == scr[np.argmax(means[scr])]
+    b3 = BoxThirdingBatch(800, 1, seed=budget).run(lambda arms, n: n * means[arms], budget)
+    scr = b3.screened()[0]
+    assert b3.recommend("mean")[0] == scr[np.argmax(means[scr])]
     # the best screened arm is alive, and the level rule picks an alive arm too
-    alive = b3._b.alive()[0]
-    assert scr[np.argmax(means[scr])] in alive and b3.recommend("level") in alive
+    alive = b3.alive()[0]
+    assert scr[np.argmax(means[scr])] in alive and b3.recommend("level")[0] in alive
 
 
 def test_recommendation_rule_is_validated():

@@ -151,14 +151,6 @@ def test_blind_control_is_the_base_inverse_gaussian():
         np.testing.assert_allclose(approx_cdf(t, 3.0, flat, kind=kind), approx_cdf(t, 3.0, flat), atol=1e-12)
 
 
-def test_a_seed_runs_the_same_settings_whatever_the_seed_count():
-    from icml26.decision.ddm_drift.experiment import SIGNAL_GRID, TIMING_GRID, _settings
-
-    assert _settings(3, 2, len(SIGNAL_GRID)) == [6, 7]
-    covered = {i for s in range(5) for i in _settings(s, 4, len(TIMING_GRID))}
-    assert covered == set(range(len(TIMING_GRID)))
-
-
 def test_signal_blind_timing_ignores_the_signal():
     from icml26.decision.ddm_drift.method import optimal_signal_time
 
