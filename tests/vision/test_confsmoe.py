@@ -269,3 +269,38 @@ def test_input_validation():
         routing_statistics(np.array([[5]]), np.array([0]), 4)
     with pytest.raises(ValueError, match="labels"):
         routing_statistics(np.array([[0], [1]]), np.array([0]), 4)
+
+
+# --------------------------------------------------------------------------- load balance, modalities, labels
+
+def test_load_balance_loss_is_one_when_uniform_and_larger_when_collapsed():
+    from icml26.vision.confsmoe.method import load_balance_loss
+
+    E = 4
+    idx = torch.tensor([[0, 1], [2, 3], [0, 1], [2, 3]])
+    probs = torch.full((4, E), 1.0 / E)
+    assert float(load_balance_loss(idx, probs)) == pytest.approx(1.0)
+    collapsed = torch.tensor([[0, 1]] * 4)
+    p_coll = torch.tensor([[0.5, 0.5, 0.0, 0.0]] * 4)
+    assert float(load_balance_loss(collapsed, p_coll)) == pytest.approx(2.0)  # E * (0.5*0.5 + 0.5*0.5)
+
+
+def test_complementary_modalities_partition_the_image():
+    from icml26.vision.confsmoe.setting import make_modalities
+
+    x = np.arange(2 * 64, dtype=float).reshape(2, 64) / 128
+    a, b, c = make_modalities(x, np.random.default_rng(0), feat_noise=0.0)
+    assert (a.shape, b.shape, c.shape) == ((2, 24), (2, 24), (2, 16))
+    np.testing.assert_allclose(np.concatenate([a, b, c], 1), x, atol=1e-6)  # disjoint bands, nothing shared
+
+
+def test_labels_out_of_range_and_missing_rng_are_rejected():
+    m = _model()
+    xs, present, y = _data()
+    with pytest.raises(ValueError, match="y must hold labels"):
+        m(xs, present, y + 10)
+    with pytest.raises(TypeError, match="y must be an integer"):
+        m(xs, present, y.float())
+    with pytest.raises(TypeError, match="rng"):
+        sample_missing_mask(4, 3, 0.5, None)
+    assert sample_missing_mask(4, 3, 0.5, 7).shape == (4, 3)  # an int seed is accepted

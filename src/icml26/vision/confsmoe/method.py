@@ -37,7 +37,9 @@ How the router learns under the confidence gate is not spelled out in the paper.
   the training noise and the (trained) features that feed them.
 
 Baseline gates in the same block: ``"softmax"`` (mixture weights = softmax over the top-K logits,
-Shazeer et al. 2017) and ``"laplace"`` (FuseMoE's gate, logits ``-||h - w_i||_2``); ``ffn="dense"``
+Shazeer et al. 2017; optionally with the Switch-Transformer load-balance loss
+``L_lb = E * sum_i f_i P_i``, ``f_i`` the share of top-K selections and ``P_i`` the mean router
+probability of expert ``i``, the usual remedy for collapse that ConfSMoE claims to make unnecessary) and ``"laplace"`` (FuseMoE's gate, logits ``-||h - w_i||_2``); ``ffn="dense"``
 replaces the MoE by one dense feed-forward block (the dense fusion baseline).
 """
 
@@ -51,7 +53,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from icml26.core.validate import check_finite
+from icml26.core.validate import as_array, as_rng, check_finite, check_int, check_positive
 
 GATES = ("confidence", "softmax", "laplace")
 ROUTER_GRADS = ("straight_through", "none")
@@ -62,8 +64,17 @@ _check_finite = check_finite
 
 
 def _check_pos_int(name: str, v) -> None:
-    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
-        raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    check_int(name, v, minimum=1)
+
+
+def _tensor(name: str, x, ndim: int) -> torch.Tensor:
+    """``x`` must be a finite float tensor with ``ndim`` dimensions (error names ``name``)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}")
+    if x.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(x.shape)}")
+    check_finite(name, x)
+    return x
 
 
 class NoisyTopKRouter(nn.Module):
@@ -88,11 +99,16 @@ class NoisyTopKRouter(nn.Module):
         return -torch.cdist(h, self.w_gate.T)  # FuseMoE's Laplace gate: exp(-||h - w_i||)
 
     def forward(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        idx, g, _ = self.route(h)
+        return idx, g
+
+    def route(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(idx (N, K), g (N, K), probs (N, E))``: ``probs`` is the softmax over all E (noisy) logits."""
         u = self.logits(h)
         if self.training:
             u = u + torch.randn_like(u) * (F.softplus(h @ self.w_noise) + 1e-2)
         top_u, idx = u.topk(self.top_k, dim=-1)
-        return idx, torch.softmax(top_u, dim=-1)
+        return idx, torch.softmax(top_u, dim=-1), torch.softmax(u, dim=-1)
 
 
 @dataclass
@@ -101,7 +117,8 @@ class MoEOutput:
 
     ``y``: (N, d) mixture; ``expert_out``: (N, K, d) outputs of the chosen experts; ``idx``: (N, K);
     ``weight``: (N, K) mixture weights; ``conf``: (N, K) confidences ``c_i`` (confidence gate only);
-    ``p_true``: (N, K) probe probabilities of the true label (when labels were given).
+    ``p_true``: (N, K) probe probabilities of the true label (when labels were given);
+    ``probs``: (N, E) router probabilities over all experts (for the load-balance loss).
     """
 
     y: torch.Tensor
@@ -110,6 +127,7 @@ class MoEOutput:
     weight: torch.Tensor
     conf: torch.Tensor | None = None
     p_true: torch.Tensor | None = None
+    probs: torch.Tensor | None = None
 
 
 class SparseMoE(nn.Module):
@@ -164,7 +182,7 @@ class SparseMoE(nn.Module):
         _check_finite("h", h)
         if y is not None and (y.ndim != 1 or y.shape[0] != h.shape[0]):
             raise ValueError(f"y must have shape ({h.shape[0]},), got {tuple(y.shape)}")
-        idx, g = self.router(h)
+        idx, g, router_probs = self.router.route(h)
         all_out = self.experts(h)
         e = torch.gather(all_out, 1, idx.unsqueeze(-1).expand(-1, -1, self.d))  # (N, K, d)
         conf = p_true = None
@@ -177,11 +195,29 @@ class SparseMoE(nn.Module):
                 p_true = probs.gather(-1, y.view(-1, 1, 1).expand(-1, self.top_k, 1)).squeeze(-1)
         else:
             weight = g
-        return MoEOutput((weight.unsqueeze(-1) * e).sum(1), e, idx, weight, conf, p_true)
+        return MoEOutput((weight.unsqueeze(-1) * e).sum(1), e, idx, weight, conf, p_true, router_probs)
+
+
+def load_balance_loss(idx: torch.Tensor, probs: torch.Tensor) -> torch.Tensor:
+    """Switch-Transformer auxiliary loss ``E * sum_i f_i P_i`` (1 when routing is uniform).
+
+    idx: (N, K) chosen experts; probs: (N, E) router probabilities. ``f_i`` (share of selections,
+    no gradient) times ``P_i`` (mean probability, differentiable) pushes probability away from
+    over-used experts.
+    """
+    if idx.ndim != 2 or probs.ndim != 2 or idx.shape[0] != probs.shape[0]:
+        raise ValueError(f"idx must be (N, K) and probs (N, E); got {tuple(idx.shape)}, {tuple(probs.shape)}")
+    E = probs.shape[1]
+    if idx.shape[0] == 0:
+        return probs.sum() * 0.0
+    f = torch.bincount(idx.reshape(-1), minlength=E).to(probs.dtype) / idx.numel()
+    return E * (f * probs.mean(0)).sum()
 
 
 def confidence_loss(conf: torch.Tensor, p_true: torch.Tensor) -> torch.Tensor:
     """``L_conf = mean (c_i - p_i)^2`` over tokens and top-K slots; both (N, K). ``p_true`` is not detached."""
+    conf, p_true = _tensor("conf", conf, conf.ndim if isinstance(conf, torch.Tensor) else 2), \
+        _tensor("p_true", p_true, p_true.ndim if isinstance(p_true, torch.Tensor) else 2)
     if conf.shape != p_true.shape:
         raise ValueError(f"conf {tuple(conf.shape)} and p_true {tuple(p_true.shape)} must have equal shapes")
     if conf.numel() == 0:
@@ -195,11 +231,11 @@ def pool_impute(pool: torch.Tensor, n_missing: int, n_draw: int = 10,
 
     Returns (n_missing, f). Rows are drawn with replacement, as in the paper's modality pool.
     """
-    if pool.ndim != 2 or pool.shape[0] == 0:
+    pool = _tensor("pool", pool, 2)
+    if pool.shape[0] == 0 or pool.shape[1] == 0:
         raise ValueError(f"pool must be a non-empty (P, f) tensor, got shape {tuple(pool.shape)}")
     _check_pos_int("n_draw", n_draw)
-    if not isinstance(n_missing, (int, np.integer)) or n_missing < 0:
-        raise ValueError(f"n_missing must be a non-negative integer, got {n_missing!r}")
+    n_missing = check_int("n_missing", n_missing, minimum=0)
     pick = torch.randint(0, pool.shape[0], (int(n_missing), n_draw), generator=generator)
     return pool[pick].mean(1)
 
@@ -212,7 +248,10 @@ def sparse_cross_attention(q: torch.Tensor, kv: torch.Tensor, top_k: int, keep_f
     softmax over the T tokens, keep the ``max(1, int(T * keep_frac))`` largest weights (not renormalised)
     and sum weight * value over the kept tokens and the K slots. Returns (B, L, d).
     """
-    if q.ndim != 3 or kv.ndim != 4 or q.shape[0] != kv.shape[0] or q.shape[-1] != kv.shape[-1]:
+    q, kv = _tensor("q", q, 3), _tensor("kv", kv, 4)
+    top_k = check_int("top_k", top_k, minimum=1)
+    keep_frac = check_positive("keep_frac", keep_frac)
+    if q.numel() == 0 or kv.numel() == 0 or q.shape[0] != kv.shape[0] or q.shape[-1] != kv.shape[-1]:
         raise ValueError(f"q must be (B, L, d) and kv (B, T, K, d) with matching B, d; got {tuple(q.shape)}, {tuple(kv.shape)}")
     if kv.shape[2] != top_k:
         raise ValueError(f"kv must have {top_k} slots in dim 2, got {kv.shape[2]}")
@@ -234,7 +273,9 @@ class ConfSMoEClassifier(nn.Module):
     (B, f_m) (rows of missing modalities are ignored), ``present`` a (B, M) bool mask with at least one
     True per row, ``y`` (B,) labels for the confidence target (training). ``aux`` holds ``conf_loss``,
     ``present`` and, for sparse blocks, ``idx`` (B, M, L, K) chosen experts, plus ``conf`` and ``p_true``
-    (B, M, L, K) for the confidence gate (entries of missing modalities are to be ignored).
+    (B, M, L, K) for the confidence gate (entries of missing modalities are to be ignored), and
+    ``lb_loss``, the load-balance loss of the present tokens' routing (added to the training loss
+    only by the ``softmax + load-balance`` baseline).
 
     ``gate``: ``"confidence"``, ``"softmax"``, ``"laplace"`` (sparse) ; ``ffn="dense"`` for the dense
     baseline. ``imputation``: ``"two_stage"`` (paper), ``"pool"`` (stage 1 only), ``"zero"`` (zero tokens).
@@ -262,6 +303,7 @@ class ConfSMoEClassifier(nn.Module):
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.in_dims, self.M, self.L, self.d, self.top_k = list(in_dims), len(in_dims), tokens, d, top_k
         self.ffn, self.imputation, self.n_pool, self.gate = ffn, imputation, n_pool, gate
+        self.n_classes = n_classes
         self.encoders = nn.ModuleList(nn.Linear(f, tokens * d) for f in in_dims)
         self.pos = nn.Parameter(torch.zeros(1, self.M * tokens, d))
         self.norm_attn = nn.LayerNorm(d)
@@ -301,8 +343,15 @@ class ConfSMoEClassifier(nn.Module):
             raise ValueError("present: every sample needs at least one modality")
         for m, x in enumerate(xs):
             _check_finite(f"xs[{m}] (present rows)", x[present[:, m]])
-        if y is not None and (y.ndim != 1 or y.shape[0] != B):
-            raise ValueError(f"y must have shape ({B},), got {tuple(y.shape)}")
+        if y is not None:
+            if not isinstance(y, torch.Tensor) or y.dtype not in (torch.int64, torch.int32):
+                raise TypeError(f"y must be an integer tensor of class labels, got {type(y).__name__} "
+                                f"{getattr(y, 'dtype', '')}")
+            if y.ndim != 1 or y.shape[0] != B:
+                raise ValueError(f"y must have shape ({B},), got {tuple(y.shape)}")
+            if y.numel() and (int(y.min()) < 0 or int(y.max()) >= self.n_classes):
+                raise ValueError(f"y must hold labels in [0, {self.n_classes}), got range "
+                                 f"[{int(y.min())}, {int(y.max())}]")
 
     def encode(self, xs: list[torch.Tensor], present: torch.Tensor) -> torch.Tensor:
         """Encoders with stage-1 imputation (or zero tokens): -> (B, M, L, d)."""
@@ -335,7 +384,7 @@ class ConfSMoEClassifier(nn.Module):
         # code); tokens of missing modalities are computed but masked out of the output, the confidence
         # loss and the routing records, which equals dispatching only the present ones.
         tok_present = present.view(B, M, 1).expand(B, M, L)
-        aux: dict = {"conf_loss": x.new_zeros(()), "present": present}
+        aux: dict = {"conf_loss": x.new_zeros(()), "lb_loss": x.new_zeros(()), "present": present}
         if self.ffn == "dense":
             out = self.dense(z)
             expert_out = None
@@ -345,6 +394,7 @@ class ConfSMoEClassifier(nn.Module):
             out = mo.y.view(B, M, L, d)
             expert_out = mo.expert_out.view(B, M, L, K, d)
             aux["idx"] = mo.idx.view(B, M, L, K)
+            aux["lb_loss"] = load_balance_loss(mo.idx[tok_present.reshape(-1)], mo.probs[tok_present.reshape(-1)])
             if mo.conf is not None:
                 aux["conf"] = mo.conf.view(B, M, L, K)
                 if mo.p_true is not None:
@@ -390,8 +440,13 @@ def routing_statistics(idx: np.ndarray, labels: np.ndarray, n_experts: int, n_pe
     (largest fraction of selections), ``mi`` = I(expert; label) in bits over all selections and,
     when ``n_perm > 0``, ``mi_null`` = its mean under random permutations of the labels.
     """
+    if isinstance(idx, (str, bytes)) or isinstance(labels, (str, bytes)):
+        raise TypeError("idx and labels must be integer arrays")
     idx = np.asarray(idx)
     labels = np.asarray(labels)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"idx must hold integer expert indices, got dtype {idx.dtype}")
+    n_perm = check_int("n_perm", n_perm, minimum=0)
     if idx.ndim != 2 or idx.shape[0] == 0:
         raise ValueError(f"idx must be a non-empty (N, K) array, got shape {idx.shape}")
     if labels.shape != (idx.shape[0],):
@@ -420,13 +475,17 @@ def routing_statistics(idx: np.ndarray, labels: np.ndarray, n_experts: int, n_pe
     return out
 
 
-def sample_missing_mask(n: int, n_modalities: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+def sample_missing_mask(n: int, n_modalities: int, rate: float, rng) -> np.ndarray:
     """(n, M) bool mask of *present* modalities: each dropped independently with ``rate``; a sample that
-    lost all of them keeps one chosen uniformly at random."""
+    lost all of them keeps one chosen uniformly at random. ``rng``: a numpy Generator or an int seed."""
     _check_pos_int("n", n)
     _check_pos_int("n_modalities", n_modalities)
-    if not 0.0 <= rate < 1.0:
+    rate = check_positive("rate", rate, strict=False)
+    if rate >= 1.0:
         raise ValueError(f"rate must be in [0, 1), got {rate}")
+    if rng is None:
+        raise TypeError("rng must be a numpy Generator or a non-negative int seed, got None")
+    rng = as_rng("rng", rng)
     present = rng.random((n, n_modalities)) >= rate
     empty = ~present.any(1)
     present[np.flatnonzero(empty), rng.integers(0, n_modalities, int(empty.sum()))] = True
