@@ -30,6 +30,13 @@ IDS = [p.slug for p in PAPERS]
 # one xdist group per paper: its quick profile runs once per worker, papers spread over workers
 PARAMS = [pytest.param(p, id=p.slug, marks=pytest.mark.xdist_group(p.slug)) for p in PAPERS]
 _QUICK: dict[str, list[dict]] = {}
+#: metrics measured on the wall clock (through icml26.core.timing) live under this prefix; they
+#: are exempt from the determinism comparison, and a speed claim reads them as same-run ratios
+TIMING_PREFIX = "timing/"
+
+
+def _deterministic_part(m: dict) -> str:
+    return json.dumps({k: v for k, v in m.items() if not k.startswith(TIMING_PREFIX)}, sort_keys=True)
 
 
 def quick_metrics(paper) -> list[dict]:
@@ -86,9 +93,9 @@ def test_quick_profile_runs_and_is_deterministic(paper):
     # same seed again, under a profile that asks for more seeds: a seed's work depends on the seed alone
     more = dataclasses.replace(paper.profile("quick"), seeds=paper.profile("quick").seeds + 7)
     again = paper.run_seed(more, 0)
-    assert json.dumps(again, sort_keys=True) == json.dumps(ms[0], sort_keys=True), \
+    assert _deterministic_part(again) == _deterministic_part(ms[0]), \
         "same (profile, seed) gave different metrics (or they depend on the number of seeds)"
-    assert len(ms) < 2 or json.dumps(ms[0], sort_keys=True) != json.dumps(ms[1], sort_keys=True), \
+    assert len(ms) < 2 or _deterministic_part(ms[0]) != _deterministic_part(ms[1]), \
         "different seeds gave identical metrics: is the seed used?"
 
 
