@@ -20,9 +20,13 @@ attributes, as ESE assumes, and we run two reversion speeds, kappa = 0.2 (shares
 and 0.8 (shares scatter around the equilibrium), since which of ESE and the last share wins
 depends on it. ESE is run under both readings of the correction vector (``method``): the
 level correction against the window (our default) and the share reading with r = 1 (which
-collapses to the last share). Timing (10-70x, linear in n) is measured in
-``benchmarks/ese.py`` with the shared timing helper, not here, so that a seed's metrics stay
-deterministic.
+collapses to the last share).
+
+Speed (``speed-up``, ``linear-scaling``): on the first ``timing_seeds`` seeds (a seed's work
+depends on the seed alone) we time, with :mod:`icml26.core.timing` (process CPU time, median of
+``timing_repeats``), per-system ARIMA against ARIMA on the total + ESE, and ESE alone, over
+``timing_ns`` systems. These wall-clock metrics live under ``timing/`` and are exempt from the
+determinism test. ``benchmarks/ese.py`` runs the same comparison at larger n.
 """
 
 from __future__ import annotations
@@ -98,9 +102,100 @@ def _collect(cells: list[dict[str, float]], profile_cells: list[tuple[float, int
     return out
 
 
+def timing(profile: Profile, seed: int) -> dict:
+    """CPU seconds of per-system ARIMA vs ARIMA + ESE, and of ESE alone, at each ``timing_ns``."""
+    from icml26.core.timing import compare, measure
+
+    out: dict = {"timing/n": [], "timing/per_system_arima": [], "timing/arima_ese": [], "timing/ese_alone": []}
+    for n in profile["timing_ns"]:
+        rng = np.random.default_rng([seed, 7, int(n)])
+        S, A = generate(int(n), profile["m"], profile["timing_T"], rng, kappa=0.8)
+        T = S.shape[0]
+        n_train = int(round(0.9 * T))
+        origins = np.arange(n_train - 1, T - 1)
+        MS = S.sum(axis=1)
+        kw = dict(window=profile["window"], lam=profile["lam"], max_iter=profile["max_iter"])
+
+        def ese_alone() -> object:
+            coef = ar_fit(MS[:n_train], q=profile["ar_q"])
+            ms = np.array([ar_total_forecast(coef, MS[:t + 1]) for t in origins])
+            return ese_forecast(S, A, origins, ms, **kw)
+
+        def wrapped() -> object:
+            return ese_forecast(S, A, origins, total_forecast("arima", MS, n_train), **kw)
+
+        reps = int(profile["timing_repeats"])
+        cmp = compare(lambda: per_system("arima", S, n_train), wrapped, repeats=reps, warmup=0)
+        out["timing/n"].append(float(n))
+        out["timing/per_system_arima"].append(cmp["baseline"]["cpu_median"])
+        out["timing/arima_ese"].append(cmp["method"]["cpu_median"])
+        out["timing/ese_alone"].append(measure(ese_alone, repeats=reps, warmup=0).cpu_median)
+    return out
+
+
 def run(profile: Profile, seed: int) -> dict:
     cells = _cells(profile)
-    return _collect([one_cell(profile, seed, k, n) for k, n in cells], cells)
+    out = _collect([one_cell(profile, seed, k, n) for k, n in cells], cells)
+    if seed < int(profile.get("timing_seeds", 0)):
+        out.update(timing(profile, seed))
+    return out
+
+
+# ----------------------------------------------------------------------------- speed claims
+def _timed(ms: list[dict]) -> list[dict]:
+    return [m for m in ms if "timing/n" in m]
+
+
+def check_speed_up(ms: list[dict]):
+    """Pre-registered (as in benchmarks/ese.py): median over timed seeds of the CPU speed-up of
+    ARIMA + ESE over per-system ARIMA at the largest n >= 10 (reproduced); > 2 (partly)."""
+    from icml26.core.paper import Verdict
+
+    t = _timed(ms)
+    if len(t) < 2:
+        return Verdict("not-checkable", "no timed seeds", f"speed is timed on {len(t)} seed(s) in this profile; "
+                       "need >= 2 (the full profile times 3)", control="per-system ARIMA: not timed in this profile")
+    base = np.array([m["timing/per_system_arima"][-1] for m in t])
+    meth = np.array([m["timing/arima_ese"][-1] for m in t])
+    sp = float(np.median(base / np.maximum(meth, 1e-9)))
+    n = int(t[0]["timing/n"][-1])
+    status = "reproduced" if sp >= 10 else ("partly" if sp > 2 else "not-reproduced")
+    per_n = ", ".join(f"n={int(x)}: x{np.median([m['timing/per_system_arima'][k] / max(m['timing/arima_ese'][k], 1e-9) for m in t]):.1f}"
+                      for k, x in enumerate(t[0]["timing/n"]))
+    return Verdict(status, f"ARIMA+ESE is x{sp:.1f} faster than per-system ARIMA at n={n} (CPU; {per_n})",
+                   f"rule: median CPU speed-up over {len(t)} timed seeds >= 10 at the largest n (partly > 2); "
+                   "core.timing, interleaved repeats in one process", value=sp,
+                   control=f"per-system ARIMA: {np.median(base):.3f} s CPU at n={n}")
+
+
+def contradict_speed_up(ms: list[dict]) -> list[dict]:
+    return [{**m, "timing/arima_ese": list(m["timing/per_system_arima"])} if "timing/n" in m else m for m in ms]
+
+
+control_speed_up = contradict_speed_up
+
+
+def check_linear_scaling(ms: list[dict]):
+    """Pre-registered (as in benchmarks/ese.py): log-log slope of ESE's CPU time in n <= 1.2 (median over
+    timed seeds); the control, per-system ARIMA, is reported beside it."""
+    from icml26.core.paper import Verdict
+    from icml26.core.stats import loglog_slope
+
+    t = _timed(ms)
+    if len(t) < 2 or len(t[0]["timing/n"]) < 2:
+        return Verdict("not-checkable", "no timed seeds", "needs >= 2 timed seeds and >= 2 sizes")
+    s = [loglog_slope(m["timing/n"], m["timing/ese_alone"])[0] for m in t]
+    sb = [loglog_slope(m["timing/n"], m["timing/per_system_arima"])[0] for m in t]
+    slope = float(np.median(s))
+    return Verdict("reproduced" if slope <= 1.2 else "not-reproduced",
+                   f"ESE CPU time ~ n^{slope:.2f} over n = {', '.join(str(int(x)) for x in t[0]['timing/n'])}",
+                   f"rule: median log-log slope over {len(t)} timed seeds <= 1.2", value=slope,
+                   control=f"per-system ARIMA ~ n^{float(np.median(sb)):.2f}")
+
+
+def contradict_linear_scaling(ms: list[dict]) -> list[dict]:
+    return [{**m, "timing/ese_alone": [x * n ** 1.5 for x, n in zip(m["timing/ese_alone"], m["timing/n"])]}
+            if "timing/n" in m else m for m in ms]
 
 
 # ----------------------------------------------------------------------------- figure
