@@ -1,0 +1,143 @@
+"""Known answers for lora-rlvr: the initialisations, the one-step closed form, the Eckart-Young floor."""
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from icml26.llm.lora_rlvr.method import (INITS, adapter_init, dapo_config, lora_init_hook, lora_one_step_delta,
+                                         one_step_gap, optimal_gap)
+
+
+def _w(out=12, inn=8, seed=0):
+    return torch.randn(out, inn, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+@pytest.mark.parametrize("kind", ["rlpo", "rlmo", "random_orthonormal"])
+def test_orthonormal_inits_have_orthonormal_rows_and_zero_b(kind):
+    W = _w()
+    A, B, W_new = adapter_init(W, 3, kind)
+    assert torch.allclose(A @ A.T, torch.eye(3, dtype=A.dtype), atol=1e-10)
+    assert torch.count_nonzero(B) == 0 and W_new is None
+
+
+def test_rlpo_and_rlmo_are_top_and_bottom_right_singular_vectors():
+    W = _w()
+    _, _, vh = torch.linalg.svd(W, full_matrices=False)
+    A_top, _, _ = adapter_init(W, 2, "rlpo")
+    A_bot, _, _ = adapter_init(W, 2, "rlmo")
+    assert torch.allclose(A_top, vh[:2])
+    assert torch.allclose(A_bot, vh[-2:])
+
+
+def test_gaussian_scaled_has_the_orthonormal_frobenius_norm():
+    A, _, _ = adapter_init(_w(), 4, "gaussian_scaled", seed=3)
+    assert math.isclose(float(A.norm()), 2.0, rel_tol=1e-12)
+
+
+def test_kaiming_matches_peft_default_bound():
+    A, B, _ = adapter_init(_w(12, 64), 4, "kaiming")
+    assert float(A.abs().max()) <= 1 / 8 and torch.count_nonzero(B) == 0
+
+
+@pytest.mark.parametrize("kind", ["pissa", "milora"])
+def test_pissa_and_milora_keep_the_weight(kind):
+    W = _w()
+    A, B, W_new = adapter_init(W, 3, kind, scale=0.5)
+    assert torch.allclose(W_new + 0.5 * B @ A, W, atol=1e-10)
+
+
+def _tiny_lm():
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    torch.manual_seed(0)
+    return TinyLM(LMConfig(vocab_size=11, d_model=16, n_layers=1, n_heads=2, max_len=8))
+
+
+def test_pissa_hook_matches_peft_pissa():
+    from icml26.nn.lora import add_lora, lora_layers
+
+    ours = add_lora(_tiny_lm(), r=2, alpha=2, target_modules=["qkv", "proj"], init=lora_init_hook("pissa", 2))
+    ref = add_lora(_tiny_lm(), r=2, alpha=2, target_modules=["qkv", "proj"], init="pissa")
+    for a, b in zip(lora_layers(ours), lora_layers(ref)):
+        da = a.get_delta_weight("default")
+        db = b.get_delta_weight("default")
+        assert torch.allclose(da, db, atol=1e-4)  # B A is sign-free
+        assert torch.allclose(a.get_base_layer().weight, b.get_base_layer().weight, atol=1e-4)
+
+
+def test_one_sgd_step_from_b_zero_matches_the_closed_form():
+    from icml26.nn.lora import add_lora, delta_weights
+
+    class One(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(6, 5, bias=False)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    torch.manual_seed(1)
+    model = One()
+    W = model.lin.weight.detach().clone()
+    peft = add_lora(model, r=2, alpha=2, target_modules=["lin"], init=lora_init_hook("rlpo", 2))
+    G = torch.randn(5, 6, generator=torch.Generator().manual_seed(2))
+    x = torch.eye(6)
+    opt = torch.optim.SGD([p for p in peft.parameters() if p.requires_grad], lr=0.1)
+    loss = (peft(x) * G.T).sum()  # d loss / d W_eff = G
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    delta = next(iter(delta_weights(peft).values()))
+    A, _, _ = adapter_init(W, 2, "rlpo")
+    assert torch.allclose(delta.double(), lora_one_step_delta(G.double(), A.double(), 0.1), atol=1e-6)
+
+
+def test_orthonormal_steps_never_exceed_the_full_step_and_pissa_can():
+    W = _w(16, 10) * 3  # top singular value > 1
+    G = _w(16, 10, seed=5)
+    for kind in ("rlpo", "rlmo", "random_orthonormal"):
+        A, _, _ = adapter_init(W, 3, kind, seed=1)
+        assert one_step_gap(G, A)["norm_ratio"] <= 1 + 1e-12
+    A, _, _ = adapter_init(W, 3, "pissa")
+    assert one_step_gap(G, A)["norm_ratio"] > 1
+
+
+def test_eckart_young_floor_by_brute_force():
+    G = _w(9, 7, seed=7)
+    r = 2
+    floor = optimal_gap(G, r)
+    _, _, vh = torch.linalg.svd(G, full_matrices=False)
+    assert math.isclose(one_step_gap(G, vh[:r])["gap"], floor, rel_tol=1e-10)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(1000):
+        A = torch.randn(r, 7, generator=gen, dtype=torch.float64)
+        A = A * (math.sqrt(r) / A.norm()) * float(torch.rand(1, generator=gen) * 2)
+        assert one_step_gap(G, A)["gap"] >= floor - 1e-12
+
+
+def test_floor_is_zero_at_full_rank_and_gap_is_one_for_orthogonal_complement():
+    G = _w(6, 4, seed=2)
+    assert optimal_gap(G, 4) < 1e-12
+    _, _, vh = torch.linalg.svd(G, full_matrices=True)
+    assert math.isclose(one_step_gap(G[:, :], torch.zeros(1, 4, dtype=G.dtype))["gap"], 1.0)
+    assert one_step_gap(G, vh)["gap"] < 1e-12
+
+
+def test_dapo_config_is_token_level_clip_higher_without_kl():
+    cfg = dapo_config(1e-3)
+    assert cfg.aggregation == "token" and cfg.beta == 0 and cfg.eps_high > cfg.eps_low
+
+
+@pytest.mark.parametrize("bad", [dict(kind="lora"), dict(r=0), dict(r=99), dict(kind=3)])
+def test_adapter_init_rejects_bad_input(bad):
+    args = dict(W=_w(), r=2, kind="rlpo", **{})
+    args.update(bad)
+    name = next(iter(bad))
+    with pytest.raises((ValueError, TypeError), match=name):
+        adapter_init(**args)
+
+
+def test_every_init_is_listed():
+    assert set(INITS) == {"kaiming", "gaussian_scaled", "random_orthonormal", "rlpo", "rlmo", "pissa", "milora"}
