@@ -46,7 +46,7 @@ PAPER = Paper(
             "sft_steps": 3, "sft_lr": 3e-3}, timeout_s=300),
         "full": Profile("full", seeds=5, params={
             "d_model": 32, "pretrain_steps": 300, "rank": 4, "n_val": 100, "n_test": 200, "n_random_A": 1000,
-            "rl_steps": 40, "prompts": 8, "group": 6, "lr_grid": _GRID,
+            "rl_steps": 50, "prompts": 8, "group": 6, "lr_grid": _GRID,
             "grid_arms": ["kaiming", "gaussian_scaled", "rlpo", "rlmo", "pissa", "milora"], "full_lr": 3e-4,
             "sft_steps": 60, "sft_lr": 3e-3}, timeout_s=1800),
     },
