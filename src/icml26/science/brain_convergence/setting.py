@@ -1,0 +1,173 @@
+"""Stand-in stimuli, "brain regions" and a model zoo for the brain-alignment pipeline.
+
+Nothing here is a brain. Stimuli are scikit-learn digits (8x8). Three stand-in regions, each
+measured ``reps`` times with Gaussian noise scaled so that the split-half RDM reliability is
+about ``reliability`` (0.8):
+
+* ``early``: a fixed Gabor filter bank (4 orientations x 2 wavelengths, quadrature energy)
+  with divisive normalisation -- a V1-like model from outside the zoo;
+* ``late``: the penultimate layer of a small CNN (a different architecture from the zoo's
+  MLPs) trained on a disjoint half of the digits;
+* ``category``: one-hot category prototypes -- pure category structure, the control region.
+
+The zoo: MLPs of several widths and depths, trained for several epochs on another disjoint
+part with label noise, plus untrained ones; their hidden layers and logits are the layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml26.core.validate import as_rng, check_int
+
+
+def digits_split(n_stimuli: int, n_ref: int, seed: int) -> dict[str, np.ndarray]:
+    """Disjoint parts of the digits: zoo training set, reference-network training set and stimuli (scaled to [0, 1])."""
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    x, y = d.data / 16.0, d.target
+    perm = as_rng("seed", seed).permutation(len(y))
+    s, r, z = perm[:n_stimuli], perm[n_stimuli:n_stimuli + n_ref], perm[n_stimuli + n_ref:]
+    return {"x_stim": x[s], "y_stim": y[s], "x_ref": x[r], "y_ref": y[r], "x_zoo": x[z], "y_zoo": y[z]}
+
+
+def gabor_bank(size: int = 5) -> np.ndarray:
+    """(8, 2, size, size): 4 orientations x 2 wavelengths, even and odd phase."""
+    half = size // 2
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(float)
+    out = []
+    for lam in (3.0, 5.0):
+        for th in np.arange(4) * np.pi / 4:
+            u = xx * np.cos(th) + yy * np.sin(th)
+            env = np.exp(-(xx ** 2 + yy ** 2) / (2 * (0.5 * lam) ** 2))
+            out.append([env * np.cos(2 * np.pi * u / lam), env * np.sin(2 * np.pi * u / lam)])
+    return np.asarray(out)
+
+
+def early_region(x: np.ndarray, *, sigma: float = 0.1) -> np.ndarray:
+    """V1-like responses (stimuli, 8 * 16): quadrature Gabor energy, divisive normalisation, 2x2 pooling."""
+    from scipy.signal import correlate2d
+
+    imgs = np.asarray(x, dtype=float).reshape(-1, 8, 8)
+    bank = gabor_bank()
+    feats = []
+    for im in imgs:
+        e = np.stack([correlate2d(im, k[0], mode="same") ** 2 + correlate2d(im, k[1], mode="same") ** 2
+                      for k in bank])
+        e = e / (sigma + e.sum(axis=0, keepdims=True))
+        feats.append(e.reshape(len(bank), 4, 2, 4, 2).mean(axis=(2, 4)).reshape(-1))
+    return np.asarray(feats)
+
+
+def late_region(x_ref: np.ndarray, y_ref: np.ndarray, x_stim: np.ndarray, *, seed: int, epochs: int = 60) -> np.ndarray:
+    """Penultimate-layer responses (stimuli, 32) of a small CNN trained on the reference part."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    net = nn.Sequential(nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(16 * 16, 32), nn.ReLU())
+    head = nn.Linear(32, 10)
+    X, Y = torch.as_tensor(x_ref, dtype=torch.float32), torch.as_tensor(y_ref)
+    opt = torch.optim.Adam([*net.parameters(), *head.parameters()], lr=3e-3)
+    for _ in range(epochs):
+        opt.zero_grad()
+        nn.functional.cross_entropy(head(net(X)), Y).backward()
+        opt.step()
+    with torch.no_grad():
+        return net(torch.as_tensor(x_stim, dtype=torch.float32)).numpy().astype(float)
+
+
+def category_region(y: np.ndarray, *, units: int = 20, seed: int = 0) -> np.ndarray:
+    """Category-only responses (stimuli, units): a random prototype per label, nothing else."""
+    proto = as_rng("seed", seed).normal(size=(10, units))
+    return proto[np.asarray(y)]
+
+
+def measure(responses: np.ndarray, reps: int, noise_sd: float, seed) -> np.ndarray:
+    """(reps, stimuli, units) noisy repeated measurements; noise_sd is relative to the response SD."""
+    rng = as_rng("seed", seed)
+    r = np.asarray(responses, dtype=float)
+    return r[None] + noise_sd * r.std() * rng.normal(size=(check_int("reps", reps, minimum=2), *r.shape))
+
+
+def calibrate_noise(responses: np.ndarray, reliability: float, *, seed: int = 0, reps: int = 2) -> float:
+    """Noise SD (relative) giving split-half RDM reliability (Spearman between the two halves' RDMs) ~ target."""
+    from .method import rdm_fast, rsa
+
+    lo, hi = 0.0, 20.0
+    for _ in range(18):
+        mid = (lo + hi) / 2
+        m = measure(responses, 2, mid, np.random.default_rng([seed, 1]))
+        rel = rsa(rdm_fast(m[0]), rdm_fast(m[1]))
+        lo, hi = (mid, hi) if rel > reliability else (lo, mid)
+    return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class ZooSpec:
+    width: int
+    depth: int
+    epochs: int
+    label_noise: float
+
+
+def zoo_specs(n_models: int, seed) -> list[ZooSpec]:
+    """``n_models`` random MLP configurations; about one in six untrained (epochs 0)."""
+    rng = as_rng("seed", seed)
+    out = []
+    for i in range(check_int("n_models", n_models, minimum=1)):
+        out.append(ZooSpec(int(rng.choice([8, 16, 32, 64, 128])), int(rng.choice([1, 2, 3])),
+                           0 if i % 6 == 0 else int(rng.choice([1, 2, 4, 8, 16, 32])),
+                           float(rng.choice([0.0, 0.2, 0.5]))))
+    return out
+
+
+def make_mlp(spec: ZooSpec, seed: int):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    layers, d = [], 64
+    for _ in range(spec.depth):
+        layers += [nn.Linear(d, spec.width), nn.ReLU()]
+        d = spec.width
+    layers.append(nn.Linear(d, 10))
+    return nn.Sequential(*layers)
+
+
+def train_epochs(net, x: np.ndarray, y: np.ndarray, epochs: int, label_noise: float, seed: int,
+                 callback=None, batch: int = 64) -> None:
+    """Minibatch Adam for ``epochs`` epochs on labels corrupted at rate ``label_noise``; callback(epoch) after each."""
+    import torch
+    from torch import nn
+
+    rng = np.random.default_rng(seed)
+    yy = np.where(rng.random(len(y)) < label_noise, rng.integers(0, 10, len(y)), y)
+    X, Y = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(yy)
+    opt = torch.optim.Adam(net.parameters(), lr=2e-3)
+    for ep in range(epochs):
+        for idx in np.array_split(rng.permutation(len(Y)), max(1, len(Y) // batch)):
+            opt.zero_grad()
+            nn.functional.cross_entropy(net(X[idx]), Y[idx]).backward()
+            opt.step()
+        if callback is not None:
+            callback(ep + 1)
+
+
+def layer_features(net, x: np.ndarray) -> list[np.ndarray]:
+    """Activations of every hidden ReLU layer and the logits: list of (stimuli, units)."""
+    import torch
+    from torch import nn
+
+    out, h = [], torch.as_tensor(x, dtype=torch.float32)
+    with torch.no_grad():
+        for m in net:
+            h = m(h)
+            if isinstance(m, nn.ReLU):
+                out.append(h.numpy().astype(float))
+        out.append(h.numpy().astype(float))
+    return out

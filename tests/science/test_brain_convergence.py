@@ -1,0 +1,107 @@
+"""Known answers for the brain-alignment pipeline: RDMs, partial RSA, CKA, noise ceilings, Granger, statistics."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("rsatoolbox", reason="the RSA pipeline uses rsatoolbox")
+
+from icml26.science.brain_convergence.method import (category_rdm, granger_asymmetry, granger_p, linear_cka,  # noqa: E402
+                                                     noise_ceiling, partial_pearson, partial_rsa,
+                                                     permutation_pearson, rdm, rdm_fast, rsa)
+from icml26.science.brain_convergence.setting import (calibrate_noise, early_region, gabor_bank,  # noqa: E402
+                                                      layer_features, make_mlp, measure, zoo_specs)
+
+
+def test_rdm_fast_equals_rsatoolbox_and_brute_force():
+    x = np.random.default_rng(0).normal(size=(7, 5))
+    v = rdm_fast(x)
+    np.testing.assert_allclose(v, rdm(x), atol=1e-12)
+    i, j = 1, 4
+    k = sum(7 - 1 - t for t in range(i)) + (j - i - 1)
+    assert v[k] == pytest.approx(1 - np.corrcoef(x[i], x[j])[0, 1], abs=1e-7)  # up to the 1e-9 jitter
+
+
+def test_rsa_invariances():
+    x = np.random.default_rng(1).normal(size=(10, 6))
+    a = rdm_fast(x)
+    assert rsa(a, a) == pytest.approx(1.0)
+    assert rsa(a, np.exp(3 * a)) == pytest.approx(1.0)  # Spearman: monotone transforms do not matter
+    assert rsa(rdm_fast(x), rdm_fast(3 * x + 2)) == pytest.approx(1.0)  # correlation distance is scale-free
+
+
+def test_partial_rsa_removes_the_covariate():
+    y = np.repeat(np.arange(4), 5)
+    cat = category_rdm(y)
+    rng = np.random.default_rng(2)
+    a, b = cat * 2 + 0.01 * rng.random(cat.size), cat * 3 + 0.01 * rng.random(cat.size)
+    assert rsa(a, b) > 0.5  # Spearman: the category split dominates the ranks
+    assert abs(partial_rsa(a, b, cat)) < 0.2
+    shared = rng.random(cat.size)
+    assert partial_rsa(cat + shared, cat + shared + 0.01 * rng.random(cat.size), cat) > 0.9
+
+
+def test_linear_cka_known_values():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(50, 4))
+    q, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    assert linear_cka(x, x @ q * 5.0) == pytest.approx(1.0)  # invariant to rotation and scale
+    assert linear_cka(x, rng.normal(size=(50, 4))) < 0.3
+
+
+def test_noise_ceiling_orders_with_noise():
+    r = np.random.default_rng(4).normal(size=(30, 10))
+    lo1, hi1 = noise_ceiling(measure(r, 4, 0.2, 0))
+    lo2, hi2 = noise_ceiling(measure(r, 4, 2.0, 0))
+    assert hi1 > hi2 and lo1 <= hi1 + 1e-12 and hi1 <= 1 + 1e-12
+
+
+def test_calibrated_reliability():
+    r = np.random.default_rng(5).normal(size=(40, 12))
+    sd = calibrate_noise(r, 0.8, seed=0)
+    m = measure(r, 2, sd, np.random.default_rng([0, 1]))
+    assert rsa(rdm_fast(m[0]), rdm_fast(m[1])) == pytest.approx(0.8, abs=0.05)
+
+
+def test_permutation_and_partial_pearson():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=40)
+    r, p = permutation_pearson(x, x + 0.1 * rng.normal(size=40), n_perm=199, seed=0)
+    assert r > 0.95 and p == pytest.approx(1 / 200)
+    z = rng.normal(size=40)
+    r2, _ = partial_pearson(z + 0.01 * x, z + 0.01 * rng.normal(size=40), z[:, None], n_perm=50)
+    assert abs(r2) < 0.5  # the shared covariate is removed
+
+
+def test_granger_detects_planted_direction():
+    rng = np.random.default_rng(7)
+    n = 200
+    x = rng.normal(size=n)
+    y = np.zeros(n)
+    for t in range(1, n):
+        y[t] = 0.8 * x[t - 1] + 0.2 * rng.normal()
+    assert granger_p(x, y) < 1e-6
+    assert granger_p(y, x) > 0.01
+    assert granger_asymmetry(x, y) > 3
+
+
+def test_gabor_and_early_region_shapes():
+    bank = gabor_bank()
+    assert bank.shape == (8, 2, 5, 5)
+    assert abs(bank[:, 1].sum(axis=(1, 2))).max() < 1e-9  # odd phase sums to zero
+    e = early_region(np.random.default_rng(8).random((3, 64)))
+    assert e.shape == (3, 128) and np.all(e >= 0)
+
+
+def test_zoo_layers():
+    spec = zoo_specs(7, 0)[1]
+    net = make_mlp(spec, 0)
+    feats = layer_features(net, np.random.default_rng(9).random((5, 64)))
+    assert len(feats) == spec.depth + 1 and feats[-1].shape == (5, 10)
+    assert zoo_specs(7, 0)[0].epochs == 0  # one in six untrained
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="patterns"):
+        rdm_fast(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="labels"):
+        category_rdm([1, 2])
