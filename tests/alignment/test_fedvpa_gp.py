@@ -121,3 +121,15 @@ def test_bad_config_is_refused():
         FedConfig(prior_weights="x")
     with pytest.raises(TypeError, match="cfg"):
         train_federated(np.zeros((3, 2)), np.zeros((1, 1, 2), dtype=int), {"model": "gp"})
+
+
+def test_oracle_labels_need_kinds_and_report_agreement():
+    fed = make_federation(6, 4, seed=2)
+    tr = np.stack([c.train for c in fed.clients])
+    cfg = FedConfig(model="gp", labels="oracle", rounds=2, clients_per_round=4, local_epochs=1)
+    with pytest.raises(ValueError, match="kinds"):
+        train_federated(fed.h, tr, cfg)
+    out = train_federated(fed.h, tr, cfg, kinds=fed.kinds)
+    assert out["label_agreement"] == [1.0, 1.0]
+    with pytest.raises(ValueError, match="labels"):
+        FedConfig(labels="x")

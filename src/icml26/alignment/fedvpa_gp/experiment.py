@@ -10,6 +10,9 @@ Parts of one seed's run (each a named function below):
   reference code's (sample-size weights, own component kept) and the paper text's (learnable
   Gumbel-softmax weights, other clients only). Metric: per-client accuracy against the
   client's true type on conflict pairs (the types disagree) and on random pairs.
+  A diagnostic arm, not the paper's method, replaces the server's k-means labels by the true
+  types (``gpo``), and the agreement of the k-means labels with the types is logged per round:
+  together they tell a failure of the prototype idea from a failure of the label assignment.
 * :func:`collapse_sweep` (claim ``prevents-collapse``): FedVPL vs FedVPA-GP over a
   pre-registered sweep of training pairs per client; k-means purity of the client means
   against the true types and the collapse index (between-client variance of ``mu_i`` over mean
@@ -36,6 +39,7 @@ VARIANTS = {
     "gpkl": dict(model="gp", orth=False),
     "gp": dict(model="gp", prior_weights="size", include_self=True),
     "gpg": dict(model="gp", prior_weights="gumbel", include_self=False),
+    "gpo": dict(model="gp", labels="oracle"),   # diagnostic: prototype labels = true types (not the paper)
 }
 COLLAPSE_PURITY = 0.8   # VPL "collapses" at a sweep point if its seed-mean k-means purity is below this
 
@@ -83,8 +87,12 @@ def main_comparison(fed, seen, profile: Profile, seed: int) -> tuple[dict, dict]
     tr = _stack(fed, seen, "train")
     for name, kw in VARIANTS.items():
         cfg = _cfg(profile, **kw)
-        res = train_federated(fed.h, tr, cfg, seed=seed)
+        res = train_federated(fed.h, tr, cfg, seed=seed, kinds=fed.kinds[seen])
         trained[name] = (res["params"], cfg)
+        if res["label_agreement"]:
+            la = res["label_agreement"]
+            out[f"{name}/label_agreement_first"] = float(np.mean(la[:3]))
+            out[f"{name}/label_agreement_last"] = float(np.mean(la[-3:]))
         ev = _evaluate(fed, seen, res["params"], cfg)
         ev["ce_drop"] = 1.0 - res["ce_final"] / res["ce_init"]
         ev["ce_final"] = res["ce_final"]
@@ -202,7 +210,7 @@ def control_prevents_collapse(ms):
 
 # ----------------------------------------------------------------------------- figure
 LABELS = {"bt": "FedAvg BT", "ft": "FedAvg + local FT", "vpl": "FedVPL", "gpkl": "GP, KL only",
-          "gp": "FedVPA-GP (code)", "gpg": "FedVPA-GP (paper text)"}
+          "gp": "FedVPA-GP (code)", "gpg": "FedVPA-GP (paper text)", "gpo": "GP, oracle labels (diagnostic)"}
 
 
 def figure(ms):

@@ -58,6 +58,7 @@ class FedConfig:
     prior_weights: str = "size"       # "size" (code) or "gumbel" (paper text)
     include_self: bool = True         # keep the client's own last component in its prior
     feature: str = "delta_h"          # "delta_h" or "choice_logits"
+    labels: str = "kmeans"            # prototype labels: server k-means (the paper) or "oracle" (true types)
     latent: int = 32
     hidden: int = 64
     kl_weight: float = 0.1
@@ -75,6 +76,8 @@ class FedConfig:
             raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
         if self.prior_weights not in ("size", "gumbel"):
             raise ValueError(f"prior_weights must be 'size' or 'gumbel', got {self.prior_weights!r}")
+        if self.labels not in ("kmeans", "oracle"):
+            raise ValueError(f"labels must be 'kmeans' or 'oracle', got {self.labels!r}")
         if self.feature not in ("delta_h", "choice_logits"):
             raise ValueError(f"feature must be 'delta_h' or 'choice_logits', got {self.feature!r}")
         for name in ("latent", "hidden", "rounds", "clients_per_round", "local_epochs"):
@@ -306,12 +309,15 @@ def _client_losses(p, cfg, H, pairs, server: _Server, ids, labels, gen, log_w_pa
     return loss, {**terms, "mu": mu.detach(), "logvar": logvar.detach()}
 
 
-def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0) -> dict[str, Any]:
+def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0, kinds=None) -> dict[str, Any]:
     """Run ``cfg.rounds`` FedAvg rounds over clients with training pairs ``clients_train``.
 
     ``H: (n_items, h)`` frozen item features; ``clients_train: (N, n, 2)`` item indices
     (chosen, rejected) per client. Returns ``{"params": global params, "ce_history": mean local
-    CE per round, "ce_init", "ce_final"}`` (CEs over all clients with ``z = mu_i``).
+    CE per round, "ce_init", "ce_final", "label_agreement"}`` (CEs over all clients with ``z = mu_i``).
+    ``kinds: (N,)``, optional, the clients' true types: used only to report, per round, how well the
+    prototype labels agree with the types (up to relabelling), and as the labels themselves with
+    ``cfg.labels == "oracle"`` (a diagnostic, not the paper's method).
     """
     H = as_array("H", H, ndim=2)
     pairs_all = np.asarray(clients_train)
@@ -320,6 +326,12 @@ def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0) -> dict[
     if not isinstance(cfg, FedConfig):
         raise TypeError(f"cfg must be a FedConfig, got {type(cfg).__name__}")
     seed = check_int("seed", seed, minimum=0)
+    if kinds is not None:
+        kinds = np.asarray(kinds, dtype=int)
+        if kinds.shape != (len(pairs_all),):
+            raise ValueError(f"kinds must have shape ({len(pairs_all)},), got {kinds.shape}")
+    if cfg.labels == "oracle" and kinds is None:
+        raise ValueError("cfg.labels='oracle' needs kinds")
     H = torch.as_tensor(np.asarray(H), dtype=torch.float32)
     pairs_t = torch.as_tensor(pairs_all, dtype=torch.long)
     N = len(pairs_t)
@@ -328,13 +340,15 @@ def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0) -> dict[
     glob = _init_params(cfg, H.shape[1], gen)
     server = _Server()
     ce_init = client_ce(H, pairs_all, glob, cfg)
-    hist = []
+    hist, agreement = [], []
     for rnd in range(cfg.rounds):
         ids = sorted(rng.choice(N, size=min(cfg.clients_per_round, N), replace=False).tolist())
         C = len(ids)
         p = _stack(glob, C)
         labels = torch.zeros(C, dtype=torch.long)
-        if cfg.model == "gp" and cfg.orth:
+        if cfg.model == "gp" and cfg.orth and cfg.labels == "oracle":
+            labels = torch.as_tensor(kinds[ids], dtype=torch.long)
+        elif cfg.model == "gp" and cfg.orth:
             P_unit = orthonormal_prototypes(glob["P"], 1.0).numpy()
             known = sorted(server.mu)
             if len(known) >= 2:
@@ -346,6 +360,9 @@ def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0) -> dict[
             mu0, _ = client_posteriors(H, pairs_all[ids], glob, cfg)
             near = np.argmin(((mu0[:, None] - 5 * P_unit[None]) ** 2).sum(-1), axis=1)
             labels = torch.tensor([int(lab.get(i, near[c])) for c, i in enumerate(ids)])
+        if cfg.model == "gp" and cfg.orth and kinds is not None:
+            same = float(np.mean(labels.numpy() == kinds[ids]))
+            agreement.append(max(same, 1.0 - same))
         log_w_param = None
         params = list(p.values())
         if cfg.model == "gp" and cfg.prior_weights == "gumbel" and server.last:
@@ -370,7 +387,7 @@ def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0) -> dict[
             for c, i in enumerate(ids):
                 server.mu[i], server.logvar[i], server.n[i] = terms["mu"][c], terms["logvar"][c], n_i[c]
             server.last = list(ids)
-    return {"params": glob, "ce_history": hist, "ce_init": ce_init,
+    return {"params": glob, "ce_history": hist, "ce_init": ce_init, "label_agreement": agreement,
             "ce_final": client_ce(H, pairs_all, glob, cfg)}
 
 
