@@ -148,24 +148,6 @@ def test_input_validation(models):
         generate_sd(tg, dr, torch.zeros(2, 3, dtype=torch.long), 4, 2, 0)
 
 
-def test_hf_assisted_generation_agrees(models):
-    """Hugging Face assisted generation (the standard SD most users know) gives the same tokens."""
-    transformers = pytest.importorskip("transformers")
-    from icml26.nn.hf import to_gpt2
-
-    tg, dr = models
-    ht, hd = to_gpt2(tg), to_gpt2(dr)
-    prompt = torch.tensor([[3, 1, 4, 1, 5, 9]])
-    with torch.no_grad():
-        torch.testing.assert_close(ht(prompt).logits, tg(prompt)[0], atol=1e-4, rtol=1e-4)
-    hd.generation_config.num_assistant_tokens = 4
-    hd.generation_config.num_assistant_tokens_schedule = "constant"
-    out = ht.generate(prompt, assistant_model=hd, do_sample=False, max_new_tokens=15, min_new_tokens=15,
-                      pad_token_id=0, attention_mask=torch.ones_like(prompt))
-    ours = generate_sd(tg, dr, prompt, 15, 4, 1).outputs[0]
-    assert out[0, 6:].tolist() == ours
-
-
 def test_cost_model_replay_is_deterministic_and_bounded(models):
     from icml26.llm.minedraft.setting import CostModel
 
