@@ -1,0 +1,142 @@
+"""Known-answer tests for the BEAT codec (patch values, exact round trip, variants) and its baselines."""
+
+import numpy as np
+import pytest
+
+from icml26.llm.beat_tokenization.method import (
+    N_SPECIAL,
+    SP,
+    VARIANTS,
+    Vocabulary,
+    decode,
+    encode,
+    patch_digits,
+    patch_value,
+    raw_vocab_size,
+    same_music,
+)
+from icml26.llm.beat_tokenization.setting import STEPS_PER_BAR, Piece, concat, load_chorales, split
+
+
+def test_patch_values_of_the_spec():
+    assert patch_value((1, 2, 2, 2)) == 53  # quarter note
+    assert patch_value((1, 2, 1, 2)) == 50  # two eighths
+    assert patch_value((1, 0, 0, 0)) == 27  # staccato 16th
+    assert patch_value((2, 2, 2, 2)) == 80  # tied in from the previous beat
+    for v in range(81):
+        assert patch_value(patch_digits(v)) == v
+
+
+def test_vocabulary_sizes():
+    assert raw_vocab_size("C") == raw_vocab_size("D") == N_SPECIAL + 88 * 81
+    assert raw_vocab_size("B") == N_SPECIAL + 88 + 81
+
+
+def test_encoding_of_a_small_piece_by_hand():
+    # track 0: C4 quarter at beat 0 and E4 half note from beat 0; track 1 empty; one bar
+    pc = Piece("t", ((0, 60, 0, 4), (0, 64, 0, 8)), 1)
+    toks = encode(pc, "C")
+    c4, e4 = 60 - 21, 64 - 21
+    expected = [SP["BOS"], SP["TS_4/4"], SP["TEMPO_unk"], SP["BAR"],
+                SP["TRACK_0"], N_SPECIAL + c4 * 81 + 53, N_SPECIAL + (e4 - c4) * 81 + 53, SP["TRACK_1"],
+                SP["TRACK_0"], N_SPECIAL + e4 * 81 + 80, SP["TRACK_1"],
+                SP["TRACK_0"], SP["TRACK_1"], SP["TRACK_0"], SP["TRACK_1"], SP["EOS"]]
+    assert toks == expected
+    d = encode(pc, "D")
+    assert d[6] == N_SPECIAL + e4 * 81 + 53  # absolute pitch for the second note
+    b = encode(pc, "B")
+    assert b[4:9] == [N_SPECIAL + c4, N_SPECIAL + 88 + 53, N_SPECIAL + (e4 - c4), N_SPECIAL + 88 + 53, SP["END"]]
+    assert b[9] == SP["EMPTY"]
+
+
+def _random_piece(rng, n_bars=3):
+    notes = []
+    for tr in (0, 1):
+        for p in rng.choice(np.arange(21, 109), size=6, replace=False):
+            t = int(rng.integers(0, 4))
+            while t < n_bars * STEPS_PER_BAR - 1:
+                e = min(n_bars * STEPS_PER_BAR, t + int(rng.integers(1, 12)))
+                notes.append((tr, int(p), t, e))
+                t = e + int(rng.integers(0, 6))
+    return Piece("r", tuple(sorted(notes)), n_bars)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_round_trip_is_exact_on_random_grid_music(variant):
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        pc = _random_piece(rng)
+        assert decode(encode(pc, variant), variant).notes == pc.notes
+
+
+def test_repeated_onsets_and_ties_across_beats_survive():
+    pc = Piece("t", ((0, 60, 0, 1), (0, 60, 1, 2), (0, 60, 2, 9), (1, 40, 3, 16)), 1)
+    for v in VARIANTS:
+        assert same_music(decode(encode(pc, v), v), pc)
+
+
+def test_one_token_per_active_pitch_per_beat():
+    rng = np.random.default_rng(1)
+    pc = _random_piece(rng, 2)
+    toks = encode(pc, "C")
+    n_notes = sum(t >= N_SPECIAL for t in toks)
+    active = 0
+    for tr in (0, 1):
+        for beat in range(pc.n_bars * 4):
+            lo, hi = 4 * beat, 4 * beat + 4
+            active += len({p for t, p, s, e in pc.notes if t == tr and s < hi and e > lo})
+    assert n_notes == active
+
+
+def test_decode_rejects_malformed_sequences():
+    with pytest.raises(ValueError):
+        decode([1, 2, 3])
+    pc = Piece("t", ((0, 60, 0, 4),), 1)
+    toks = encode(pc, "C")
+    with pytest.raises(ValueError):
+        decode(toks[:4] + toks[5:], "C")  # a missing TRACK marker
+    with pytest.raises(ValueError, match="variant"):
+        encode(pc, "A")
+
+
+def test_vocabulary_maps_unseen_to_unk():
+    v = Vocabulary([[5, 6, 7], [7, 8]])
+    assert len(v) == 6 and v.ids([5, 99]) == [2, 1] and v.covers([6, 8]) and not v.covers([99])
+
+
+def test_concat_and_crop():
+    a = Piece("a", ((0, 60, 0, 20),), 2)
+    b = a.crop(1, 1)
+    assert b.notes == ((0, 60, 0, 4),) and b.n_bars == 1
+    ab = concat([b, b])
+    assert ab.notes == ((0, 60, 0, 4), (0, 60, 16, 20)) and ab.n_bars == 2
+
+
+def test_shipped_chorales_and_split():
+    ps = load_chorales(30)
+    assert len(ps) == 30 and all(p.notes for p in ps)
+    train, test = split(ps)
+    assert len(test) == 30 // 7 and not {p.name for p in train} & {p.name for p in test}
+    for p in ps[:10]:
+        for v in VARIANTS:
+            assert decode(encode(p, v), v).notes == p.notes
+
+
+def test_shipped_chorale_matches_a_fresh_music21_parse():
+    pytest.importorskip("music21", reason="music21 parses the MusicXML corpus")
+    from music21 import corpus
+
+    from icml26.llm.beat_tokenization.setting import _parse
+
+    first = load_chorales(1)[0]
+    path = [p for p in corpus.getComposer("bach") if p.stem == first.name][0]
+    assert _parse(path) == first
+
+
+def test_remi_round_trip_on_a_chorale():
+    pytest.importorskip("miditok", reason="REMI comes from MidiTok")
+    from icml26.llm.beat_tokenization.method import remi_decode, remi_encode, remi_tokenizer
+
+    tok = remi_tokenizer()
+    pc = load_chorales(3)[2]
+    assert same_music(remi_decode(tok, remi_encode(tok, pc)), pc)
