@@ -55,7 +55,7 @@ PAPER = Paper(
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             **_COMMON, "points_good": [60, 10, 10], "adam_steps": 300, "lbfgs_steps": 150,
             "lbfgs_restarts": 1, "newton_steps": 0, "n_loo": 1, "n_test": 50}),
-        "full": Profile("full", seeds=10, timeout_s=900, params={
+        "full": Profile("full", seeds=10, timeout_s=1800, params={
             **_COMMON, "adam_steps": 1500, "lbfgs_steps": 500, "lbfgs_restarts": 4, "newton_steps": 3,
             "n_loo": 2, "n_test": 200}),
     },

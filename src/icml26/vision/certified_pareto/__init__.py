@@ -41,7 +41,7 @@ PAPER = Paper(
         "degenerate and left out of the comparisons. The Shi et al. IBP regulariser is not implemented. Every "
         "bound-certified test point is attacked by 50-step PGD to check the bounds. 3 seeds."
     ),
-    examples="icml26.vision.certified_pareto.experiment:EXAMPLES",
+    examples="icml26.vision.certified_pareto.examples:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "eps": 0.1, "epochs": 5, "methods": _METHODS, "n_trials": 3, "sampler": "tpe",

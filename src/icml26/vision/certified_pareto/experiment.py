@@ -273,7 +273,8 @@ def contradict_front_hv(ms: list[dict]) -> list[dict]:
     for x in ms:
         y = dict(x)
         for m in x["methods"]:
-            y[f"{m}_front_hv"], y[f"{m}_default_hv"] = x[f"{m}_default_hv"], x[f"{m}_front_hv"] + 1e-3
+            lo, hi = sorted((x[f"{m}_front_hv"], x[f"{m}_default_hv"]))
+            y[f"{m}_front_hv"], y[f"{m}_default_hv"] = lo, hi + 1e-3
         out.append(y)
     return out
 
