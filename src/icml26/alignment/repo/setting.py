@@ -1,0 +1,197 @@
+"""The small world of the RePO reproduction: a char-level TinyLM on verifiable arithmetic.
+
+* :func:`make_tokenizer`, :func:`problems`, :func:`completion`: a character tokenizer
+  (``icml26.nn.tokenize``) over ``icml26.tasks.arithmetic`` level-2 prompts restricted to + and -
+  (``"12+7-3="``) and completions that give the intermediate result, then the answer
+  (``"19;#16"`` + EOS): the final answer depends on an earlier step (delayed credit).
+* :func:`pretrain_reference`: pi_ref, a TinyLM trained from scratch on scratchpads of which a
+  fraction carry a wrong final answer (so pi_ref is right only part of the time).
+* :func:`rollouts`: ``k`` sampled completions per prompt from the behaviour policy mu (pi_ref at
+  temperature ``tau``), with mu's per-token log-probabilities stored, as the paper's math data
+  stores the rollout policy's.
+* :func:`math_pairs`: correct vs incorrect rollouts of the same prompt.
+* :func:`human_pairs`: rollouts compared by a latent-utility population
+  (``_preferences.population`` / ``pairwise_comparisons``): a response's features are
+  (correct, closeness of its answer, brevity); users weight them differently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from icml26.alignment._preferences import Population, pairwise_comparisons, population
+from icml26.core.validate import as_rng, check_int, check_positive
+from icml26.nn.lm import sample
+from icml26.nn.tokenize import Tokenizer, train_tokenizer
+from icml26.nn.train import train_lm
+from icml26.nn.transformer import LMConfig, TinyLM
+from icml26.tasks.arithmetic import ArithmeticProblem, arithmetic_problems, extract_answer
+
+__all__ = ["make_tokenizer", "pretrain_reference", "rollouts", "math_pairs", "human_pairs", "success_rate",
+           "response_features", "Rollouts", "problems", "completion", "make_population", "true_utility"]
+
+MAX_NEW = 12
+
+
+def make_tokenizer() -> Tokenizer:
+    alphabet = "0123456789+-*=;#"
+    return train_tokenizer([alphabet * 2], kind="char", vocab_size=32, normalizer=None)
+
+
+def completion(p: ArithmeticProblem) -> str:
+    """The target completion: the intermediate results, then the answer (``"19;#16"`` for ``12+7-3=``)."""
+    return "".join(f"{r};" for *_, r in p.steps()[:-1]) + f"#{p.answer}"
+
+
+def problems(n: int, *, level: int = 1, seed: Any = 0) -> list[ArithmeticProblem]:
+    """``n`` problems of ``icml26.tasks.arithmetic`` at ``level``, restricted to + and -."""
+    rng = as_rng("seed", seed)
+    out: list[ArithmeticProblem] = []
+    while len(out) < n:
+        out += [p for p in arithmetic_problems(2 * n, level=level, seed=rng) if "*" not in p.ops]
+    return out[:n]
+
+
+def _noisy_answer(p: ArithmeticProblem, rng: np.random.Generator, noise: float) -> str:
+    text = completion(p)
+    if rng.random() < noise:
+        return text.rsplit("#", 1)[0] + "#" + str(p.answer + int(rng.choice([-2, -1, 1, 2])))
+    return text
+
+
+def pretrain_reference(tok: Tokenizer, *, steps: int = 300, noise: float = 0.3, d_model: int = 32, level: int = 1,
+                       seed: Any = 0) -> tuple[TinyLM, list[float]]:
+    """pi_ref: a TinyLM trained on prompts + scratchpads, a fraction ``noise`` with a wrong final answer."""
+    steps = check_int("steps", steps, minimum=1)
+    noise = check_positive("noise", noise, strict=False)
+    rng = as_rng("seed", seed)
+    torch.manual_seed(int(rng.integers(2**31)))
+    model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=d_model, n_layers=2, n_heads=4, max_len=48))
+    pool = problems(4000, level=level, seed=rng)
+    texts = [tok.encode(p.prompt + _noisy_answer(p, rng, noise), bos=True, eos=True) for p in pool]
+
+    def batch(gen: torch.Generator) -> torch.Tensor:
+        idx = torch.randint(0, len(texts), (64,), generator=gen).tolist()
+        return tok.pad([texts[i] for i in idx])[0]
+
+    hist = train_lm(model, batch, steps=steps, lr=3e-3, pad_id=tok.pad_id, seed=int(rng.integers(2**31)))
+    return model, hist
+
+
+@dataclass
+class Rollouts:
+    problems: list[ArithmeticProblem]
+    prompts: list[list[int]]          # per problem
+    responses: list[list[list[int]]]  # per problem, k token lists (EOS included)
+    behaviour: list[list[list[float]]]
+    texts: list[list[str]]
+
+
+def _prompt_ids(tok: Tokenizer, p: ArithmeticProblem) -> list[int]:
+    return tok.encode(p.prompt, bos=True)
+
+
+def rollouts(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem], *, k: int = 8, tau: float = 1.2,
+             seed: int = 0) -> Rollouts:
+    """``k`` samples per problem from mu = model at temperature ``tau``, with mu's per-token log-probs."""
+    k = check_int("k", k, minimum=1)
+    tau = check_positive("tau", tau)
+    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    prompts = [_prompt_ids(tok, p) for p in problems]
+    rep = [pr for pr in prompts for _ in range(k)]
+    g = sample(model, rep, MAX_NEW, temperature=tau, eos_id=tok.eos_id, pad_id=tok.pad_id, generator=gen)
+    resp, beh, texts = [], [], []
+    for i in range(len(problems)):
+        rr, bb, tt = [], [], []
+        for j in range(k):
+            row = i * k + j
+            n = int(g.mask[row].sum())
+            ids = g.tokens[row, :n].tolist()
+            rr.append(ids)
+            bb.append(g.sample_logprobs[row, :n].tolist())
+            tt.append(tok.decode(ids))
+        resp.append(rr)
+        beh.append(bb)
+        texts.append(tt)
+    return Rollouts(problems, prompts, resp, beh, texts)
+
+
+def _correct(text: str, p: ArithmeticProblem) -> bool:
+    return extract_answer(text) == p.answer
+
+
+def math_pairs(ro: Rollouts, *, seed: Any = 0) -> dict:
+    """One (correct, incorrect) pair per problem where mu produced both."""
+    rng = as_rng("seed", seed)
+    out = {"prompts": [], "chosen": [], "rejected": [], "beh_c": [], "beh_r": []}
+    for i, p in enumerate(ro.problems):
+        ok = [j for j, t in enumerate(ro.texts[i]) if _correct(t, p)]
+        bad = [j for j, t in enumerate(ro.texts[i]) if not _correct(t, p)]
+        if ok and bad:
+            a, b = int(rng.choice(ok)), int(rng.choice(bad))
+            out["prompts"].append(ro.prompts[i])
+            out["chosen"].append(ro.responses[i][a])
+            out["rejected"].append(ro.responses[i][b])
+            out["beh_c"].append(ro.behaviour[i][a])
+            out["beh_r"].append(ro.behaviour[i][b])
+    return out
+
+
+def response_features(text: str, p: ArithmeticProblem) -> np.ndarray:
+    """(correct, closeness = -min(|answer error|, 10)/10, brevity = -len/20) of one response."""
+    a = extract_answer(text)
+    err = 10.0 if a is None else min(abs(a - p.answer), 10)
+    return np.array([float(err == 0), -err / 10.0, -len(text) / 20.0])
+
+
+def make_population(seed: Any = 0) -> Population:
+    """Two user types over the 3 response features; both value correctness and closeness (abs weights),
+    they disagree on brevity."""
+    rng = as_rng("seed", seed)
+    base = population(2, 3, kind="mixture", n_types=2, spread=1.0, seed=rng)
+    users = base.users.copy()
+    users[:, :2] = np.abs(users[:, :2]) * 2.0 + 1.0
+    return Population(np.zeros((2, 3)), users, base.weights)
+
+
+def true_utility(pop: Population, feats: np.ndarray) -> np.ndarray:
+    """Population-average utility of response features (n, 3): (n,)."""
+    return feats @ (pop.weights @ pop.users)
+
+
+def human_pairs(ro: Rollouts, pop: Population, *, seed: Any = 0) -> dict:
+    """One pair per problem (two distinct rollouts), labelled by a user drawn from the population (BT)."""
+    rng = as_rng("seed", seed)
+    out = {"prompts": [], "chosen": [], "rejected": [], "beh_c": [], "beh_r": []}
+    for i, p in enumerate(ro.problems):
+        texts = ro.texts[i]
+        distinct = list({t: j for j, t in enumerate(texts)}.values())
+        if len(distinct) < 2:
+            continue
+        a, b = (int(x) for x in rng.choice(distinct, size=2, replace=False))
+        feats = np.stack([response_features(texts[a], p), response_features(texts[b], p)])
+        _, _, y = pairwise_comparisons(Population(feats, pop.users, pop.weights), 1, seed=rng,
+                                       pairs=np.array([[0, 1]]))
+        c, r = (a, b) if y[0] == 1 else (b, a)
+        out["prompts"].append(ro.prompts[i])
+        out["chosen"].append(ro.responses[i][c])
+        out["rejected"].append(ro.responses[i][r])
+        out["beh_c"].append(ro.behaviour[i][c])
+        out["beh_r"].append(ro.behaviour[i][r])
+    return out
+
+
+@torch.no_grad()
+def greedy_texts(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem]) -> list[str]:
+    g = sample(model, [_prompt_ids(tok, p) for p in problems], MAX_NEW, greedy=True, eos_id=tok.eos_id,
+               pad_id=tok.pad_id)
+    return [tok.decode(g.tokens[i, :int(g.mask[i].sum())].tolist()) for i in range(len(problems))]
+
+
+def success_rate(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem]) -> float:
+    """Greedy-decoding success rate (exact final answer)."""
+    return float(np.mean([_correct(t, p) for t, p in zip(greedy_texts(model, tok, problems), problems)]))
