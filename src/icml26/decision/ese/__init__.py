@@ -100,7 +100,8 @@ PAPER = Paper(
             control="the same predictor (ARIMA) fitted per system, timed in the same process"),
         Claim(
             id="linear-scaling", kind="headline",
-            statement="ESE's cost grows linearly with the number of systems n.",
+            statement=("ESE's cost grows at most linearly with the number of systems n (an upper bound on the "
+                       "growth rate: the check cannot tell linear from sublinear growth)."),
             paper_value="linear-time in n (complexity argument and timing)",
             no_control=("a growth-rate claim, not a comparison (per-system ARIMA is linear in n too); its "
                         "slope is reported beside ESE's for scale")),
