@@ -45,7 +45,15 @@ PAPER = Paper(
         "paper adds f(z) to the frozen LLM's A/B logits, which read both responses; our frozen features do "
         "not, so z enters the score bilinearly, r(x, z) = w.h(x) + (B^T h(x)).z (VPL's latent-conditioned "
         "reward), and the choice logits are (r(A, z), r(B, z)). Hidden sizes 64 instead of 512/256/128. "
-        "The RL/DPO alignment stage is not reproduced."),
+        "The RL/DPO alignment stage is not reproduced. Measured after the full run (5 seeds; not a "
+        "pre-registered claim, and no check was changed): the server's k-means labels agree with the true types "
+        "in only 0.63 of clients in the first rounds and stay there (the 60/40 split's chance level), the "
+        "pull term then fixes each client's z at a prototype unrelated to its type and the training CE rises "
+        "(0.69 -> 0.80), so every claim's CE gate fails; a diagnostic arm with the true types as prototype "
+        "labels (not the paper's method) reaches conflict accuracy 0.775 (FedAvg BT 0.544, local FT 0.688, "
+        "FedVPL 0.649) and purity 0.99. FedVPL itself does not collapse at 8+ pairs per client (purity 0.97-1.0); "
+        "it drops to 0.73 at 4 pairs. The collapse index rewards spread, not type information: GP's is 50x "
+        "VPL's while its purity is lower."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             **_COMMON, "n_clients": 16, "rounds": 8, "clients_per_round": 6, "sweep_pairs": [4, 8]}),
