@@ -415,12 +415,18 @@ def check_trains_network(metrics: list[dict]) -> Verdict:
     Revised after the first full run (said in the evidence): that gate passed (1.6-2.4x) only
     because the initial loss was far above chance, while the final loss sat near chance (log 2)
     and held-out accuracy at 0.40-0.65, so it could not tell a network that learned from one that
-    did not. A second gate now requires the final end-to-end training loss below 0.9 log 2 in
-    >= 75% of seeds. (The pre-registered check said not-reproduced on those numbers.)"""
+    did not. A second gate was added requiring the final end-to-end training loss below 0.9 log 2.
+    Revised again in review (after the full run): a gate on the end-to-end loss is the claim
+    itself ("can be trained"), so its failure could never count against the claim. The second
+    gate now asks whether the setup can learn the task at all: the readout-only control's final
+    training loss below 0.9 log 2 in >= 75% of seeds. If the control learns and end-to-end
+    training does not, the check decides (not reproduced)."""
     revised = _TRAINS_NETWORK.gates + (C.gate(
-        "net_loss_curve_trained", at_most=0.9 * math.log(2.0), at=-1, frac=0.75,
-        why="final end-to-end training loss below 0.9 log 2 = 0.624, better than chance (gate added after the "
-            "first full run, whose pre-registered check said not-reproduced with the loss near chance)"),)
+        "net_loss_curve_readout_only", at_most=0.9 * math.log(2.0), at=-1, frac=0.75,
+        why="the readout-only control's final training loss below 0.9 log 2 = 0.624, i.e. this network, "
+            "task and optimiser can learn at all (gate revised after the full run: first on the end-to-end "
+            "loss, which is the claim itself, now on the control's; the pre-registered check said "
+            "not-reproduced with both losses near chance)"),)
     return C.Gated(_TRAINS_NETWORK.inner, revised)(metrics)
 
 
