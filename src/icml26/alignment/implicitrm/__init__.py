@@ -37,7 +37,10 @@ PAPER = Paper(
         "by the exact KL-optimal policy over 8 candidates per prompt. Two generators are reported: one that "
         "matches the reconstructed model and one it does not (propensity depends on the preferred content, "
         "bad responses draw actions at 0.15 x the propensity). The response-dependent propensity is ours "
-        "(the substrate's implicit_feedback is position-based)."
+        "(the substrate's implicit_feedback is position-based). Measured after the full run (no check changed): "
+        "in the separable world the oracle-label model's AUC is 0.918 and ImplicitRM's 0.917, so the best control "
+        "(0.896) leaves little more than the pre-registered 0.02 margin of headroom; IPS with the true propensity "
+        "(a reference, not a control) reaches 0.913 / 0.909 AUC on the two generators."
     ),
     profiles={
         "quick": Profile("quick", seeds=3, timeout_s=120, params={
