@@ -37,7 +37,11 @@ PAPER = Paper(
         "vectors in the profiles (the shipped all-MiniLM-L6-v2 through sentence-transformers is implemented "
         "and tested, but one encoder call costs seconds on 2 shared cores; set encoder=minilm to use it). "
         "'Single-model training' is read as each model RL-trained alone (GRPO, correctness reward) with the "
-        "same K + K' = 3 samples per question and the same steps."
+        "same K + K' = 3 samples per question and the same steps. "
+        "Measured in the one full seed stored (seed 0; the run was stopped for time): both pretrained members sit "
+        "at the floor (sampled pass@1 0.03 and 0.025, starting Team Pass@2 0.095), so hints from a correct two-step "
+        "trace almost never exist and no rescue happened; the literal DPP-lite term was zero on every question. "
+        "The setting needs stronger pretraining (or one-step hints) before its verdicts mean anything."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
