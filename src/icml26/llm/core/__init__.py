@@ -74,7 +74,11 @@ PAPER = Paper(
             kind="headline",
             no_control="a comparison of two aggregations of the same samples, not of a method with a baseline",
             check=C.threshold("core/oracle_minus_majority", at_most=0.05, on="mean",
-                              label="oracle Team Pass@2 minus majority vote (CoRe)"),
+                              label="oracle Team Pass@2 minus majority vote (CoRe)").gated(
+                C.gate("independent/P/gain", at_least=1e-9, frac=0.8,
+                       why="model P's pass@1 rises under the independent control (gate added after the first "
+                           "full seed, where both models sat at the floor)"),
+                C.gate("base/team_pass", at_least=0.2, why="the starting team solves >= 20% (something to vote on)")),
         ),
     ),
     examples="icml26.llm.core.experiment:EXAMPLES",
