@@ -109,9 +109,8 @@ class Claim:
     id: str
     statement: str
     paper_value: str
-    kind: Kind = "unclassified"  # type: ignore[assignment]  # transitional: every claim must set it
+    kind: Kind
     check: Any = None
-    contradict: Ref | None = None  # transitional: legacy "module:attr" of a hand-written contradiction
     control: str = ""
     no_control: str = ""
     gpu: bool = False
@@ -121,14 +120,14 @@ class Claim:
     def __post_init__(self) -> None:
         if not self.id or not self.id.replace("-", "").replace("_", "").isalnum():
             raise ValueError(f"claim id must be a short slug, got {self.id!r}")
-        if self.kind not in KINDS + ("unclassified",):
+        if self.kind not in KINDS:
             raise ValueError(f"claim {self.id!r}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.kind == "headline" and not (self.control or self.no_control):
             raise ValueError(f"headline claim {self.id!r} must name its control (control=...) or say why it "
                              "has none (no_control=...)")
         if self.control and self.no_control:
             raise ValueError(f"claim {self.id!r}: give control or no_control, not both")
-        if self.check is not None and not callable(self.check) and not isinstance(self.check, str):
+        if self.check is not None and not callable(self.check):
             raise TypeError(f"claim {self.id!r}: check must be a checks.Check or None, got {type(self.check).__name__}")
 
     @property
@@ -286,13 +285,9 @@ class Paper:
         return fn
 
     def check_fn(self, claim: Claim) -> Callable[[list[Metrics]], Verdict]:
-        if isinstance(claim.check, str):
-            return resolve(claim.check)
         return claim.check if claim.check is not None else self._hand("check", claim, True)  # type: ignore[return-value]
 
     def contradict_fn(self, claim: Claim) -> Callable[[list[Metrics]], list[Metrics]]:
-        if claim.contradict is not None:
-            return resolve(claim.contradict)
         if claim.check is not None and hasattr(claim.check, "contradict"):
             return claim.check.contradict
         return self._hand("contradict", claim, True)  # type: ignore[return-value]
