@@ -175,3 +175,15 @@ def test_profile_overrides():
 def test_verdict_carries_control():
     v = Verdict("reproduced", "m 1", "rule", control="c 2")
     assert v.to_dict()["control"] == "c 2"
+
+
+def test_beats_in_seeds_count_rule():
+    ms = [{"m": 0.8, "c": 0.7}, {"m": 0.8, "c": 0.7}, {"m": 0.8, "c": 0.7}, {"m": 0.8, "c": 0.7}, {"m": 0.7, "c": 0.7}]
+    chk = C.beats_in_seeds("m", "c", margin=0.05, frac=0.8)
+    assert chk(ms).status == "reproduced" and "c:" in chk(ms).control
+    assert C.beats_in_seeds("m", "c", margin=0.05, frac=1.0)(ms).status == "partly"
+    assert chk(chk.contradict(ms)).status == "not-reproduced"
+    assert chk(chk.on_control(ms)).status == "not-reproduced"
+    assert C.beats_in_seeds("c", "m", better="lower", margin=0.05)(ms).status == "reproduced"
+    with pytest.raises(ValueError, match="frac"):
+        C.beats_in_seeds("m", "c", frac=0)

@@ -80,7 +80,7 @@ def test_modules_used_keeps_own_paper_and_shared_code_only():
     loaded = ["icml26", "icml26.core.runner", "icml26.core.stats", "icml26.core.checks", "icml26.decision",
               "icml26.decision.b3", "icml26.decision.b3.experiment", "icml26.decision.pidm",
               "icml26.decision.pidm.method", "icml26.nn.transformer", "icml26.alignment._data", "numpy",
-              "icml26.tasks.kb"]
+              "icml26.tasks.kb", "icml26.decision.b3._checks"]
     got = F.modules_used("icml26.decision.b3", loaded)
     assert got == ["icml26.alignment._data", "icml26.core.stats", "icml26.decision.b3",
                    "icml26.decision.b3.experiment", "icml26.nn.transformer", "icml26.tasks.kb"]

@@ -261,6 +261,63 @@ def beats(method: str, control: str, *, better: Better = "lower", at: At = None,
     return Beats(method, control, better, at, margin, rel_margin, test, alpha, need, label, control_label)
 
 
+# ----------------------------------------------------------------------------- beats in a count of seeds
+@dataclass(frozen=True, repr=False)
+class BeatsInSeeds(Check):
+    """The count rule many pre-registrations use: method - control >= margin in >= ``frac`` of the seeds."""
+
+    method: str
+    control: str
+    margin: float = 0.0
+    frac: float = 0.8
+    better: Better = "higher"
+    label: str = ""
+    control_label: str = ""
+    comparative: bool = True
+
+    def __post_init__(self) -> None:
+        if self.better not in ("lower", "higher"):
+            raise ValueError(f"better must be 'lower' or 'higher', got {self.better!r}")
+        if not 0 < self.frac <= 1:
+            raise ValueError(f"frac must lie in (0, 1], got {self.frac!r}")
+        if self.margin < 0 or not math.isfinite(self.margin):
+            raise ValueError(f"margin must be finite and >= 0, got {self.margin!r}")
+
+    def rule(self) -> str:
+        return (f"{self.label or self.method} {self.better} than {self.control_label or self.control} by >= "
+                f"{self.margin:g} in >= {self.frac:.0%} of seeds; partly if in at least half of them")
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        a, b = _values(ms, self.method, None), _values(ms, self.control, None)
+        d = (a - b) if self.better == "higher" else (b - a)
+        ok = np.isfinite(d) & (d >= self.margin - 1e-12)
+        frac = float(ok.mean())
+        status = "reproduced" if frac >= self.frac else ("partly" if frac >= 0.5 else "not-reproduced")
+        name, cname = self.label or self.method, self.control_label or self.control
+        return Verdict(status, f"{name} {_fmt(float(np.nanmean(a)))} vs {cname} {_fmt(float(np.nanmean(b)))}",
+                       f"rule: {self.rule()}; met in {int(ok.sum())}/{ok.size} seeds; differences "
+                       + ", ".join(f"{x:+.3f}" for x in d), value=float(np.nanmean(d)),
+                       control=f"{cname}: {_fmt(float(np.nanmean(b)))}")
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = copy.deepcopy(list(ms))
+        for m in out:
+            m[self.method], m[self.control] = m[self.control], m[self.method]
+        return out
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = copy.deepcopy(list(ms))
+        for m in out:
+            m[self.method] = copy.deepcopy(m[self.control])
+        return out
+
+
+def beats_in_seeds(method: str, control: str, *, margin: float = 0.0, frac: float = 0.8, better: Better = "higher",
+                   label: str = "", control_label: str = "") -> BeatsInSeeds:
+    """``method`` beats ``control`` by ``margin`` in at least ``frac`` of the seeds (a count rule, e.g. 4/5)."""
+    return BeatsInSeeds(method, control, margin, frac, better, label, control_label)
+
+
 # ----------------------------------------------------------------------------- close
 @dataclass(frozen=True, repr=False)
 class Close(Check):

@@ -65,6 +65,8 @@ def modules_used(own_package: str, loaded: Iterable[str] | None = None) -> list[
         pkg = _paper_package(name)
         if pkg is not None and pkg != own_package:
             continue
+        if name.endswith("._checks"):  # a paper's claim-only module: like check_* functions, never run code
+            continue
         out.append(name)
     return sorted(out)
 
@@ -126,6 +128,8 @@ def fingerprint(modules: Iterable[str], params: Mapping[str, Any], profile: str 
     """Hash of the normalised source of ``modules`` and of the profile's parameters."""
     h = hashlib.sha256()
     for name in sorted(set(modules)):
+        if name.endswith("._checks"):  # claim-only modules never change a result
+            continue
         h.update(name.encode())
         h.update(_module_digest(name).encode())
     h.update(json.dumps({"name": profile, "params": dict(params)}, sort_keys=True, default=str).encode())
