@@ -181,36 +181,6 @@ def contradict_theorem1(metrics: list[Metrics]) -> list[Metrics]:
 
 
 def check_bias_tradeoff(metrics: list[Metrics]) -> Verdict:
-    adv = np.asarray([m["toy_bias_adv"] for m in metrics])
-    toy_ok = bool(np.all(adv[:, 0] > 0) and np.all(adv[:, -1] < 0))
-    nav = np.asarray([m["bias_success_pidm"] for m in metrics])
-    bc = np.asarray([m["bias_success_bc"] for m in metrics])
-    nav_adv = nav - bc[:, None]
-    p0 = one_sample_test(nav_adv[:, 0], 0.0, "greater", "t")
-    p1 = one_sample_test(nav_adv[:, -1], 0.0, "less", "t")
-    nav_ok = p0 < 0.05 and p1 < 0.05
-    b = metrics[0]["bias_sd"]
-    status = "reproduced" if (toy_ok and nav_ok) else ("partly" if (toy_ok or nav_ok) else "not-reproduced")
-    return Verdict(status,
-                   f"toy: EPE advantage of PIDM {adv[:, 0].mean():.3f} at b=0 -> {adv[:, -1].mean():.3f} at "
-                   f"b={metrics[0]['toy_bias_sd'][-1]:g}; navigation: success(PIDM)-success(BC) "
-                   + ", ".join(f"b={bb:g}: {v:+.2f}" for bb, v in zip(b, nav_adv.mean(0))),
-                   f"{len(metrics)} seeds; toy passes iff advantage > 0 at b=0 and < 0 at the largest b in every seed; "
-                   f"navigation passes iff one-sided t-tests give advantage > 0 at b=0 ({fmt_p(p0)}) and < 0 at the "
-                   f"largest b ({fmt_p(p1)}); reproduced iff both, partly iff one",
-                   value=float(nav_adv.mean(0)[-1]))
-
-
-def contradict_bias_tradeoff(metrics: list[Metrics]) -> list[Metrics]:
-    out = []
-    for m in metrics:
-        a = m["toy_bias_adv"]
-        out.append({**m, "toy_bias_adv": [abs(a[0])] * len(a),
-                    "bias_success_pidm": [m["bias_success_pidm"][0]] * len(m["bias_success_pidm"])})
-    return out
-
-
-def check_bias_tradeoff(metrics: list[Metrics]) -> Verdict:
     """Pre-registered: the toy passes iff the Bayes-IDM advantage over Bayes-BC is > 0 at b = 0 and < 0 at the
     largest b in every seed; the navigation passes iff one-sided t-tests give success(PIDM) - success(BC)
     > 0 at b = 0 and < 0 at the largest b. Reproduced iff both, partly iff one."""

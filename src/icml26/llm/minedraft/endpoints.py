@@ -10,12 +10,16 @@ real concurrency. Used by ``benchmarks/minedraft.py``.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import torch
 
 from icml26.core.validate import check_int
 from icml26.llm.minedraft.method import InlineDrafter
 from icml26.nn.transformer import TinyLM
+
+if TYPE_CHECKING:
+    from icml26.llm.minedraft.method import Update
 
 
 def _drafter_process(conn, state, cfg, n_new, k, temperature, seed, core) -> None:
