@@ -72,3 +72,29 @@ def test_bad_input():
         BM25Retriever([])
     with pytest.raises(TypeError, match="text"):
         extract_answer(3)
+
+
+def test_shared_policy_cache_is_bit_identical_and_validates(tmp_path, monkeypatch):
+    import pytest
+    import torch
+
+    from icml26.tasks.policy import PolicyConfig, exact_match, pretrain_policy, problems, training_batch
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    cfg = PolicyConfig(d_model=16, n_layers=1, n_heads=2, steps=3, batch=4)
+    fresh = pretrain_policy(0, cfg, cache=True)
+    cached = pretrain_policy(0, cfg, cache=True)
+    for (k, a), b in zip(fresh.state_dict().items(), cached.state_dict().values()):
+        assert torch.equal(a, b), k
+    items = problems(3, seed=1)
+    ids, tgt = training_batch(items, 48)
+    assert ids.shape[0] == 3 and tgt.shape == (3, ids.shape[1] - 1)
+    assert (tgt != -100).any(dim=1).all()  # every row scores its completion
+    em = exact_match(cached, items)
+    assert em.shape == (3,) and set(em.tolist()) <= {0.0, 1.0}
+    with pytest.raises(ValueError, match="seed"):
+        pretrain_policy(-1, cfg)
+    with pytest.raises(TypeError, match="cfg"):
+        pretrain_policy(0, {"steps": 3})
+    with pytest.raises(ValueError, match="steps"):
+        PolicyConfig(steps=0)

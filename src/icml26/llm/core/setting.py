@@ -1,6 +1,6 @@
 """The simulated world of CoRe: two differently pretrained tiny policies on verifiable arithmetic.
 
-Both models come from the shared recipe of :mod:`icml26.llm.lora_rlvr.setting` (a TinyLM
+Both models come from the shared recipe of :mod:`icml26.tasks.policy` (a TinyLM
 pretrained per seed on :mod:`icml26.tasks.arithmetic` scratchpads, deliberately
 under-trained, cached on disk by seed and config): model P is 2 layers of width 32 trained on
 levels 1-2, model Q 3 layers of width 24 trained on a different stream (seed offset) of the same
@@ -15,8 +15,8 @@ correct trace with the answer stripped (:func:`icml26.llm.core.method.strip_answ
 from __future__ import annotations
 
 from icml26.core.validate import check_int
-from icml26.llm.lora_rlvr.setting import (PolicyConfig, exact_match, pretrain_policy, problems,  # noqa: F401
-                                          reward_fn, tokenizer)
+from icml26.tasks.policy import (PolicyConfig, exact_match, pretrain_policy, problems,  # noqa: F401
+                                 reward_fn, tokenizer)
 
 LEVELS = (1, 2)
 

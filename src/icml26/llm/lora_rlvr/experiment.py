@@ -24,7 +24,7 @@ from icml26.core import checks as C
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
 from icml26.llm.lora_rlvr.method import INITS, adapter_init, dapo_config, make_arm, one_step_gap, optimal_gap
-from icml26.llm.lora_rlvr.setting import (PolicyConfig, _training_batch, encode_prompts, exact_match,
+from icml26.llm.lora_rlvr.setting import (PolicyConfig, training_batch, encode_prompts, exact_match,
                                           pretrain_policy, problems, reward_fn, tokenizer)
 
 LORA_ARMS = ("kaiming", "gaussian_scaled", "random_orthonormal", "rlpo", "rlmo", "pissa", "milora")
@@ -178,7 +178,7 @@ def _sft(base, profile: Profile, seed: int) -> dict:
 
     train_items = problems(4000, levels=(1,), seed=90_000 + seed)
     held = problems(256, levels=(1,), seed=91_000 + seed)
-    held_ids, held_tgt = _training_batch(held, 24)
+    held_ids, held_tgt = training_batch(held, 24)
     out = {}
     for arm in ("kaiming", "pissa", "milora"):
         model, params = make_arm(base, arm, int(profile["rank"]), seed=seed)
@@ -187,7 +187,7 @@ def _sft(base, profile: Profile, seed: int) -> dict:
         model.train()
         for _ in range(int(profile["sft_steps"])):
             idx = torch.randint(0, len(train_items), (32,), generator=gen).tolist()
-            ids, tgt = _training_batch([train_items[i] for i in idx], 24)
+            ids, tgt = training_batch([train_items[i] for i in idx], 24)
             loss = lm_loss(model, ids, target=tgt)
             opt.zero_grad(set_to_none=True)
             loss.backward()

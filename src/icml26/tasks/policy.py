@@ -1,0 +1,164 @@
+"""A shared, deliberately under-trained tiny policy on verifiable arithmetic.
+
+The RL papers of the ``llm`` cluster fine-tune a reasoning model with verifiable rewards
+(DAPO, GRPO). Here the "base model" is a :class:`~icml26.nn.transformer.TinyLM` pretrained
+from scratch (per seed) on :mod:`icml26.tasks.arithmetic` problems with scratchpads (by
+default levels 1 and 2: two operands below 10 with + and -, three operands below 20 with
++ - *), stopped early so that greedy exact match sits well below its ceiling: RL with a
+binary verifiable reward then has room to raise it.
+
+Prompt: ``<bos>12*7-3=``; completion: ``12*7=84;84-3=81;#81<eos>``. The pretrained weights
+are cached on disk by (seed, config) (``ICML26_CACHE``, default ``~/.cache/icml26``), so
+several papers or profiles share one pretraining; a cached model is bit-identical to a
+fresh one (same seed, same deterministic CPU training).
+
+Public: :class:`PolicyConfig`, :func:`tokenizer`, :func:`problems`, :func:`encode_prompts`,
+:func:`training_batch`, :func:`pretrain_policy`, :func:`decode`, :func:`exact_match`,
+:func:`reward_fn`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from icml26.core.validate import check_int, check_positive
+from icml26.nn.tokenize import Tokenizer, train_tokenizer
+from icml26.nn.transformer import LMConfig, TinyLM
+from icml26.tasks.arithmetic import ArithmeticProblem, arithmetic_problems, is_correct
+
+ALPHABET = "0123456789+-*=;#"
+MAX_NEW = 24
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """How the shared base policy is pretrained (the cache key, with the seed)."""
+
+    d_model: int = 48
+    n_layers: int = 2
+    n_heads: int = 4
+    levels: tuple[int, ...] = (1, 2)
+    steps: int = 300
+    batch: int = 64
+    lr: float = 3e-3
+    max_len: int = 48
+
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_layers", "n_heads", "steps", "batch", "max_len"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_positive("lr", self.lr)
+        for lv in self.levels:
+            check_int("levels", lv, minimum=1, maximum=4)
+
+
+@lru_cache(maxsize=1)
+def tokenizer() -> Tokenizer:
+    """The character tokenizer over digits, operators and the scratchpad marks."""
+    return train_tokenizer([ALPHABET], kind="char", vocab_size=32, normalizer=None)
+
+
+def problems(n: int, *, levels: tuple[int, ...] = (1, 2), seed: int = 0) -> list[ArithmeticProblem]:
+    """``n`` arithmetic problems spread over ``levels`` (a fixed stream per ``seed``)."""
+    return arithmetic_problems(check_int("n", n, minimum=1), level=tuple(levels), seed=int(seed))
+
+
+def encode_prompts(items: list[ArithmeticProblem]) -> list[list[int]]:
+    """Token ids of ``<bos>`` + each problem's prompt."""
+    tok = tokenizer()
+    return [tok.encode(p.prompt, bos=True) for p in items]
+
+
+def training_batch(items: list[ArithmeticProblem], max_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(batch, seq) ids of prompt + scratchpad + eos and (batch, seq - 1) targets scoring the completion only."""
+    tok = tokenizer()
+    rows, tgts = [], []
+    for p in items:
+        pr = tok.encode(p.prompt, bos=True)
+        co = tok.encode(p.scratchpad) + [tok.eos_id]
+        seq = (pr + co)[:max_len]
+        tgt = ([-100] * (len(pr) - 1) + co)[: len(seq) - 1]
+        rows.append(seq)
+        tgts.append(tgt)
+    n = max(len(r) for r in rows)
+    ids = torch.full((len(rows), n), tok.pad_id, dtype=torch.long)
+    target = torch.full((len(rows), n - 1), -100, dtype=torch.long)
+    for i, (r, t) in enumerate(zip(rows, tgts)):
+        ids[i, : len(r)] = torch.tensor(r)
+        target[i, : len(t)] = torch.tensor(t)
+    return ids, target
+
+
+def cache_path(seed: int, cfg: PolicyConfig) -> Path:
+    key = json.dumps({"seed": int(seed), **asdict(cfg), "alphabet": ALPHABET, "v": 1}, sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26"))
+    return root / "arith_policy" / f"{digest}.pt"
+
+
+def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool = True) -> TinyLM:
+    """The seed's under-trained base policy (pretrained once, then read from the disk cache)."""
+    from icml26.nn.train import train_lm
+
+    seed = check_int("seed", seed, minimum=0)
+    cfg = cfg or PolicyConfig()
+    if not isinstance(cfg, PolicyConfig):
+        raise TypeError(f"cfg must be a PolicyConfig, got {type(cfg).__name__}")
+    tok = tokenizer()
+    model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=cfg.d_model, n_layers=cfg.n_layers,
+                            n_heads=cfg.n_heads, max_len=cfg.max_len))
+    path = cache_path(seed, cfg)
+    if cache and path.exists():
+        try:
+            model.load_state_dict(torch.load(path, weights_only=True))
+            return model.eval()
+        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
+            pass
+    torch.manual_seed(seed)
+    model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=cfg.d_model, n_layers=cfg.n_layers,
+                            n_heads=cfg.n_heads, max_len=cfg.max_len))
+    pool = problems(20000, levels=cfg.levels, seed=10_000 + seed)
+
+    def batch(gen: torch.Generator):
+        idx = torch.randint(0, len(pool), (cfg.batch,), generator=gen).tolist()
+        return training_batch([pool[i] for i in idx], cfg.max_len)
+
+    train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=20, seed=seed)
+    if cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        torch.save(model.state_dict(), tmp)
+        os.replace(tmp, path)
+    return model.eval()
+
+
+def decode(ids: list[int]) -> str:
+    """Text of token ids (special tokens dropped)."""
+    return tokenizer().decode(ids)
+
+
+def reward_fn(items: list[ArithmeticProblem], completions: list[list[int]]) -> list[float]:
+    """Binary verifiable reward: 1 if the completion's final answer is exact, else 0."""
+    tok = tokenizer()
+    return [float(is_correct(tok.decode(c), p)) for p, c in zip(items, completions)]
+
+
+@torch.no_grad()
+def exact_match(model: torch.nn.Module, items: list[ArithmeticProblem]) -> np.ndarray:
+    """Per-item 0/1 greedy exact match of ``model`` on ``items``."""
+    from icml26.nn.lm import sample
+
+    if not items:
+        raise ValueError("items is empty")
+    tok = tokenizer()
+    prompts = encode_prompts(items)
+    n_new = min(MAX_NEW, model.cfg.max_len - max(len(p) for p in prompts))
+    gen = sample(model, prompts, n_new, greedy=True, eos_id=tok.eos_id, pad_id=tok.pad_id)
+    return np.asarray(reward_fn(items, gen.as_lists()), dtype=float)
