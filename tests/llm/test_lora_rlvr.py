@@ -141,3 +141,18 @@ def test_adapter_init_rejects_bad_input(bad):
 
 def test_every_init_is_listed():
     assert set(INITS) == {"kaiming", "gaussian_scaled", "random_orthonormal", "rlpo", "rlmo", "pissa", "milora"}
+
+
+def test_shared_sign_test_gives_the_former_one_sided_p_values():
+    """core.stats.sign_test on +-1 indicators and tie-free differences equals binomtest(wins, n, 'greater')."""
+    import numpy as np
+    from scipy.stats import binomtest
+
+    from icml26.core.stats import sign_test
+
+    for n in (5, 7):
+        for wins in range(n + 1):
+            ind = np.r_[np.ones(wins, dtype=bool), np.zeros(n - wins, dtype=bool)]
+            want = binomtest(wins, n, 0.5, alternative="greater").pvalue
+            assert sign_test(2.0 * ind - 1, alternative="greater") == pytest.approx(want, rel=1e-12)
+    assert sign_test(np.array([0.1, 0.2, -0.05, 0.3, 0.4]), alternative="greater") == pytest.approx(6 / 32)

@@ -23,6 +23,7 @@ import torch
 from icml26.core import checks as C
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
+from icml26.core.stats import sign_test
 from icml26.llm.lora_rlvr.method import INITS, adapter_init, dapo_config, make_arm, one_step_gap, optimal_gap
 from icml26.llm.lora_rlvr.setting import (PolicyConfig, training_batch, encode_prompts, exact_match,
                                           pretrain_policy, problems, reward_fn, tokenizer)
@@ -150,7 +151,7 @@ def _rlvr(base, profile: Profile, seed: int, val, test) -> dict:
     out["rl/full/max_kl"] = full["max_kl"]
     items = {}
     for arm in LORA_ARMS:
-        arm_grid = grid if arm in profile["grid_arms"] else [grid[len(grid) // 2]]
+        arm_grid = grid if arm in profile["grid_arms"] else [max(grid)]  # off-grid arms: the stability lr only
         runs = {lr: _train_arm(base, arm, lr, profile, seed, val, test) for lr in arm_grid}
         best_lr = max(arm_grid, key=lambda lr: (runs[lr]["val"], -lr))  # ties: the smaller lr
         best = runs[best_lr]
@@ -221,12 +222,6 @@ def _gates(ms) -> str | None:
     return None
 
 
-def _sign_p(wins: int, n: int) -> float:
-    from scipy.stats import binomtest
-
-    return float(binomtest(wins, n, 0.5, alternative="greater").pvalue) if n else 1.0
-
-
 def check_rlpo_beats_lora(ms) -> Verdict:
     ms = list(ms)
     n = len(ms)
@@ -244,8 +239,8 @@ def check_rlpo_beats_lora(ms) -> Verdict:
     rule = ("per seed: RLPO test EM above standard LoRA and above the norm-matched Gaussian A, RLPO max-KL below "
             "standard LoRA's, RLMO >= LoRA - 1 pt; reproduced if in >= 80% of >= 5 seeds, partly if >= 60% or RLPO's "
             "mean EM beats both controls")
-    p = _sign_p(wins, n)
-    evidence = (f"rule: {rule}; sign test RLPO > LoRA in EM: {wins}/{n}, one-sided p = {p:.3g} (smallest attainable "
+    p = sign_test(acc["rlpo"] - acc["kaiming"], alternative="greater")
+    evidence = (f"rule: {rule}; sign test RLPO > LoRA in EM: {wins}/{n}, one-sided p (ties dropped) = {p:.3g} (smallest attainable "
                 f"{0.5 ** n:.3g}); per-seed paired item bootstrap 95% CI of RLPO - LoRA EM: {boots}")
     gate = _gates(ms)
     if gate is not None:
@@ -300,7 +295,9 @@ def check_pissa_unstable(ms) -> Verdict:
     control = f"standard LoRA at the largest lr: max-KL {mean['kaiming']:.3g}, collapse rate {col['kaiming']:.2f}"
     evidence = ("rule: per seed, collapse (test EM < half the base's) or max-KL above standard LoRA's at the grid's "
                 "largest lr; reproduced if in >= 80% of >= 5 seeds for both PiSSA and MiLoRA, partly if for one; "
-                f"sign-test p: PiSSA {_sign_p(counts['pissa'], n):.3g}, MiLoRA {_sign_p(counts['milora'], n):.3g} "
+                f"sign-test p on the per-seed less-stable indicator (+1 / -1): PiSSA "
+                f"{sign_test(2.0 * _unstable(ms, 'pissa') - 1, alternative='greater'):.3g}, MiLoRA "
+                f"{sign_test(2.0 * _unstable(ms, 'milora') - 1, alternative='greater'):.3g} "
                 f"(smallest attainable {0.5 ** n:.3g})")
     gate = _gates(ms)
     if gate is not None:
