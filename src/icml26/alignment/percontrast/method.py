@@ -1,0 +1,259 @@
+"""PerContrast and the PerCE loss (arXiv:2603.06595), on any LM with TinyLM's ``forward(idx) -> (logits, cache)``.
+
+PerContrast scores a target token y_t by how much its probability depends on the user
+information u, through a causal intervention on the input (u removed), with no gradient:
+
+    log PIR_t = log p_theta(y_t | u, x, y_<t) - log p_theta(y_t | x, y_<t)          (personal influence ratio)
+
+PerCE is the cross-entropy with token weights w_t = g(PIR_t) held fixed (stop-gradient):
+
+    L = - sum_t w_t log p_theta(y_t | u, x, y_<t) / sum_t w_t       (normalise="weights")
+    L = - sum_t w_t log p_theta(y_t | u, x, y_<t) / sum_t 1         (normalise="tokens")
+
+and the bootstrap alternates the two: at every step the weights of the batch are estimated
+with the current model (E-step) and one gradient step is taken on the weighted loss
+(M-step), after a plain-CE warm-up. The paper's full method section could not be read (only its
+abstract, introduction and third-party summaries), so the transform g, the clipping, the
+normalisation, the warm-up and how u is removed are choices exposed as options:
+
+* ``transform="clip"`` (default): w = clip(PIR, 1, w_max) — tokens that u makes likelier are
+  up-weighted up to w_max, no token is down-weighted;
+* ``transform="log"``: w = min(1 + gamma * max(0, log PIR), w_max);
+* removal ``"mask"`` (history words replaced by a placeholder, positions kept) or ``"delete"``.
+
+Controls for the headline comparison (same loss, same clip and normalisation, the score replaced):
+``random`` (PerCE's weights of the batch permuted over its response tokens: same distribution,
+random placement), ``loss`` (w = clip(NLL_t / mean NLL, 1, w_max): the hard tokens, Rho-1/focal
+style) and ``oracle`` (w_max on the true personal tokens: the upper reference).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from icml26.core.validate import check_finite, check_int, check_positive
+
+TRANSFORMS = ("clip", "log")
+REMOVALS = ("mask", "delete")
+NORMALISE = ("weights", "tokens")
+SCHEMES = ("ce", "perce", "random", "loss", "oracle")
+
+
+def _check_tensor(name: str, x, ndim: int, dtype=None) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(x.shape)}")
+    if x.numel() == 0:
+        raise ValueError(f"{name} is empty")
+    if dtype == "float":
+        if not x.is_floating_point():
+            raise TypeError(f"{name} must be a float tensor, got {x.dtype}")
+        check_finite(name, x)
+    elif dtype == "bool" and x.dtype != torch.bool:
+        raise TypeError(f"{name} must be a bool tensor, got {x.dtype}")
+    elif dtype == "long" and x.dtype not in (torch.long, torch.int32, torch.int64):
+        raise TypeError(f"{name} must be an integer tensor, got {x.dtype}")
+    return x
+
+
+def response_logprobs(model, ids: torch.Tensor, start: torch.Tensor, length: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probabilities of the response tokens.
+
+    ids (N, T) token ids; start (N,) index of the first response token; length (N,) response
+    lengths. Returns ``logp`` (N, L) with L = max(length) (0 past the end) and ``valid`` (N, L) bool.
+    The token at position p is scored by the logits at p - 1.
+    """
+    _check_tensor("ids", ids, 2, "long")
+    _check_tensor("start", start, 1, "long")
+    _check_tensor("length", length, 1, "long")
+    n, t = ids.shape
+    if start.shape[0] != n or length.shape[0] != n:
+        raise ValueError(f"start and length must have {n} entries like ids, got {start.shape[0]} and {length.shape[0]}")
+    if bool((start < 1).any()) or bool((start + length > t).any()) or bool((length < 1).any()):
+        raise ValueError("start/length must describe response spans with 1 <= start and start + length <= ids.shape[1]")
+    L = int(length.max())
+    j = torch.arange(L)
+    valid = j[None, :] < length[:, None]
+    pos = (start[:, None] + j[None, :]).clamp(max=t - 1)  # (N, L) positions of the response tokens
+    logits, _ = model(ids[:, :-1])
+    logq = F.log_softmax(logits.float(), dim=-1)  # (N, T-1, V)
+    pred = (pos - 1).clamp(max=logq.shape[1] - 1)
+    tgt = ids.gather(1, pos)
+    lp = logq.gather(1, pred[..., None].expand(-1, -1, logq.shape[-1])).gather(2, tgt[..., None])[..., 0]
+    return lp * valid, valid
+
+
+@torch.no_grad()
+def personal_influence(model, ids: torch.Tensor, start: torch.Tensor, ids_without: torch.Tensor,
+                       start_without: torch.Tensor, length: torch.Tensor) -> torch.Tensor:
+    """PerContrast: log PIR (N, L) of every response token, with no gradient (0 past the end).
+
+    ``ids``/``start`` hold the input with the user profile, ``ids_without``/``start_without`` the
+    same response with the profile removed (masked or deleted).
+    """
+    was_training = model.training
+    model.eval()
+    lp_u, valid = response_logprobs(model, ids, start, length)
+    lp_0, _ = response_logprobs(model, ids_without, start_without, length)
+    model.train(was_training)
+    return (lp_u - lp_0) * valid
+
+
+def perce_weights(log_pir: torch.Tensor, valid: torch.Tensor, *, transform: str = "clip", w_max: float = 5.0,
+                  gamma: float = 1.0) -> torch.Tensor:
+    """Token weights w = g(PIR) (N, L), 0 past the end; see the module docstring for ``transform``."""
+    _check_tensor("log_pir", log_pir, 2, "float")
+    _check_tensor("valid", valid, 2, "bool")
+    if log_pir.shape != valid.shape:
+        raise ValueError(f"log_pir {tuple(log_pir.shape)} and valid {tuple(valid.shape)} must have the same shape")
+    if transform not in TRANSFORMS:
+        raise ValueError(f"transform must be one of {TRANSFORMS}, got {transform!r}")
+    w_max = check_positive("w_max", w_max)
+    gamma = check_positive("gamma", gamma)
+    if w_max < 1:
+        raise ValueError(f"w_max must be >= 1, got {w_max}")
+    if transform == "clip":
+        w = log_pir.clamp(min=0.0, max=float(np.log(w_max))).exp()
+    else:
+        w = (1.0 + gamma * log_pir.clamp(min=0.0)).clamp(max=w_max)
+    return w * valid
+
+
+def loss_ratio_weights(nll: torch.Tensor, valid: torch.Tensor, *, w_max: float = 5.0) -> torch.Tensor:
+    """Control: w = clip(NLL_t / mean NLL of its sequence, 1, w_max) (hard tokens up-weighted, Rho-1/focal style)."""
+    _check_tensor("nll", nll, 2, "float")
+    _check_tensor("valid", valid, 2, "bool")
+    if nll.shape != valid.shape:
+        raise ValueError(f"nll {tuple(nll.shape)} and valid {tuple(valid.shape)} must have the same shape")
+    w_max = check_positive("w_max", w_max)
+    mean = (nll * valid).sum(1, keepdim=True) / valid.sum(1, keepdim=True).clamp(min=1)
+    return (nll / mean.clamp(min=1e-8)).clamp(min=1.0, max=w_max) * valid
+
+
+def shuffled_weights(weights: torch.Tensor, valid: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Control: the same multiset of weights placed at random response positions of the batch."""
+    _check_tensor("weights", weights, 2, "float")
+    _check_tensor("valid", valid, 2, "bool")
+    if weights.shape != valid.shape:
+        raise ValueError(f"weights {tuple(weights.shape)} and valid {tuple(valid.shape)} must have the same shape")
+    out = torch.zeros_like(weights)
+    vals = weights[valid]
+    out[valid] = vals[torch.randperm(vals.numel(), generator=generator)]
+    return out
+
+
+def weighted_ce(logp: torch.Tensor, weights: torch.Tensor, valid: torch.Tensor, *, normalise: str = "weights") -> torch.Tensor:
+    """PerCE: - sum w log p / sum w (``normalise="weights"``) or / number of tokens (``"tokens"``); weights detached."""
+    _check_tensor("logp", logp, 2, "float")
+    _check_tensor("weights", weights, 2, "float")
+    _check_tensor("valid", valid, 2, "bool")
+    if not (logp.shape == weights.shape == valid.shape):
+        raise ValueError(f"logp {tuple(logp.shape)}, weights {tuple(weights.shape)} and valid {tuple(valid.shape)} "
+                         "must have the same shape")
+    if normalise not in NORMALISE:
+        raise ValueError(f"normalise must be one of {NORMALISE}, got {normalise!r}")
+    if bool((weights < 0).any()):
+        raise ValueError("weights must be >= 0")
+    w = weights.detach() * valid
+    denom = w.sum() if normalise == "weights" else valid.sum()
+    return -(w * logp).sum() / denom.clamp(min=1e-8)
+
+
+def token_weights(scheme: str, model, batch, *, transform: str = "clip", w_max: float = 5.0, gamma: float = 1.0,
+                  removal: str = "mask", generator: torch.Generator | None = None) -> torch.Tensor:
+    """The E-step: weights (N, L) of one batch under ``scheme`` (one of :data:`SCHEMES`) with the current model."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    if removal not in REMOVALS:
+        raise ValueError(f"removal must be one of {REMOVALS}, got {removal!r}")
+    valid = batch.valid
+    if scheme == "ce":
+        return valid.float()
+    if scheme == "oracle":
+        return torch.where(batch.personal, float(w_max), 1.0) * valid
+    if scheme == "loss":
+        with torch.no_grad():
+            lp, _ = response_logprobs(model, batch.ids, batch.start, batch.length)
+        return loss_ratio_weights(-lp, valid, w_max=w_max)
+    without, start_wo = ((batch.ids_masked, batch.start) if removal == "mask"
+                         else (batch.ids_deleted, batch.start_deleted))
+    lpir = personal_influence(model, batch.ids, batch.start, without, start_wo, batch.length)
+    w = perce_weights(lpir, valid, transform=transform, w_max=w_max, gamma=gamma)
+    return shuffled_weights(w, valid, generator) if scheme == "random" else w
+
+
+def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batch_size: int = 32, lr: float = 3e-3,
+                   warmup_steps: int = 50, lr_warmup: int = 20, transform: str = "clip", w_max: float = 5.0,
+                   gamma: float = 1.0, removal: str = "mask", normalise: str = "weights", seed: int = 0,
+                   on_step: Callable[[int, object], None] | None = None) -> dict:
+    """Train ``model`` on ``data`` (a :class:`~icml26.alignment.percontrast.setting.Batch`) with one weighting scheme.
+
+    The first ``warmup_steps`` steps are plain CE for every scheme (the paper's bootstrap needs a
+    model that already reads u); afterwards each step re-estimates the batch's weights with the
+    current model (E-step) and takes one AdamW step on :func:`weighted_ce` (M-step). Learning
+    rate: linear warm-up over ``lr_warmup`` steps, then cosine decay to 10% (as
+    :func:`icml26.nn.train.train_lm`). Returns the loss history and the weight each token kind
+    received on average (after the warm-up).
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    steps = check_int("steps", steps, minimum=1)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    warmup_steps = check_int("warmup_steps", warmup_steps, minimum=0)
+    lr = check_positive("lr", lr)
+    gen = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+
+    def schedule(step: int) -> float:
+        if step < lr_warmup:
+            return (step + 1) / lr_warmup
+        frac = (step - lr_warmup) / max(1, steps - lr_warmup)
+        return 0.5 * (1 + float(np.cos(np.pi * frac))) * 0.9 + 0.1
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    n = len(data)
+    losses, wsum, wcount = [], torch.zeros(4), torch.zeros(4)
+    model.train()
+    for step in range(steps):
+        idx = torch.randint(n, (min(batch_size, n),), generator=gen)
+        b = data.subset(idx)
+        s = "ce" if step < warmup_steps else scheme
+        w = token_weights(s, model, b, transform=transform, w_max=w_max, gamma=gamma, removal=removal, generator=gen)
+        lp, valid = response_logprobs(model, b.ids, b.start, b.length)
+        loss = weighted_ce(lp, w, valid, normalise=normalise)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+        if step >= warmup_steps:
+            for k in range(4):
+                m = b.kinds == k
+                wsum[k] += float(w[m].sum())
+                wcount[k] += float(m.sum())
+        if on_step is not None:
+            on_step(step, model)
+            model.train()
+    model.eval()
+    return {"loss": losses, "mean_weight_by_kind": (wsum / wcount.clamp(min=1)).tolist()}
+
+
+def EXAMPLES():
+    """(public function, good kwargs) pairs for the common bad-input test."""
+    g = torch.Generator().manual_seed(0)
+    lpir = torch.randn(3, 5, generator=g)
+    valid = torch.ones(3, 5, dtype=torch.bool)
+    logp = -torch.rand(3, 5, generator=g)
+    w = torch.rand(3, 5, generator=g) + 0.5
+    return [
+        (perce_weights, {"log_pir": lpir, "valid": valid, "transform": "clip", "w_max": 5.0, "gamma": 1.0}),
+        (loss_ratio_weights, {"nll": -logp, "valid": valid, "w_max": 5.0}),
+        (weighted_ce, {"logp": logp, "weights": w, "valid": valid, "normalise": "weights"}),
+        (shuffled_weights, {"weights": w, "valid": valid}),
+    ]

@@ -1,0 +1,165 @@
+"""Known-answer tests for PerContrast / PerCE (icml26.alignment.percontrast)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from icml26.alignment.percontrast import method as M
+from icml26.alignment.percontrast import setting as S
+from icml26.nn.transformer import LMConfig, TinyLM
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return S.make_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def world(tok):
+    w = S.make_world(30, 40, 10, seed=3)
+    return w, S.encode(w["train"], tok)
+
+
+@pytest.fixture(scope="module")
+def model(tok):
+    torch.manual_seed(0)
+    return TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=96)).eval()
+
+
+def test_clip_transform_closed_form():
+    lpir = torch.log(torch.tensor([[0.5, 1.0, 2.0, 10.0]]))
+    valid = torch.tensor([[True, True, True, False]])
+    w = M.perce_weights(lpir, valid, transform="clip", w_max=5.0)
+    assert torch.allclose(w, torch.tensor([[1.0, 1.0, 2.0, 0.0]]))
+    w = M.perce_weights(lpir, torch.ones_like(valid), transform="clip", w_max=5.0)
+    assert math.isclose(float(w[0, 3]), 5.0, rel_tol=1e-6)
+
+
+def test_log_transform_closed_form():
+    lpir = torch.tensor([[-1.0, 0.0, 1.0, 9.0]])
+    w = M.perce_weights(lpir, torch.ones(1, 4, dtype=torch.bool), transform="log", w_max=4.0, gamma=2.0)
+    assert torch.allclose(w, torch.tensor([[1.0, 1.0, 3.0, 4.0]]))
+
+
+def test_unit_weights_give_cross_entropy():
+    g = torch.Generator().manual_seed(1)
+    logits = torch.randn(3, 5, 7, generator=g)
+    tgt = torch.randint(7, (3, 5), generator=g)
+    valid = torch.ones(3, 5, dtype=torch.bool)
+    valid[1, 3:] = False
+    logp = F.log_softmax(logits, -1).gather(2, tgt[..., None])[..., 0] * valid
+    ce = F.cross_entropy(logits.reshape(-1, 7), tgt.masked_fill(~valid, -100).reshape(-1), ignore_index=-100)
+    for norm in M.NORMALISE:
+        assert math.isclose(float(M.weighted_ce(logp, valid.float(), valid, normalise=norm)), float(ce), rel_tol=1e-6)
+
+
+def test_weighted_ce_value_and_gradient():
+    logp = torch.tensor([[-1.0, -2.0, -3.0]], requires_grad=True)
+    w = torch.tensor([[1.0, 3.0, 0.0]])
+    valid = torch.tensor([[True, True, True]])
+    loss = M.weighted_ce(logp, w, valid, normalise="weights")
+    assert math.isclose(float(loss.detach()), (1 * 1 + 3 * 2) / 4, rel_tol=1e-6)
+    (grad,) = torch.autograd.grad(loss, logp)
+    assert torch.allclose(grad, -w / 4)
+    loss_t = M.weighted_ce(logp, w, valid, normalise="tokens")
+    assert math.isclose(float(loss_t.detach()), 7 / 3, rel_tol=1e-6)
+
+
+def test_loss_ratio_weights_closed_form():
+    nll = torch.tensor([[1.0, 1.0, 4.0, 30.0]])
+    valid = torch.tensor([[True, True, True, False]])
+    w = M.loss_ratio_weights(nll, valid, w_max=5.0)  # mean over valid = 2
+    assert torch.allclose(w, torch.tensor([[1.0, 1.0, 2.0, 0.0]]))
+
+
+def test_shuffled_weights_keep_the_distribution():
+    g = torch.Generator().manual_seed(0)
+    w = torch.rand(4, 6, generator=g) + 1
+    valid = torch.rand(4, 6, generator=g) > 0.3
+    w = w * valid
+    s = M.shuffled_weights(w, valid, torch.Generator().manual_seed(1))
+    assert torch.equal(torch.sort(s[valid]).values, torch.sort(w[valid]).values)
+    assert float(s[~valid].abs().sum()) == 0.0
+
+
+def test_response_logprobs_match_brute_force(world, model):
+    _, data = world
+    b = data.subset(torch.arange(5))
+    lp, valid = M.response_logprobs(model, b.ids, b.start, b.length)
+    for i in range(5):
+        seq = b.ids[i : i + 1, : int(b.start[i] + b.length[i])]
+        with torch.no_grad():
+            logits, _ = model(seq[:, :-1])
+        logq = F.log_softmax(logits[0], -1)
+        for j in range(int(b.length[i])):
+            p = int(b.start[i]) + j
+            assert math.isclose(float(lp[i, j]), float(logq[p - 1, seq[0, p]]), rel_tol=1e-4, abs_tol=1e-5)
+        assert bool(valid[i, : int(b.length[i])].all()) and not bool(valid[i, int(b.length[i]) :].any())
+
+
+def test_personal_influence_zero_without_intervention_and_matches_difference(world, model):
+    _, data = world
+    b = data.subset(torch.arange(6))
+    z = M.personal_influence(model, b.ids, b.start, b.ids, b.start, b.length)
+    assert float(z.abs().max()) < 1e-6
+    for ids_wo, st in ((b.ids_masked, b.start), (b.ids_deleted, b.start_deleted)):
+        lpir = M.personal_influence(model, b.ids, b.start, ids_wo, st, b.length)
+        a, _ = M.response_logprobs(model, b.ids, b.start, b.length)
+        c, _ = M.response_logprobs(model, ids_wo, st, b.length)
+        assert torch.allclose(lpir, (a - c).detach(), atol=1e-5)
+
+
+def test_setting_structure(world, tok):
+    w, data = world
+    assert set(w["train_users"]).isdisjoint(set(w["test_users"]))
+    assert float(data.personal.sum() / data.valid.sum()) <= 0.15
+    inv = {v: k for k, v in tok.backend.get_vocab().items()}
+    for i, ex in enumerate(w["train"][:10]):
+        c, it, t = w["users"][ex.user]
+        personal = [wd for wd, k in zip(ex.response, ex.kinds) if k == S.KIND_PERSONAL]
+        assert personal == [S.COLOURS[c], S.ITEMS[it], S.TONES[t]]
+        assert all(p in ex.history for p in personal)
+        s, L = int(data.start[i]), int(data.length[i])
+        full_resp = data.ids[i, s : s + L]
+        sd = int(data.start_deleted[i])
+        assert torch.equal(full_resp, data.ids_deleted[i, sd : sd + L])
+        assert torch.equal(full_resp, data.ids_masked[i, s : s + L])
+        assert [inv[int(x)] for x in full_resp[:-1]] == ex.response
+        assert set(data.ids_masked[i, 1 : len(ex.history) + 1].tolist()) == {tok.backend.get_vocab()[S.MASK]}
+
+
+def test_oracle_weights_and_ce_weights(world, model):
+    _, data = world
+    b = data.subset(torch.arange(4))
+    w = M.token_weights("oracle", model, b, w_max=4.0)
+    assert torch.equal(w[b.personal], torch.full_like(w[b.personal], 4.0))
+    assert torch.equal(M.token_weights("ce", model, b), b.valid.float())
+
+
+def test_train_weighted_runs_and_lowers_loss(world, tok):
+    _, data = world
+    torch.manual_seed(0)
+    m = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=96))
+    h = M.train_weighted(m, data, scheme="perce", steps=30, batch_size=8, lr=1e-2, warmup_steps=10, seed=0)
+    assert len(h["loss"]) == 30 and np.mean(h["loss"][-5:]) < h["loss"][0]
+
+
+def test_bad_input():
+    valid = torch.ones(2, 3, dtype=torch.bool)
+    with pytest.raises(ValueError, match="transform"):
+        M.perce_weights(torch.zeros(2, 3), valid, transform="square")
+    with pytest.raises(ValueError, match="w_max"):
+        M.perce_weights(torch.zeros(2, 3), valid, w_max=0.5)
+    with pytest.raises(ValueError, match="normalise"):
+        M.weighted_ce(torch.zeros(2, 3), torch.ones(2, 3), valid, normalise="batch")
+    with pytest.raises(ValueError, match="weights"):
+        M.weighted_ce(torch.zeros(2, 3), -torch.ones(2, 3), valid)
+    with pytest.raises(TypeError, match="valid"):
+        M.perce_weights(torch.zeros(2, 3), torch.ones(2, 3))
+    with pytest.raises(ValueError, match="family"):
+        S.make_examples(S.make_users(3, 0), np.arange(3), 2, "poem")
+    with pytest.raises(ValueError, match="scheme"):
+        M.train_weighted(None, None, scheme="focal")
