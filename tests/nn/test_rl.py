@@ -100,3 +100,47 @@ def test_loss_equals_trl_grpo_loss():
         theirs = trl_grpo_loss(logp, old, ref, adv, mask, beta=0.04, epsilon=0.2, epsilon_high=0.28,
                                loss_type=loss_type, max_completion_length=t)
         assert float(ours) == pytest.approx(float(theirs), rel=1e-5, abs=1e-7), (agg, trl.__version__)
+
+
+def test_grpo_update_loss_mask_drops_tokens_from_the_update():
+    """An update with a loss mask equals a manual SGD step on grpo_loss with those tokens masked;
+    with an all-True mask it equals the unmasked update."""
+    import copy
+
+    from icml26.nn.lm import token_logprobs
+    from icml26.nn.rl import grpo_update
+
+    torch.manual_seed(0)
+    base = TinyLM(LMConfig(vocab_size=12, d_model=16, n_layers=1, n_heads=2, max_len=16))
+    prompts = [[1, 3], [1, 3], [1, 4, 5], [1, 4, 5]]
+    comps = [[6, 7, 8], [6, 9], [7, 7, 7, 2], [8, 2]]
+    rewards = torch.tensor([1.0, 0.0, 0.0, 1.0])
+    lmask = [[True, False, True], [True, True], [True, False, False, True], [False, True]]
+    cfg = GRPOConfig(group_size=2, lr=0.1, grad_clip=None)
+
+    def run(mask):
+        m = copy.deepcopy(base)
+        grpo_update(m, None, torch.optim.SGD(m.parameters(), lr=0.1), prompts, comps, rewards, cfg, loss_mask=mask)
+        return m
+
+    manual = copy.deepcopy(base)
+    lp, mk = token_logprobs(manual, prompts, comps)
+    extra = torch.zeros_like(mk)
+    for i, m in enumerate(lmask):
+        extra[i, :len(m)] = torch.tensor(m)
+    adv = group_advantages(rewards.view(2, 2)).view(-1)
+    loss = grpo_loss(lp, lp.detach(), adv, mk & extra)
+    loss.backward()
+    with torch.no_grad():
+        for p in manual.parameters():
+            p -= 0.1 * p.grad
+    masked = run(lmask)
+    for a, b in zip(masked.parameters(), manual.parameters()):
+        assert torch.allclose(a, b, atol=1e-6)
+    full, none = run([[True] * len(c) for c in comps]), run(None)
+    for a, b in zip(full.parameters(), none.parameters()):
+        assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="loss_mask"):
+        run([[True]] * 4)
+    with pytest.raises(ValueError, match="group_size"):
+        grpo_update(base, None, torch.optim.SGD(base.parameters(), lr=0.1), prompts[:3], comps[:3], rewards[:3], cfg)

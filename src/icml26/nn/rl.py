@@ -141,6 +141,62 @@ class GRPOHistory:
 RewardFn = Callable[[Sequence[Any], list[list[int]]], Sequence[float]]
 
 
+def grpo_update(policy: nn.Module, ref: nn.Module | None, opt: torch.optim.Optimizer,
+                prompts: Sequence[Sequence[int]], completions: Sequence[Sequence[int]], rewards: torch.Tensor,
+                cfg: GRPOConfig, *, loss_mask: Sequence[Sequence[bool]] | None = None) -> StepStats:
+    """The GRPO update on already sampled groups: ``cfg.inner_steps`` optimiser steps.
+
+    ``prompts`` and ``completions`` hold one row per sample, grouped: rows ``g*i .. g*i+g-1``
+    (``g = cfg.group_size``) share a prompt. ``rewards`` is (n_samples,). ``loss_mask`` (one
+    bool per completion token) drops tokens from the loss and from the KL, e.g. text a tool
+    inserted into a multi-turn completion (Search-R1's masking of retrieved passages);
+    by default every completion token counts.
+    """
+    g = cfg.group_size
+    n = len(prompts)
+    if len(completions) != n or n % g:
+        raise ValueError(f"prompts and completions must hold the same number of rows, a multiple of group_size={g}; "
+                         f"got {n} and {len(completions)}")
+    rewards = torch.as_tensor(rewards, dtype=torch.float32)
+    if rewards.shape != (n,):
+        raise ValueError(f"rewards must have one entry per completion ({n}), got {tuple(rewards.shape)}")
+    adv = group_advantages(rewards.view(n // g, g), scale=cfg.scale_rewards).view(-1)
+    with torch.no_grad():
+        old, mask = token_logprobs(policy, prompts, completions, pad_id=cfg.pad_id)
+        ref_lp = token_logprobs(ref, prompts, completions, pad_id=cfg.pad_id)[0] if ref is not None else None
+    if loss_mask is not None:
+        if len(loss_mask) != n or any(len(m) != len(c) for m, c in zip(loss_mask, completions)):
+            raise ValueError("loss_mask must hold one bool per completion token")
+        extra = torch.zeros_like(mask)
+        for i, m in enumerate(loss_mask):
+            extra[i, :len(m)] = torch.as_tensor(list(m), dtype=torch.bool)
+        mask = mask & extra
+    policy.train()
+    loss_v, clip = 0.0, 0.0
+    for _ in range(cfg.inner_steps):
+        logp, _ = token_logprobs(policy, prompts, completions, pad_id=cfg.pad_id)
+        loss = grpo_loss(logp, old, adv, mask, ref_logp=ref_lp, beta=cfg.beta, eps_low=cfg.eps_low,
+                         eps_high=cfg.eps_high, aggregation=cfg.aggregation, max_len=cfg.max_new)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.grad_clip:
+            nn.utils.clip_grad_norm_([p for p in policy.parameters() if p.requires_grad], cfg.grad_clip)
+        opt.step()
+        loss_v = float(loss.detach())
+        with torch.no_grad():
+            r = torch.exp(logp.detach() - old)
+            hi = cfg.eps_high if cfg.eps_high is not None else cfg.eps_low
+            clip = float((((r < 1 - cfg.eps_low) | (r > 1 + hi)) & mask).float().sum() / mask.sum().clamp(min=1))
+    policy.eval()
+    with torch.no_grad():
+        kl = 0.0
+        if ref_lp is not None:
+            logp, _ = token_logprobs(policy, prompts, completions, pad_id=cfg.pad_id)
+            kl = float((kl_k3(logp, ref_lp) * mask).sum() / mask.sum().clamp(min=1))
+    length = float(sum(len(c) for c in completions) / max(n, 1))
+    return StepStats(float(rewards.mean()), loss_v, kl, clip, length)
+
+
 def grpo_step(policy: nn.Module, ref: nn.Module | None, opt: torch.optim.Optimizer, prompts: Sequence[Sequence[int]],
               reward_fn: RewardFn, cfg: GRPOConfig, *, prompt_info: Sequence[Any] | None = None,
               generator: torch.Generator | None = None) -> StepStats:
@@ -159,33 +215,7 @@ def grpo_step(policy: nn.Module, ref: nn.Module | None, opt: torch.optim.Optimiz
     rewards = torch.tensor([float(r) for r in reward_fn(info, comps)], dtype=torch.float32)
     if rewards.shape != (len(rep),):
         raise ValueError(f"reward_fn returned {tuple(rewards.shape)} rewards for {len(rep)} completions")
-    adv = group_advantages(rewards.view(len(prompts), g), scale=cfg.scale_rewards).view(-1)
-    with torch.no_grad():
-        old, mask = token_logprobs(policy, rep, comps, pad_id=cfg.pad_id)
-        ref_lp = token_logprobs(ref, rep, comps, pad_id=cfg.pad_id)[0] if ref is not None else None
-    policy.train()
-    loss_v, clip = 0.0, 0.0
-    for _ in range(cfg.inner_steps):
-        logp, _ = token_logprobs(policy, rep, comps, pad_id=cfg.pad_id)
-        loss = grpo_loss(logp, old, adv, mask, ref_logp=ref_lp, beta=cfg.beta, eps_low=cfg.eps_low,
-                         eps_high=cfg.eps_high, aggregation=cfg.aggregation, max_len=cfg.max_new)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        if cfg.grad_clip:
-            nn.utils.clip_grad_norm_([p for p in policy.parameters() if p.requires_grad], cfg.grad_clip)
-        opt.step()
-        loss_v = float(loss.detach())
-        with torch.no_grad():
-            r = torch.exp(logp.detach() - old)
-            hi = cfg.eps_high if cfg.eps_high is not None else cfg.eps_low
-            clip = float((((r < 1 - cfg.eps_low) | (r > 1 + hi)) & mask).float().sum() / mask.sum().clamp(min=1))
-    policy.eval()
-    with torch.no_grad():
-        kl = 0.0
-        if ref_lp is not None:
-            logp, _ = token_logprobs(policy, rep, comps, pad_id=cfg.pad_id)
-            kl = float((kl_k3(logp, ref_lp) * mask).sum() / mask.sum().clamp(min=1))
-    return StepStats(float(rewards.mean()), loss_v, kl, clip, float(gen.lengths().float().mean()))
+    return grpo_update(policy, ref, opt, rep, comps, rewards, cfg)
 
 
 def train_grpo(policy: nn.Module, prompts_fn: Callable[[torch.Generator], tuple[list[list[int]], list[Any]]],
