@@ -1,0 +1,116 @@
+"""CAMEL: Confidence-Gated Reflection for Reward Modeling (arXiv:2602.20670).
+
+A pairwise generative judge emits one verdict token; the log-probability margin of the two
+verdict tokens is its confidence, and only below a threshold tau does it continue with a
+reflection that ends in a final verdict. It is trained by SFT and then GRPO with a binary
+correctness reward, with counterfactual prefix augmentation (CPA: rollouts opened with both the
+correct and the wrong verdict). Here the judge is a char-level TinyLM choosing between two
+answers to an ``icml26.tasks`` arithmetic problem (one correct), and the reflection is a
+scratchpad that recomputes the answer before the final verdict (``setting``); the method
+(margin, gate, reflection, CPA, SFT and GRPO on ``icml26.nn.rl``) is in ``method`` and the
+claims' measurements in ``experiment``.
+"""
+
+from icml26.core import checks as C
+from icml26.core.paper import Claim, Paper, Profile
+from icml26.core.registry import lazy_exports
+
+_SFT_GATE = C.gate("gate/sft_acc", at_least=0.6, frac=1.0, why="the SFT judge's verdict accuracy is >= 0.6")
+_COMMON = {"levels": [1], "sft_lr": 3e-3, "d_model": 48, "grpo_lr": 2e-4, "rate": 0.3}
+
+PAPER = Paper(
+    slug="camel",
+    title="CAMEL: Confidence-Gated Reflection for Reward Modeling",
+    source="arXiv:2602.20670",
+    cluster="alignment",
+    feasibility="B",
+    examples="icml26.alignment.camel.experiment:EXAMPLES",
+    substitution=(
+        "Kept: the single verdict token and its log-probability margin |log p(A) - log p(B)| as confidence; the "
+        "threshold gate (reflect iff margin < tau; tau traced over the reflection rate it induces, and an operating "
+        "tau fixed on validation items at a 30% rate); SFT then GRPO on the reflection with a binary reward "
+        "1[final verdict correct], group-normalised advantages (icml26.nn.rl, TRL's loss), no KL; counterfactual "
+        "prefix augmentation = every training item opened once with the correct and once with the wrong verdict "
+        "(the paper's CPA ratio is not given; 1:1 is our choice), against the control opened with the model's own "
+        "greedy verdict, with the same number of rollouts per step. Replaced: the 14B judge and RewardBench / "
+        "RM-Bench / JudgeBench by a 2-layer char-level TinyLM (d = 48) judging which of two answers to a level-1 "
+        "icml26.tasks arithmetic problem (two operands below 10, + or -) is correct; the distractor is the answer "
+        "+- 1, 2, 3, 10 or 20 (small offsets are the hard items); the free-text reflection by the task's scratchpad "
+        "('3+4=7;#7') followed by '>' and the final verdict, written with its own tokens 'a'/'b' (the opening uses 'A'/'B'; with shared tokens, whose embedding rows TinyLM ties to its output head, GRPO on the final verdict moved the opening verdict in our trials); the SFT traces (1000 steps of 64 on 20k items) always "
+        "open with the gold verdict, as traces distilled from a correct teacher would, so revision is never shown "
+        "in SFT; GRPO is 50 steps of 128 rollouts (16 items x 8, or 8 items x 2 openings x 8) at lr 2e-4 from the "
+        "same SFT judge in both arms; the benchmarks' accuracies by held-out accuracy on 400 items per seed. The "
+        "costly confidence proxy is the agreement of 8 sampled full judgements (verdict + reflection at "
+        "temperature 1) with the fast verdict, on 200 of the test items. The SFT judge is cached on disk by "
+        "(seed, config). The paper's own SFT data, tau, GRPO hyperparameters and CPA ratio were not found in the "
+        "sources we could read (the arXiv HTML's method section was not retrievable; summaries only)."
+    ),
+    profiles={
+        "quick": Profile("quick", seeds=2, timeout_s=300, params={
+            **_COMMON, "n_train": 2000, "n_val": 50, "n_test": 100, "sft_steps": 120, "sft_batch": 32,
+            "grpo_steps": 2, "grpo_batch": 8, "group": 4, "n_proxy": 40, "proxy_k": 4}),
+        "full": Profile("full", seeds=5, timeout_s=900, params={
+            **_COMMON, "n_train": 20000, "n_val": 200, "n_test": 400, "sft_steps": 1000, "sft_batch": 64,
+            "grpo_steps": 50, "grpo_batch": 16, "group": 8, "n_proxy": 200, "proxy_k": 8}),
+    },
+    claims=(
+        Claim(id="margin-predicts", kind="headline",
+              statement="The verdict-token log-probability margin predicts whether the verdict is correct: AUROC "
+                        ">= 0.75 in every seed and no more than 0.05 below a costly proxy (agreement of 8 sampled "
+                        "judgements).",
+              paper_value="qualitative: the margin 'strongly correlates' with correctness (no AUROC retrieved)",
+              no_control="a rate against a fixed bound; the costly 8-sample proxy is measured in the same run and "
+                         "enters the rule as a bound on the gap",
+              check=C.all_of(C.threshold("margin/auroc", at_least=0.75, frac=1.0, label="margin AUROC (CAMEL judge)"),
+                             C.threshold("margin/proxy_gap", at_most=0.05, frac=1.0,
+                                         label="proxy AUROC - margin AUROC")).gated(_SFT_GATE)),
+        Claim(id="gated-frontier", kind="headline",
+              statement="Confidence-gated reflection dominates the accuracy-cost frontier: above random gating at "
+                        "30% and 50% reflection, and within 1 point of always reflecting at <= 50% reflection.",
+              paper_value="qualitative: a strictly better accuracy-efficiency Pareto frontier; a summary reports "
+                          "+2.3 / +9.4 / +6.4 points over ungated variants (baselines unconfirmed)",
+              control="random gating at the same reflection rate (never and always reflecting reported)",
+              check=C.all_of(
+                  C.beats_in_seeds("gated/acc30", "random/acc30", margin=0.0025, frac=0.8,
+                                   label="gated @30%", control_label="random @30%"),
+                  C.beats_in_seeds("gated/acc50", "random/acc50", margin=0.0025, frac=0.8,
+                                   label="gated @50%", control_label="random @50%"),
+                  C.threshold("gated/gap_to_always_le50", at_most=0.01, frac=0.8,
+                              label="always-reflect acc - best gated acc at <= 50%")).gated(_SFT_GATE)),
+        Claim(id="cpa-revisions", kind="headline",
+              statement="Counterfactual prefix augmentation produces genuine revisions: opened with the wrong "
+                        "verdict, the reflection ends correct more often than after GRPO from own openings (by >= "
+                        "0.1), while flipping at most 10% of correct openings.",
+              paper_value="qualitative: CPA induces genuine revision rather than copying the opening (ablation "
+                          "numbers not retrieved)",
+              control="GRPO from the model's own opening verdicts only (same SFT judge, same rollouts per step)",
+              check=C.all_of(
+                  C.beats_in_seeds("cpa/p_correct_wrong_prefix", "own/p_correct_wrong_prefix", margin=0.1, frac=0.8,
+                                   label="P(correct | wrong opening), CPA",
+                                   control_label="P(correct | wrong opening), own openings"),
+                  C.threshold("cpa/flip_correct_prefix", at_most=0.1, frac=0.8,
+                              label="P(flip | correct opening), CPA")).gated(_SFT_GATE)),
+        Claim(id="benchmarks-82-9", kind="headline",
+              statement="82.9% average accuracy over RewardBench, RM-Bench and JudgeBench with a 14B judge, 3.2 "
+                        "points above the best prior model.",
+              paper_value="82.9% average (RewardBench 92.8, JudgeBench 71.6)",
+              no_control="a benchmark score of a 14B model on data we cannot download",
+              uncheckable="a 14B judge on RewardBench, RM-Bench and JudgeBench, none of which we can run; shown: "
+                          "our TinyLM CAMEL's held-out accuracy at the validation-fixed tau",
+              reference=0.829,
+              check=C.threshold("camel/acc", at_least=0.829, label="TinyLM CAMEL held-out accuracy")),
+        Claim(id="gate-identities", kind="identity",
+              statement="The rate-matched threshold reflects exactly the requested fraction, tau = 0 never and "
+                        "tau = inf always reflects; CPA opens every item once with each verdict (half of the "
+                        "openings wrong) and the control with the model's own verdict.",
+              paper_value="by construction",
+              check=C.close("identity/max_err", to=0.0, tol=1e-9, label="max identity error")),
+    ),
+)
+
+_API = ("verdict_logits", "confidence_gate", "tau_for_rate", "reflect", "camel_judge", "sampled_agreement",
+        "counterfactual_prefixes", "sft_judge", "grpo_judge", "auroc")
+_SETTING = ("JudgeItem", "tokenizer", "make_items", "prompt_text", "reflection_text", "encode_prompts", "sft_batch",
+            "final_verdict", "new_judge")
+__getattr__ = lazy_exports(__name__, {**{n: ".method" for n in _API}, **{n: ".setting" for n in _SETTING}})
+__all__ = ["PAPER", *_API, *_SETTING]

@@ -1,0 +1,225 @@
+"""CAMEL reproduction (arXiv:2602.20670) with a TinyLM judge over arithmetic answer pairs.
+
+Each seed:
+
+1. supervised fine-tuning (``sft_judge``) of a fresh char-level TinyLM on gold traces
+   (prompt, gold verdict, scratchpad reflection, gold final verdict), cached on disk by
+   (seed, config) like the shared arithmetic policy;
+2. GRPO on the reflection (binary reward 1[final verdict correct], groups of 8, no KL) in two
+   arms from the same SFT judge and the same number of rollouts: CAMEL with counterfactual
+   prefix augmentation (every item opened with both verdicts) and the control opened with the
+   model's own verdict only;
+3. measurements on held-out items:
+
+* margin: AUROC of the verdict margin |log p(A) - log p(B)| of the CAMEL judge for the
+  correctness of its fast verdict, and on a subset the AUROC of a costly proxy, the agreement
+  of 8 sampled full judgements with the fast verdict (claim ``margin-predicts``);
+* frontier: accuracy against the reflection rate for confidence gating (reflect the least
+  confident fraction), random gating at the same rate (its exact expectation), never and
+  always reflecting (claim ``gated-frontier``);
+* revisions: with every item opened by the wrong verdict, the fraction the reflection
+  overturns to the correct one, and with the correct opening, the fraction it flips away, for
+  both GRPO arms (claim ``cpa-revisions``);
+* the operating point: tau fixed on validation items at a 30% reflection rate, and the test
+  accuracy and rate it gives;
+* identities of the gate and of the prefix construction (``gate-identities``).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from icml26.core.paper import Profile
+from icml26.core.seeding import seed_everything
+
+from .method import (auroc, camel_judge, confidence_gate, counterfactual_prefixes, grpo_judge, reflect,
+                     sampled_agreement, sft_judge, tau_for_rate, verdict_logits)
+from .setting import OFFSETS, JudgeItem, encode_prompts, make_items, new_judge
+
+RATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0)
+
+
+# ----------------------------------------------------------------------------- parts
+def sft_model(seed: int, p: Profile) -> torch.nn.Module:
+    """The seed's SFT judge, trained once per (seed, config) and then read from the disk cache."""
+    cfg = {"seed": seed, "levels": list(p["levels"]), "offsets": list(OFFSETS), "n_train": p["n_train"],
+           "sft_steps": p["sft_steps"], "sft_batch": p["sft_batch"], "sft_lr": p["sft_lr"], "d_model": p["d_model"],
+           "v": 1}
+    digest = hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
+    path = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "camel_judge" / f"{digest}.pt"
+    model = new_judge(d_model=p["d_model"], seed=seed)
+    if path.exists():
+        try:
+            model.load_state_dict(torch.load(path, weights_only=True))
+            return model.eval()
+        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
+            model = new_judge(d_model=p["d_model"], seed=seed)
+    train = make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
+    sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    torch.save(model.state_dict(), tmp)
+    os.replace(tmp, path)
+    return model.eval()
+
+
+def fast_metrics(model, items: list[JudgeItem], tag: str) -> dict:
+    """Accuracy of the fast verdict and AUROC of its margin."""
+    y = np.array([it.label for it in items])
+    logit = verdict_logits(model, encode_prompts(items))
+    ok = ((logit < 0).astype(int) == y).astype(float)
+    return {f"{tag}/fast_acc": float(ok.mean()), f"{tag}/auroc": auroc(np.abs(logit), ok)}
+
+
+def revision_metrics(model, items: list[JudgeItem], tag: str) -> dict:
+    """Greedy reflection from forced openings: P(correct | wrong opening) and P(flip | correct opening)."""
+    y = np.array([it.label for it in items])
+    wrong = reflect(model, encode_prompts(items, 1 - y)).verdicts
+    right = reflect(model, encode_prompts(items, y)).verdicts
+    return {f"{tag}/p_correct_wrong_prefix": float((wrong == y).mean()),
+            f"{tag}/flip_correct_prefix": float((right != y).mean())}
+
+
+def frontier(model, items: list[JudgeItem]) -> dict:
+    """Accuracy against reflection rate: confidence gating, random gating (expectation), never, always."""
+    y = np.array([it.label for it in items])
+    prompts = encode_prompts(items)
+    logit = verdict_logits(model, prompts)
+    fast = (logit < 0).astype(int)
+    ref = reflect(model, encode_prompts(items, fast))
+    final = np.where(ref.verdicts >= 0, ref.verdicts, fast)
+    f_ok, r_ok = (fast == y).astype(float), (final == y).astype(float)
+    order = np.argsort(np.abs(logit), kind="stable")
+    n = len(items)
+    gated, rand = [], []
+    for q in RATES:
+        k = int(round(q * n))
+        chosen = np.zeros(n, dtype=bool)
+        chosen[order[:k]] = True
+        gated.append(float(np.where(chosen, r_ok, f_ok).mean()))
+        rand.append(float((1 - k / n) * f_ok.mean() + (k / n) * r_ok.mean()))
+    le50 = [g for q, g in zip(RATES, gated) if q <= 0.5]
+    always = float(r_ok.mean())
+    return {"frontier/rates": list(RATES), "frontier/gated": gated, "frontier/random": rand,
+            "gated/acc30": gated[RATES.index(0.3)], "random/acc30": rand[RATES.index(0.3)],
+            "gated/acc50": gated[RATES.index(0.5)], "random/acc50": rand[RATES.index(0.5)],
+            "never/acc": float(f_ok.mean()), "always/acc": always,
+            "gated/gap_to_always_le50": always - max(le50),
+            "reflect/overturn_own": float((final != fast).mean()),
+            "reflect/mean_tokens": float(ref.lengths.mean())}
+
+
+def margin_vs_proxy(model, items: list[JudgeItem], k: int, seed: int) -> dict:
+    """AUROC of the free margin and of the costly k-sample agreement for the fast verdict's correctness."""
+    y = np.array([it.label for it in items])
+    prompts = encode_prompts(items)
+    logit = verdict_logits(model, prompts)
+    fast = (logit < 0).astype(int)
+    ok = (fast == y).astype(float)
+    agree = sampled_agreement(model, prompts, fast, k=k, generator=torch.Generator().manual_seed(seed))
+    a_m, a_p = auroc(np.abs(logit), ok), auroc(agree, ok)
+    return {"margin/auroc_sub": a_m, "proxy/auroc": a_p, "margin/proxy_gap": a_p - a_m}
+
+
+def operating_point(model, val: list[JudgeItem], test: list[JudgeItem], rate: float) -> dict:
+    """tau fixed on validation items at ``rate`` reflection, then CAMEL's test accuracy, rate and tokens per item."""
+    tau = tau_for_rate(np.abs(verdict_logits(model, encode_prompts(val))), rate)
+    j = camel_judge(model, encode_prompts(test), tau)
+    y = np.array([it.label for it in test])
+    return {"camel/tau": tau, "camel/acc": float((j.final == y).mean()), "camel/rate": float(j.reflected.mean()),
+            "camel/tokens": float(j.tokens.mean())}
+
+
+def identities(seed: int) -> dict:
+    """Exact properties of the gate and the prefixes: 0 when they hold."""
+    rng = np.random.default_rng(seed)
+    m = rng.exponential(size=257)
+    err = 0.0
+    for q in (0.0, 0.1, 0.3, 0.5, 1.0):
+        err = max(err, abs(confidence_gate(m, tau_for_rate(m, q)).sum() - round(q * m.size)))
+    err = max(err, float(confidence_gate(m, 0.0).sum()), float(m.size - confidence_gate(m, float("inf")).sum()))
+    y = rng.integers(0, 2, size=50).astype(float)
+    own = rng.integers(0, 2, size=50).astype(float)
+    which, pre = counterfactual_prefixes(y, own, cpa=True)
+    err = max(err, abs(float((pre != y[which]).mean()) - 0.5), float(np.abs(np.bincount(which) - 2).max()))
+    which, pre = counterfactual_prefixes(y, own, cpa=False)
+    err = max(err, float(np.abs(pre - own).max()))
+    return {"identity/max_err": float(err)}
+
+
+# ----------------------------------------------------------------------------- run
+def run(profile: Profile, seed: int) -> dict:
+    """One seed: SFT judge, two GRPO arms, and the measurements named in the module docstring."""
+    p = profile
+    seed_everything(seed)
+    levels = tuple(p["levels"])
+    train = make_items(p["n_train"], levels=levels, seed=seed)
+    val = make_items(p["n_val"], levels=levels, seed=50_000 + seed)
+    test = make_items(p["n_test"], levels=levels, seed=100_000 + seed)
+    out: dict = {**identities(seed)}
+    sft = sft_model(seed, p)
+    out.update(fast_metrics(sft, test, "sft"))
+    out["gate/sft_acc"] = out["sft/fast_acc"]
+    arms = {}
+    for arm, cpa in (("cpa", True), ("own", False)):
+        model = copy.deepcopy(sft)
+        hist = grpo_judge(model, train, steps=p["grpo_steps"], cpa=cpa, batch=p["grpo_batch"], group=p["group"],
+                          lr=p["grpo_lr"], seed=seed + 1)
+        r = hist.series("reward")
+        w = max(1, len(r) // 4)
+        out[f"{arm}/grpo_reward_first"], out[f"{arm}/grpo_reward_last"] = float(np.mean(r[:w])), float(np.mean(r[-w:]))
+        out[f"{arm}/grpo_reward"] = r
+        out.update(fast_metrics(model, test, arm))
+        out.update(revision_metrics(model, test, arm))
+        arms[arm] = model
+    camel = arms["cpa"]
+    out["margin/auroc"] = out["cpa/auroc"]
+    out.update(frontier(camel, test))
+    out.update(margin_vs_proxy(camel, test[: p["n_proxy"]], p["proxy_k"], seed))
+    out.update(operating_point(camel, val, test, p["rate"]))
+    return out
+
+
+# ----------------------------------------------------------------------------- figure
+def figure(metrics: list[dict]):
+    """Left: accuracy against reflection rate (gated, random, never/always). Right: revisions by GRPO arm."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    rates = np.asarray(metrics[0]["frontier/rates"])
+    for key, label in (("frontier/gated", "confidence-gated (CAMEL)"), ("frontier/random", "random gating")):
+        ys = np.array([m[key] for m in metrics])
+        ax1.errorbar(rates, ys.mean(0), yerr=ys.std(0), marker="o", capsize=3, label=label)
+    ax1.axhline(np.mean([m["always/acc"] for m in metrics]), ls="--", c="k", lw=0.8, label="always reflect")
+    ax1.axhline(np.mean([m["never/acc"] for m in metrics]), ls=":", c="k", lw=0.8, label="never reflect")
+    ax1.set_xlabel("reflection rate (fraction of items that reflect)")
+    ax1.set_ylabel("judge accuracy on held-out pairs")
+    ax1.legend(fontsize=8)
+    x = np.arange(2)
+    for i, (key, label) in enumerate((("p_correct_wrong_prefix", "P(correct | wrong opening)"),
+                                      ("flip_correct_prefix", "P(flip | correct opening)"))):
+        vals = [[m[f"{arm}/{key}"] for m in metrics] for arm in ("cpa", "own")]
+        ax2.bar(x + 0.35 * i, [np.mean(v) for v in vals], 0.35, yerr=[np.std(v) for v in vals], label=label)
+    ax2.set_xticks(x + 0.175, ["GRPO + CPA", "GRPO, own openings"])
+    ax2.set_ylabel("fraction of held-out items")
+    ax2.set_xlabel("GRPO arm")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def EXAMPLES() -> list:
+    """Good calls of the public API for the common bad-input test (see :func:`method.EXAMPLES`)."""
+    from .method import EXAMPLES as method_examples
+
+    return method_examples()
