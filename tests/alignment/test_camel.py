@@ -1,0 +1,155 @@
+"""Known answers for CAMEL (arXiv:2602.20670): the gate, the margin, counterfactual prefixes, AUROC, the format."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.alignment.camel.method import (auroc, camel_judge, confidence_gate, counterfactual_prefixes, grpo_judge,
+                                           reflect, sampled_agreement, tau_for_rate, verdict_logits)
+from icml26.alignment.camel.setting import (FINAL, OFFSETS, VERDICTS, encode_prompts, final_verdict, make_items,
+                                            new_judge, prompt_text, reflection_text, sft_batch, tokenizer,
+                                            verdict_ids)
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return new_judge(d_model=16, n_layers=1, n_heads=2, seed=0).eval()
+
+
+# ----------------------------------------------------------------------------- setting
+def test_items_have_one_correct_candidate_and_are_seeded():
+    items = make_items(200, levels=(1, 2), seed=3)
+    for it in items:
+        assert it.candidates[it.label] == it.problem.answer
+        assert it.candidates[1 - it.label] != it.problem.answer
+        assert it.offset in OFFSETS
+    again = make_items(200, levels=(1, 2), seed=3)
+    assert [prompt_text(a) for a in items] == [prompt_text(b) for b in again]
+    labels = np.array([it.label for it in items])
+    assert 0.35 < labels.mean() < 0.65
+
+
+def test_format_and_final_verdict_parsing():
+    it = make_items(1, seed=0)[0]
+    text = prompt_text(it) + VERDICTS[it.label] + reflection_text(it)
+    assert text.endswith(">" + FINAL[it.label])
+    tok = tokenizer()
+    assert tok.decode(tok.encode(text)) == text
+    assert final_verdict(tok.encode("3+4=7;#7>a")) == 0
+    assert final_verdict(tok.encode("3+4=7;#7>b") + [tok.eos_id]) == 1
+    assert final_verdict(tok.encode("3+4=7;#7")) == -1
+    assert final_verdict(tok.encode("3+4=7;#7>7")) == -1
+    assert final_verdict(tok.encode("3+4=7;#7>A")) == -1  # the opening tokens are not a final verdict
+
+
+def test_sft_batch_scores_the_verdict_and_reflection_only():
+    items = make_items(3, seed=1)
+    ids, tgt = sft_batch(items, 64)
+    tok = tokenizer()
+    for i, it in enumerate(items):
+        n_prompt = len(tok.encode(prompt_text(it), bos=True))
+        assert (tgt[i, : n_prompt - 1] == -100).all()
+        assert int(tgt[i, n_prompt - 1]) == verdict_ids()[it.label]
+        assert int(ids[i, n_prompt]) == verdict_ids()[it.label]
+        scored = tgt[i][tgt[i] != -100].tolist()
+        assert tok.decode(scored) == VERDICTS[it.label] + reflection_text(it)
+
+
+# ----------------------------------------------------------------------------- the margin and the gate
+def test_verdict_logits_match_single_prompt_forward(judge):
+    items = make_items(6, seed=2)
+    prompts = encode_prompts(items)
+    batched = verdict_logits(judge, prompts)
+    a, b = verdict_ids()
+    for i, p in enumerate(prompts):
+        with torch.no_grad():
+            logits, _ = judge(torch.tensor([p]))
+        lp = torch.log_softmax(logits[0, -1], -1)
+        assert batched[i] == pytest.approx(float(lp[a] - lp[b]), abs=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 7, 100])
+def test_tau_for_rate_reflects_exactly_the_requested_fraction(n):
+    rng = np.random.default_rng(n)
+    m = rng.exponential(size=n)
+    for q in (0.0, 0.1, 0.25, 0.5, 0.9, 1.0):
+        gate = confidence_gate(m, tau_for_rate(m, q))
+        assert gate.sum() == round(q * n)
+        if 0 < gate.sum() < n:  # the least confident items reflect
+            assert m[gate].max() < m[~gate].min()
+
+
+def test_gate_is_strict_and_extreme_thresholds():
+    m = np.array([0.0, 0.5, 1.0])
+    assert confidence_gate(m, 0.5).tolist() == [True, False, False]
+    assert not confidence_gate(m, 0.0).any()
+    assert confidence_gate(m, float("inf")).all()
+    with pytest.raises(ValueError, match="margin"):
+        confidence_gate(np.array([-0.1, 1.0]), 0.5)
+
+
+def test_camel_judge_extremes(judge):
+    prompts = encode_prompts(make_items(5, seed=4))
+    never = camel_judge(judge, prompts, 0.0)
+    assert not never.reflected.any() and (never.final == never.fast).all() and (never.tokens == 1).all()
+    always = camel_judge(judge, prompts, float("inf"))
+    assert always.reflected.all() and (always.tokens > 1).all()
+    assert np.allclose(always.margin, np.abs(verdict_logits(judge, prompts)))
+
+
+# ----------------------------------------------------------------------------- counterfactual prefixes
+def test_counterfactual_prefixes():
+    y = np.array([0.0, 1.0, 1.0, 0.0])
+    own = np.array([0.0, 0.0, 1.0, 1.0])
+    which, pre = counterfactual_prefixes(y, own, cpa=True)
+    assert which.tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert pre.tolist() == [0, 1, 1, 0, 1, 0, 0, 1]
+    assert (pre != y[which]).mean() == 0.5
+    which, pre = counterfactual_prefixes(y, own, cpa=False)
+    assert which.tolist() == [0, 1, 2, 3] and pre.tolist() == own.tolist()
+    with pytest.raises(ValueError, match="labels"):
+        counterfactual_prefixes(np.array([0.0, 2.0]), np.array([0.0, 1.0]), cpa=True)
+    with pytest.raises(TypeError, match="cpa"):
+        counterfactual_prefixes(y, own, cpa="yes")
+
+
+# ----------------------------------------------------------------------------- AUROC
+def test_auroc_equals_brute_force_pair_count():
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 4, size=30).astype(float)  # ties on purpose
+    c = rng.integers(0, 2, size=30).astype(float)
+    pos, neg = s[c == 1], s[c == 0]
+    brute = np.mean([1.0 if p > q else 0.5 if p == q else 0.0 for p, q in itertools.product(pos, neg)])
+    assert auroc(s, c) == pytest.approx(brute)
+    assert np.isnan(auroc(s, np.ones(30)))
+    assert auroc(c, c) == 1.0
+
+
+# ----------------------------------------------------------------------------- reflection and training run
+def test_reflect_sampled_agreement_and_grpo_run(judge):
+    import copy
+
+    items = make_items(4, seed=5)
+    y = np.array([it.label for it in items])
+    ref = reflect(judge, encode_prompts(items, y))
+    assert ref.verdicts.shape == (4,) and set(ref.verdicts.tolist()) <= {-1, 0, 1}
+    agree = sampled_agreement(judge, encode_prompts(items), y, k=3, generator=torch.Generator().manual_seed(0))
+    assert agree.shape == (4,) and ((agree >= 0) & (agree <= 1)).all()
+    for cpa in (True, False):
+        hist = grpo_judge(copy.deepcopy(judge), items, steps=1, cpa=cpa, batch=4, group=2, seed=0)
+        assert len(hist.steps) == 1 and 0.0 <= hist.steps[0].reward <= 1.0
+
+
+def test_bad_inputs_name_the_argument(judge):
+    with pytest.raises(ValueError, match="rate"):
+        tau_for_rate(np.array([1.0, 2.0]), 1.5)
+    with pytest.raises(ValueError, match="prompts"):
+        verdict_logits(judge, [])
+    with pytest.raises(ValueError, match="fast"):
+        sampled_agreement(judge, encode_prompts(make_items(2, seed=0)), np.array([0.0]))
+    with pytest.raises(ValueError, match="score"):
+        auroc(np.array([0.1, 0.2]), np.array([1.0]))
