@@ -1,0 +1,315 @@
+"""TokSuite's method (arXiv:2512.20757, Sections 3-4): a model suite that differs only in the tokenizer, and its metric.
+
+1. **The tokenizer suite** (:func:`train_suite`). Every member is a Hugging Face ``tokenizers``
+   tokenizer fitted on the same corpus: raw UTF-8 bytes (ByT5-like), characters, byte-level BPE
+   at three vocabulary sizes (GPT-2 style), Unigram with and without an NFKC normaliser, and
+   WordPiece (mBERT-like). The char / Unigram / WordPiece members come from
+   :mod:`icml26.nn.tokenize`; the byte and byte-level BPE members (which it lacks) are built here.
+2. **The super vocabulary** (:func:`super_vocabulary`). Each member's tokens are keyed by the UTF-8
+   bytes they stand for (a leading-space marker ``▁`` or a WordPiece word start becomes a space,
+   ``##`` continuation marks are dropped, GPT-2's byte alphabet is mapped back to bytes); the
+   super vocabulary SV is the union of the keys, sorted by bytes, and each member gets a map
+   ``V_i -> SV``.
+3. **Shared initialisation** (:func:`init_from_superset`). One *superset* LM with an embedding table
+   over SV is trained briefly on the corpus as tokenized by every member (TokSuite's phase 1);
+   every member model then starts from that checkpoint, its embedding (and tied output) rows
+   sliced through its map (phase 2), so shared tokens start from the same vector and the
+   non-embedding weights are identical across members.
+4. **Equal token budget**: every member trains for the same steps x batch x window tokens
+   (the experiment does this with :func:`icml26.nn.train.train_lm`).
+5. **Multiple-choice scoring and relative drop** (:func:`score_choices`, :func:`relative_drop`):
+   each option's log-likelihood given the question, divided by the option's UTF-8 length
+   (a tokenizer-agnostic normalisation), argmax is the answer; a category's relative drop is
+   ``(acc_clean - acc_perturbed) / acc_clean`` on the same items; :func:`bootstrap_drop` gives a
+   per-item (paired) bootstrap interval.
+
+Shapes: token ids are lists of ints; a model maps (batch, seq) ids to (batch, seq, vocab) logits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from icml26.core.validate import as_rng, check_int
+from icml26.nn.tokenize import SPECIALS, Tokenizer, train_tokenizer
+
+#: The members of the suite: name -> (kind, vocabulary-size key, normaliser).
+SUITE = {
+    "bytes": ("bytes", None, None),
+    "chars": ("char", None, None),
+    "bpe_s": ("byte_bpe", "small", None),
+    "bpe_m": ("byte_bpe", "mid", None),
+    "bpe_l": ("byte_bpe", "large", None),
+    "unigram_nfkc": ("unigram", "mid", "nfkc"),
+    "unigram": ("unigram", "mid", None),
+    "wordpiece": ("wordpiece", "mid", None),
+}
+NORMALISING = ("unigram_nfkc",)
+
+
+# ----------------------------------------------------------------------------- 1. the tokenizer suite
+def _gpt2_byte_map() -> dict[str, int]:
+    """GPT-2's printable stand-in character for each byte, inverted (character -> byte)."""
+    from tokenizers import pre_tokenizers
+
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    table = {chr(c): b for b, c in zip(bs, cs)}
+    assert set(table) == set(alphabet)
+    return table
+
+
+def train_byte_level(texts: Sequence[str], vocab_size: int | None = None) -> Tokenizer:
+    """A byte-level BPE tokenizer (GPT-2 pre-tokenisation, 256 base bytes); ``None``: bytes only, no merges."""
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    texts = _texts(texts)
+    base = 256 + len(SPECIALS)
+    size = base if vocab_size is None else check_int("vocab_size", vocab_size, minimum=base)
+    tok = HFTokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=vocab_size is not None)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=size, special_tokens=list(SPECIALS), min_frequency=1,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(texts, trainer=trainer)
+    return Tokenizer(tok, "bytes" if vocab_size is None else "byte_bpe")
+
+
+def _texts(texts) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("texts must be a list of strings, not one string")
+    texts = list(texts)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a non-empty list of strings")
+    return texts
+
+
+def train_suite(texts: Sequence[str], sizes: Mapping[str, int], members: Sequence[str] | None = None
+                ) -> dict[str, Tokenizer]:
+    """Fit every member of :data:`SUITE` (or ``members``) on ``texts``; ``sizes`` maps small/mid/large to vocab sizes."""
+    texts = _texts(texts)
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping small/mid/large -> int, got {type(sizes).__name__}")
+    for key in ("small", "mid", "large"):
+        check_int(f"sizes[{key!r}]", sizes.get(key), minimum=len(SPECIALS) + 2)
+    names = list(SUITE) if members is None else list(members)
+    out = {}
+    for name in names:
+        if name not in SUITE:
+            raise ValueError(f"members: unknown member {name!r}; choose from {list(SUITE)}")
+        kind, size_key, norm = SUITE[name]
+        if kind == "bytes":
+            out[name] = train_byte_level(texts, None)
+        elif kind == "byte_bpe":
+            out[name] = train_byte_level(texts, int(sizes[size_key]))
+        elif kind == "char":
+            out[name] = train_tokenizer(texts, kind="char", vocab_size=100_000, normalizer=norm)
+        else:
+            out[name] = train_tokenizer(texts, kind=kind, vocab_size=int(sizes[size_key]), normalizer=norm)
+    return out
+
+
+def bytes_per_token(tok: Tokenizer, texts: Sequence[str]) -> float:
+    """UTF-8 bytes of ``texts`` divided by the number of tokens ``tok`` makes of them (compression)."""
+    texts = _texts(texts)
+    n_bytes = sum(len(t.encode("utf-8")) for t in texts)
+    n_tok = sum(len(tok.encode(t)) for t in texts)
+    return n_bytes / max(1, n_tok)
+
+
+# ----------------------------------------------------------------------------- 2. the super vocabulary
+def token_key(tok: Tokenizer, token: str) -> bytes:
+    """The UTF-8 bytes a vocabulary entry stands for, the key of the super vocabulary.
+
+    Specials keep their name (prefixed by a NUL byte, so no text token can collide with them).
+    """
+    if token in SPECIALS:
+        return b"\x00" + token.encode()
+    if tok.kind in ("bytes", "byte_bpe"):
+        table = _BYTE_MAP or _byte_map()
+        return bytes(table[c] for c in token)
+    if tok.kind == "wordpiece":
+        return token[2:].encode() if token.startswith("##") else b" " + token.encode()
+    if tok.kind in ("bpe", "unigram"):
+        return token.replace("▁", " ").encode()
+    return token.encode()
+
+
+_BYTE_MAP: dict[str, int] = {}
+
+
+def _byte_map() -> dict[str, int]:
+    _BYTE_MAP.update(_gpt2_byte_map())
+    return _BYTE_MAP
+
+
+def super_vocabulary(suite: Mapping[str, Tokenizer]) -> tuple[list[bytes], dict[str, np.ndarray]]:
+    """(SV keys sorted by bytes, {member: (vocab_i,) int array mapping its ids into SV})."""
+    if not isinstance(suite, Mapping) or not suite:
+        raise ValueError("suite must be a non-empty mapping name -> Tokenizer")
+    keys: dict[str, list[bytes]] = {}
+    for name, tok in suite.items():
+        if not isinstance(tok, Tokenizer):
+            raise TypeError(f"suite[{name!r}] must be an icml26.nn.tokenize.Tokenizer, got {type(tok).__name__}")
+        vocab = tok.backend.get_vocab()
+        ks = [b""] * tok.vocab_size
+        for token, i in vocab.items():
+            ks[i] = token_key(tok, token)
+        keys[name] = ks
+    sv = sorted(set().union(*map(set, keys.values())))
+    index = {k: i for i, k in enumerate(sv)}
+    return sv, {name: np.array([index[k] for k in ks], dtype=np.int64) for name, ks in keys.items()}
+
+
+# ----------------------------------------------------------------------------- 3. shared initialisation
+def init_from_superset(superset, mapping: np.ndarray):
+    """A member TinyLM warm-started from the superset LM: same body, embedding rows ``superset.tok[mapping]``.
+
+    ``mapping``: (vocab_i,) ids into the superset's vocabulary. The output head is tied, so it is
+    sliced too (TokSuite slices both ``tok_embeddings`` and ``output``).
+    """
+    import dataclasses
+
+    import torch
+
+    from icml26.nn.transformer import TinyLM
+
+    m = np.asarray(mapping)
+    if m.ndim != 1 or m.size == 0:
+        raise ValueError(f"mapping must be a non-empty 1-D array of super-vocabulary ids, got shape {m.shape}")
+    if m.dtype.kind not in "iu":
+        raise TypeError(f"mapping must hold integer ids, got dtype {m.dtype}")
+    if m.min() < 0 or m.max() >= superset.cfg.vocab_size:
+        raise ValueError(f"mapping ids must lie in [0, {superset.cfg.vocab_size}), got [{m.min()}, {m.max()}]")
+    cfg = dataclasses.replace(superset.cfg, vocab_size=int(m.size))
+    model = TinyLM(cfg)
+    state = {k: v for k, v in superset.state_dict().items() if k not in ("tok.weight", "head.weight")}
+    state["tok.weight"] = superset.tok.weight.detach()[torch.as_tensor(m)].clone()
+    state["head.weight"] = state["tok.weight"]
+    model.load_state_dict(state)
+    return model
+
+
+# ----------------------------------------------------------------------------- 5. scoring and the metric
+def sequence_logprobs(model, seqs: Sequence[Sequence[int]], chunk: int = 128) -> np.ndarray:
+    """Sum of log p(token_t | tokens_<t) over t >= 1 for each id list (the first id is the conditioning BOS)."""
+    import torch
+
+    if not seqs:
+        raise ValueError("seqs is empty")
+    max_len = model.cfg.max_len
+    seqs = [list(s)[-max_len:] for s in seqs]  # keep the end (the option) when too long
+    order = np.argsort([len(s) for s in seqs])
+    out = np.zeros(len(seqs))
+    with torch.no_grad():
+        for lo in range(0, len(seqs), chunk):
+            idx = order[lo:lo + chunk]
+            n = max(len(seqs[i]) for i in idx)
+            x = torch.zeros(len(idx), n, dtype=torch.long)
+            mask = torch.zeros(len(idx), n - 1, dtype=torch.bool)
+            for r, i in enumerate(idx):
+                s = seqs[i]
+                x[r, :len(s)] = torch.tensor(s)
+                mask[r, :len(s) - 1] = True
+            logits, _ = model(x[:, :-1])
+            lp = torch.log_softmax(logits.float(), -1).gather(-1, x[:, 1:, None])[..., 0]
+            out[idx] = (lp * mask).sum(1).numpy()
+    return out
+
+
+def score_choices(model, tok: Tokenizer, questions: Sequence[str], choices: Sequence[Sequence[str]],
+                  sep: Sequence[str]) -> np.ndarray:
+    """(n_items, n_choices) scores: [log p(question + sep + option) - log p(question)] / bytes(sep + option).
+
+    The whole string is tokenized once per option (so a tokenizer that merges across the question
+    / option boundary is scored on its own segmentation) and the question's own log-likelihood is
+    subtracted; dividing by the option's UTF-8 length puts every tokenizer on the same scale.
+    """
+    questions, choices, sep = list(questions), [list(c) for c in choices], list(sep)
+    if not questions:
+        raise ValueError("questions is empty")
+    if len(choices) != len(questions) or len(sep) != len(questions):
+        raise ValueError(f"choices and sep must have one entry per question ({len(questions)}), "
+                         f"got {len(choices)} and {len(sep)}")
+    k = len(choices[0])
+    if k < 2 or any(len(c) != k for c in choices):
+        raise ValueError("choices must give every question the same number (>= 2) of options")
+    if not all(isinstance(q, str) for q in questions):
+        raise TypeError("questions must be strings")
+    seqs = [tok.encode(q, bos=True) for q in questions]
+    for q, cs, s in zip(questions, choices, sep):
+        seqs += [tok.encode(q + s + c, bos=True) for c in cs]
+    lp = sequence_logprobs(model, seqs)
+    n = len(questions)
+    base, full = lp[:n], lp[n:].reshape(n, k)
+    lengths = np.array([[len((s + c).encode("utf-8")) for c in cs] for cs, s in zip(choices, sep)], dtype=float)
+    return (full - base[:, None]) / lengths
+
+
+def relative_drop(acc_clean: float, acc_perturbed: float) -> float:
+    """TokSuite's robustness metric (acc_clean - acc_perturbed) / acc_clean; lower is more robust."""
+    for name, v in (("acc_clean", acc_clean), ("acc_perturbed", acc_perturbed)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)):
+            raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+        if not (0.0 <= float(v) <= 1.0):
+            raise ValueError(f"{name} must be an accuracy in [0, 1], got {v!r}")
+    if acc_clean <= 0:
+        return float("nan")
+    return (float(acc_clean) - float(acc_perturbed)) / float(acc_clean)
+
+
+def bootstrap_drop(clean_a, pert_a, clean_b=None, pert_b=None, *, n_boot: int = 1000, seed: int = 0
+                   ) -> tuple[float, float]:
+    """95% per-item bootstrap interval of a relative drop, or of drop(a) - drop(b) on the same items (paired).
+
+    Inputs are (n_items,) 0/1 arrays of correctness on the clean and perturbed question.
+    """
+    n_boot = check_int("n_boot", n_boot, minimum=10)
+    rng = as_rng("seed", seed)
+    arrs = []
+    for name, v in (("clean_a", clean_a), ("pert_a", pert_a), ("clean_b", clean_b), ("pert_b", pert_b)):
+        if v is None:
+            arrs.append(None)
+            continue
+        a = np.asarray(v, dtype=float)
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D 0/1 array, got shape {a.shape}")
+        if not np.all((a == 0) | (a == 1)):
+            raise ValueError(f"{name} must hold 0/1 correctness values")
+        arrs.append(a)
+    if (arrs[2] is None) != (arrs[3] is None):
+        raise ValueError("give both clean_b and pert_b, or neither")
+    n = arrs[0].size
+    if any(a is not None and a.size != n for a in arrs):
+        raise ValueError("all correctness arrays must have the same length (paired items)")
+    idx = rng.integers(0, n, size=(n_boot, n))
+
+    def drop(c, p):
+        cm, pm = c[idx].mean(1), p[idx].mean(1)
+        return np.where(cm > 0, (cm - pm) / np.maximum(cm, 1e-12), np.nan)
+
+    stat = drop(arrs[0], arrs[1])
+    if arrs[2] is not None:
+        stat = stat - drop(arrs[2], arrs[3])
+    lo, hi = np.nanpercentile(stat, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def EXAMPLES():
+    """Public calls with good arguments, for the common bad-input test."""
+    texts = ["the cat sat", "la valuta è euro", "货币是欧元"]
+    return [
+        (relative_drop, {"acc_clean": 0.8, "acc_perturbed": 0.6}),
+        (bootstrap_drop, {"clean_a": np.array([1.0, 1.0, 0.0, 1.0]), "pert_a": np.array([1.0, 0.0, 0.0, 1.0]),
+                          "n_boot": 50, "seed": 0}),
+        (train_byte_level, {"texts": texts, "vocab_size": 300}),
+    ]
