@@ -37,6 +37,8 @@ from .setting import SortTask, hidden_reward, make_lm, make_prompts, sloppy_resp
 
 STRONG_ARMS = ("base", "weaksft", "auxconf", "wspo", "trunc_dpo", "cong_s", "cong", "ceiling")
 BASELINES = ("weaksft", "auxconf", "wspo", "trunc_dpo")
+#: reported, not deciding: the truncated SFT stage, and both DPO stages at the paper's DPO/SFT lr ratio
+EXTRA_ARMS = ("trunc_s", "cong_lowlr", "trunc_dpo_lowlr")
 
 
 def _gen(seed: int, salt: int) -> torch.Generator:
@@ -95,6 +97,7 @@ def weak_samples(task: SortTask, pi_r, pi_ref, prompts: np.ndarray, p: Profile, 
         R.append(r)
         IR.append(ir)
     m["data/spearman"] = float(spearmanr(np.concatenate(IR), np.concatenate(R)).statistic)
+    m["data/spearman_naive"] = float(spearmanr(IR[0], R[0]).statistic)  # diagnostic: within naive samples
     sweep = []
     for a in p["alpha_sweep"]:
         y = contrastive_generate(pi_r, pi_ref, prompts[:p["n_sweep"]], task.k, alpha=float(a), generator=g).numpy()
@@ -132,8 +135,11 @@ def strong_arms(task: SortTask, strong, pi_r, pi_ref, prompts: np.ndarray, data:
                      generator=_gen(seed, 4)).numpy()
         models[arm], _ = dpo_train(models[sft], prompts, chosen, own, beta=0.5, steps=p["dpo_steps"],
                                    lr=p["pref_lr"], seed=seed)
+        # sensitivity (added after the first full run, reported only): the paper's DPO/SFT learning-rate ratio
+        models[arm + "_lowlr"], _ = dpo_train(models[sft], prompts, chosen, own, beta=0.5, steps=p["dpo_steps"],
+                                              lr=p["dpo_lr_low"], seed=seed)
     m = {}
-    for i, arm in enumerate(STRONG_ARMS + ("trunc_s",)):
+    for i, arm in enumerate(STRONG_ARMS + EXTRA_ARMS):
         for k, v in _evaluate(task, models[arm], strong, test, seed, 10 + i).items():
             m[f"strong/{arm}/{k}"] = v
     return m
