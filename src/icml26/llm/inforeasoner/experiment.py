@@ -1,0 +1,240 @@
+"""InfoReasoner at toy scale: exact IG properties, the reader gate, IG-shaped GRPO against three controls,
+and how well Delta IG credits useful searches.
+
+Parts (each a function below; ``run`` composes them):
+
+* :func:`theory` -- claim ``ig-properties`` (identity): non-negativity, telescoping and channel
+  monotonicity of the expected information gain, by exact Bayes on random discrete channels.
+* :func:`reader_gate` -- the reader (the frozen base policy) answers retrieval-only 1-hop facts
+  with the gold passage and without it: the IG reward is only meaningful if the first is high
+  and the second near chance.
+* :func:`train_arms` -- claim ``beats-search-r1``: GRPO on 2-hop questions from the same start,
+  the same question batches and the same sampling seeds, with four rewards: EM (Search-R1),
+  EM + 0.6 Delta IG (InfoReasoner), EM + 0.6 * shuffled Delta IG, and EM + 0.6 * 1[gold alias in
+  the retrieved text]. Held-out 2-hop EM (greedy) at the fixed budget decides.
+* :func:`credit` -- claim ``credits-useful-searches``: on the base policy's sampled 2-hop
+  trajectories that searched, the AUROC of Delta IG for "the bridge fact was retrieved".
+"""
+
+from __future__ import annotations
+
+import copy
+import zlib
+
+import numpy as np
+
+from icml26.core.paper import Profile
+from icml26.llm.inforeasoner.method import (answer_in_context_bonus, auroc, delta_ig, expected_information_gain,
+                                            garble, inforeasoner_reward, shuffled_bonus, step_information_gains)
+
+ARMS = ("em_only", "inforeasoner", "shuffled_ig", "alias_bonus")
+
+
+# ----------------------------------------------------------------------------- part 1: exact theory
+def theory(n_instances: int, seed: int) -> dict[str, float]:
+    """Worst cases over random priors (K = 8 classes) and channels of the three IG properties."""
+    rng = np.random.default_rng(seed)
+    min_ig, tele, garb = np.inf, 0.0, -np.inf
+    for _ in range(n_instances):
+        k = 8
+        prior = rng.dirichlet(np.full(k, 0.5))
+        chs = [rng.dirichlet(np.full(int(rng.integers(2, 6)), 0.5), size=k) for _ in range(2)]
+        ig, final = step_information_gains(prior, chs)
+        h0 = -(prior[prior > 0] * np.log(prior[prior > 0])).sum()
+        min_ig = min(min_ig, float(ig.min()), expected_information_gain(prior, chs[0]))
+        tele = max(tele, abs(float(ig.sum()) - (h0 - final)))
+        post = rng.dirichlet(np.full(int(rng.integers(2, 6)), 0.5), size=chs[0].shape[1])
+        garb = max(garb, expected_information_gain(prior, garble(chs[0], post)) - expected_information_gain(prior, chs[0]))
+    return {"theory/min_ig": min_ig, "theory/max_telescoping_error": tele, "theory/max_garbling_excess": garb}
+
+
+# ----------------------------------------------------------------------------- part 2: the reader gate
+def reader_gate(reader, world) -> dict[str, float]:
+    qs = [q for q in world.questions(1) if world.exposures(q) == 0]
+    acc = reader_accuracy_fn()(reader, world, qs)
+    return {"gate/reader_gold_doc": acc["gold_doc"], "gate/reader_no_doc": acc["no_doc"],
+            "gate/reader_chance": acc["chance"], "gate/reader_no_doc_excess": acc["no_doc"] - acc["chance"]}
+
+
+def reader_accuracy_fn():
+    from icml26.llm.inforeasoner.setting import reader_accuracy
+
+    return reader_accuracy
+
+
+# ----------------------------------------------------------------------------- part 3: GRPO arms
+def _gen(seed: int, *tag: int):
+    import torch
+
+    return torch.Generator().manual_seed(zlib.crc32(repr((seed, *tag)).encode()))
+
+
+def trajectory_scores(reader, world, questions, rollouts) -> dict[str, np.ndarray]:
+    """EM, retrieved flag, Delta IG (difference and log-ratio) and the alias bonus per trajectory."""
+    from icml26.llm.inforeasoner.setting import evidence_context
+    from icml26.tasks.kb import answer_matches
+
+    em, ret, s_c, s_0, alias = [], [], [], [], []
+    for q, r in zip(questions, rollouts):
+        em.append(float(answer_matches(r.answer or "", q)))
+        got = bool(r.retrieved)
+        ret.append(float(got))
+        s_0.append(reader.gold_mass(q, []))
+        s_c.append(reader.gold_mass(q, evidence_context(r.completion, world)) if got else s_0[-1])
+        alias.append(answer_in_context_bonus(" ".join(p for ps in r.retrieved for p in ps), list(q.aliases)))
+    s_c, s_0 = np.asarray(s_c), np.asarray(s_0)
+    return {"em": np.asarray(em), "retrieved": np.asarray(ret), "dig": delta_ig(s_c, s_0),
+            "dig_log": delta_ig(s_c, s_0, form="log_ratio"), "alias": np.asarray(alias)}
+
+
+def arm_rewards(arm: str, sc: dict[str, np.ndarray], seed: int, coef: float) -> np.ndarray:
+    if arm == "em_only":
+        return sc["em"].copy()
+    if arm == "inforeasoner":
+        return inforeasoner_reward(sc["em"], sc["dig"], sc["retrieved"], coef=coef)
+    if arm == "shuffled_ig":
+        return inforeasoner_reward(sc["em"], shuffled_bonus(sc["dig"], sc["retrieved"], seed), sc["retrieved"],
+                                   coef=coef)
+    if arm == "alias_bonus":
+        return inforeasoner_reward(sc["em"], sc["alias"], sc["retrieved"], coef=coef)
+    raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
+
+
+def greedy_em(policy, world, questions) -> tuple[float, float]:
+    """Greedy 2-hop EM and mean number of searches on ``questions``."""
+    from icml26.tasks.kb import answer_matches
+    from icml26.tasks.search import rollout
+
+    rs = rollout(policy, world, questions, greedy=True)
+    return (float(np.mean([answer_matches(r.answer or "", q) for r, q in zip(rs, questions)])),
+            float(np.mean([r.n_searches for r in rs])))
+
+
+def train_arm(arm: str, base, world, reader, train_qs, p: dict, seed: int):
+    """GRPO from the base policy with ``arm``'s reward; question batches and sampling seeds shared by all arms."""
+    import torch
+
+    from icml26.nn.rl import GRPOConfig, grpo_update
+    from icml26.tasks.search import rollout
+
+    policy = copy.deepcopy(base)
+    for prm in policy.parameters():
+        prm.requires_grad_(True)
+    g = p["group"]
+    cfg = GRPOConfig(group_size=g, lr=p["lr"], beta=p["beta"], pad_id=world.tokenizer.pad_id)
+    opt = torch.optim.Adam(policy.parameters(), lr=p["lr"])
+    rewards, ems = [], []
+    for step in range(p["steps"]):
+        pick = np.random.default_rng([seed, step]).choice(len(train_qs), p["batch"], replace=False)
+        qs = [train_qs[i] for i in pick for _ in range(g)]
+        rs = rollout(policy, world, qs, generator=_gen(seed, step))
+        sc = trajectory_scores(reader, world, qs, rs)
+        r = arm_rewards(arm, sc, seed * 1000 + step, p["coef"])
+        rewards.append(float(r.mean()))
+        ems.append(float(sc["em"].mean()))
+        grpo_update(policy, base, opt, [x.prompt for x in rs], [x.completion for x in rs],
+                    torch.tensor(r, dtype=torch.float32), cfg, loss_mask=[x.loss_mask for x in rs])
+    return policy.eval(), rewards, ems
+
+
+def train_arms(base, world, reader, p: dict, seed: int) -> dict:
+    from icml26.llm.inforeasoner.setting import split_questions
+
+    train_qs, test_qs = split_questions(world, 2)
+    start_em, start_s = greedy_em(base, world, test_qs)
+    out = {"gate/start_em2": start_em, "eval/start/searches": start_s}
+    for arm in ARMS:
+        pol, rew, ems = train_arm(arm, base, world, reader, train_qs, p, seed)
+        em2, s = greedy_em(pol, world, test_qs)
+        out[f"eval/{arm}/em2"] = em2
+        out[f"eval/{arm}/searches"] = s
+        out[f"train/{arm}/reward"] = rew
+        out[f"train/{arm}/em"] = ems
+    out["gate/em_only_gain"] = out["eval/em_only/em2"] - start_em
+    return out
+
+
+# ----------------------------------------------------------------------------- part 4: credit assignment
+def credit(base, world, reader, n_samples: int, seed: int) -> dict[str, float]:
+    """AUROC of Delta IG (both forms) and of the alias bonus for 'bridge fact retrieved', over searching trajectories."""
+    from icml26.tasks.search import rollout
+
+    qs = [q for q in world.questions(2) for _ in range(n_samples)]
+    rs = rollout(base, world, qs, generator=_gen(seed, -1))
+    sc = trajectory_scores(reader, world, qs, rs)
+    keep = sc["retrieved"] > 0
+    label = np.array([float(any(world.documents[q.facts[0]] in ps for ps in r.retrieved)) for q, r in zip(qs, rs)])
+    y = label[keep]
+    ok = keep.sum() > 0 and 0 < y.sum() < y.size
+    f = (lambda s: auroc(s[keep], y)) if ok else (lambda s: float("nan"))
+    return {"credit/auroc_dig": f(sc["dig"]), "credit/auroc_dig_log": f(sc["dig_log"]),
+            "credit/auroc_alias": f(sc["alias"]), "credit/n": float(keep.sum()),
+            "credit/bridge_rate": float(y.mean()) if keep.sum() else float("nan"),
+            "credit/mean_dig_bridge": float(sc["dig"][keep][y == 1].mean()) if ok else float("nan"),
+            "credit/mean_dig_no_bridge": float(sc["dig"][keep][y == 0].mean()) if ok else float("nan")}
+
+
+# ----------------------------------------------------------------------------- run
+def run(profile: Profile, seed: int) -> dict:
+    import torch
+
+    from icml26.llm.inforeasoner.setting import Reader, load, world_config
+
+    torch.set_num_threads(profile.cpus)
+    p = dict(profile.params)
+    m: dict = {}
+    m.update(theory(p["theory_instances"], seed))
+    base, world = load(seed, world_config(p["world"]))
+    reader = Reader(base, world, n=p["reader_n"], seed=seed)
+    m.update(reader_gate(reader, world))
+    m.update(credit(base, world, reader, p["credit_samples"], seed))
+    m.update(train_arms(base, world, reader, p, seed))
+    return m
+
+
+# ----------------------------------------------------------------------------- figure
+def figure(metrics: list[dict]):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.5))
+    xs = np.arange(len(ARMS))
+    vals = np.array([[m[f"eval/{a}/em2"] for a in ARMS] for m in metrics])
+    ax[0].bar(xs, vals.mean(0), yerr=vals.std(0), color=["grey", "C0", "C1", "C2"])
+    ax[0].axhline(np.mean([m["gate/start_em2"] for m in metrics]), ls="--", c="k", label="start")
+    ax[0].set_xticks(xs, ARMS, rotation=20)
+    ax[0].set_xlabel("reward (GRPO arm)")
+    ax[0].set_ylabel("held-out 2-hop EM (greedy)")
+    ax[0].legend()
+    for a in ARMS:
+        r = np.array([m[f"train/{a}/em"] for m in metrics]).mean(0)
+        ax[1].plot(np.arange(1, len(r) + 1), r, label=a)
+    ax[1].set_xlabel("GRPO step")
+    ax[1].set_ylabel("training EM (sampled)")
+    ax[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- bad-input examples
+def EXAMPLES():  # noqa: N802 - the house hook name
+    from icml26.llm.inforeasoner import method as M
+
+    rng = np.random.default_rng(0)
+    prior = np.full(4, 0.25)
+    ch = rng.dirichlet(np.ones(3), size=4)
+    return [
+        (M.expected_information_gain, {"prior": prior, "channel": ch}),
+        (M.step_information_gains, {"prior": prior, "channels": [ch, ch]}),
+        (M.garble, {"channel": ch, "post": rng.dirichlet(np.ones(2), size=3)}),
+        (M.soft_gold_mass, {"answers": ["a", "b"], "mean_logprobs": np.array([-0.1, -1.0]), "gold_aliases": ["a"]}),
+        (M.hard_gold_mass, {"answers": ["a", "b"], "mean_logprobs": np.array([-0.1, -1.0]), "gold_aliases": ["a"],
+                            "threshold": 0.5}),
+        (M.delta_ig, {"s_context": np.array([0.5, 0.9]), "s_empty": np.array([0.1, 0.2]), "eps": 1e-3}),
+        (M.inforeasoner_reward, {"em": np.array([1.0, 0.0]), "bonus": np.array([0.3, -0.1]),
+                                 "retrieved": np.array([1.0, 1.0]), "coef": 0.6}),
+        (M.shuffled_bonus, {"bonus": np.array([0.3, -0.1, 0.2]), "retrieved": np.array([1.0, 0.0, 1.0]), "seed": 0}),
+        (M.auroc, {"scores": np.array([0.1, 0.9, 0.4]), "labels": np.array([0.0, 1.0, 1.0])}),
+    ]

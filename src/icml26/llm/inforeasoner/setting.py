@@ -1,0 +1,134 @@
+"""The small-scale world of the InfoReasoner reproduction: the shared search policy and its frozen reader.
+
+* The agent is the shared search policy of :mod:`icml26.tasks.search` (a word-level TinyLM
+  that knows part of a synthetic knowledge base closed-book and the Search-R1 format
+  ``<search> q </search> <info> passage </info> <answer> a </answer>``), searching a BM25
+  index over one passage per fact. Questions are 2-hop chains (``In which country was X
+  born?``), whose answers have aliases (``Brecanestan`` / ``BRECANESTAN``).
+* The *reader* of the information-gain reward is the frozen starting policy (the paper uses
+  the frozen base model): it is prompted with the question, the trajectory's search turns
+  and retrieved passages, then ``<answer>``, and samples N short answers at temperature 1
+  with their mean token log-probabilities; without context it is prompted with the
+  question and ``<answer>`` alone (closed book).
+* Entailment between answers and gold is the alias table (exact semantic equivalence); the
+  paper's DeBERTa-MNLI is not available offline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from icml26.llm.inforeasoner.method import hard_gold_mass, soft_gold_mass
+from icml26.tasks.kb import Question, answer_matches
+from icml26.tasks.search import (SearchConfig, SearchWorld, gold_trace, pretrain_search_policy, prompt_text)
+
+#: The substrate's recipe at the time of writing, spelt out so that a change of the substrate's defaults
+#: does not silently change our world (the cache key is this config and the seed).
+WORLD = dict(n_people=24, n_cities=8, n_countries=4, n_companies=6, memorised=0.5, max_exposures=3,
+             format_share=0.5, d_model=48, n_layers=2, n_heads=4, max_len=64, steps=250, batch=32, lr=3e-3)
+
+
+def world_config(params: dict | None = None) -> SearchConfig:
+    """A :class:`SearchConfig` from a profile's ``world`` dict (defaults: :data:`WORLD`)."""
+    return SearchConfig(**{**WORLD, **(params or {})})
+
+
+def load(seed: int, cfg: SearchConfig):
+    """(base policy, world) for the seed: pretrained once and cached on disk by the substrate."""
+    model, world = pretrain_search_policy(seed, cfg)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model.eval(), world
+
+
+def split_questions(world: SearchWorld, hops: int = 2) -> tuple[list[Question], list[Question]]:
+    """Alternate questions into a training and a held-out half (the order of ``world.questions``)."""
+    qs = world.questions(hops)
+    return qs[0::2], qs[1::2]
+
+
+@dataclass
+class Reader:
+    """The frozen reader: N sampled answers per context, scored against gold with the alias table."""
+
+    model: torch.nn.Module
+    world: SearchWorld
+    n: int = 8
+    max_answer: int = 6
+    seed: int = 0
+    cache: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._gen = torch.Generator().manual_seed(int(self.seed))
+        tok = self.world.tokenizer
+        self._open = tok.encode("<answer>")
+        self._close = tok.encode("</answer>")[0]
+
+    def _prompt(self, q: Question, context: Sequence[int]) -> list[int]:
+        return self.world.tokenizer.encode(prompt_text(q), bos=True) + list(context) + self._open
+
+    def samples(self, q: Question, context: Sequence[int]) -> tuple[list[str], np.ndarray]:
+        """N answers (text) and their mean token log-probs (answer tokens and ``</answer>``)."""
+        from icml26.nn.lm import sample
+
+        tok = self.world.tokenizer
+        p = self._prompt(q, context)
+        room = min(self.max_answer, self.model.cfg.max_len - len(p))
+        if room < 1:
+            return [""] * self.n, np.zeros(self.n)
+        g = sample(self.model, [p] * self.n, room, eos_id=self._close, pad_id=tok.pad_id, generator=self._gen)
+        texts, lps = [], []
+        for row, lp, m in zip(g.tokens, g.logprobs, g.mask):
+            ids = row[m].tolist()
+            cut = ids.index(self._close) if self._close in ids else len(ids)
+            texts.append(tok.decode(ids[:cut], skip_special=False))
+            lps.append(float(lp[m].mean()))
+        return texts, np.asarray(lps)
+
+    def gold_mass(self, q: Question, context: Sequence[int], *, hard: bool = False) -> float:
+        """S(context) for question ``q`` (memoised per question and context; the reader is frozen)."""
+        key = (q.text, tuple(context), hard)
+        if key not in self.cache:
+            ans, lp = self.samples(q, context)
+            fn = hard_gold_mass if hard else soft_gold_mass
+            self.cache[key] = fn(ans, lp, list(q.aliases))
+        return self.cache[key]
+
+    def greedy_answer(self, q: Question, context: Sequence[int]) -> str:
+        from icml26.nn.lm import sample
+
+        tok = self.world.tokenizer
+        p = self._prompt(q, context)
+        g = sample(self.model, [p], min(self.max_answer, self.model.cfg.max_len - len(p)), eos_id=self._close,
+                   pad_id=tok.pad_id, greedy=True)
+        ids = g.as_lists()[0]
+        cut = ids.index(self._close) if self._close in ids else len(ids)
+        return tok.decode(ids[:cut], skip_special=False)
+
+
+def evidence_context(completion: Sequence[int], world: SearchWorld) -> list[int]:
+    """The trajectory up to the end of its last ``<info> ... </info>`` block (empty if none)."""
+    close = world.tokenizer.encode("</info>")[0]
+    ids = list(completion)
+    last = max((i for i, t in enumerate(ids) if t == close), default=-1)
+    return ids[:last + 1]
+
+
+def gold_document_context(world: SearchWorld, q: Question) -> list[int]:
+    """The search turn(s) and gold passage(s) of ``q``'s gold trace, without the answer (reader gate)."""
+    segs = gold_trace(world, q, search=True)[:-1]
+    return world.tokenizer.encode(" ".join(t for t, _ in segs))
+
+
+def reader_accuracy(reader: Reader, world: SearchWorld, questions: Sequence[Question]) -> dict[str, float]:
+    """Greedy reader EM with the gold passage and without any context, and the chance level (1 / #entities of
+    the answer's type)."""
+    kb = world.kb
+    with_doc = [answer_matches(reader.greedy_answer(q, gold_document_context(world, q)), q) for q in questions]
+    without = [answer_matches(reader.greedy_answer(q, []), q) for q in questions]
+    chance = [1.0 / len(kb.by_type(kb.entities[q.answer])) for q in questions]
+    return {"gold_doc": float(np.mean(with_doc)), "no_doc": float(np.mean(without)), "chance": float(np.mean(chance))}

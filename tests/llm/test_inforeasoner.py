@@ -1,0 +1,135 @@
+"""Known answers for InfoReasoner's information gain and reward (icml26.llm.inforeasoner.method)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from icml26.llm.inforeasoner import method as M
+
+
+def _rand(rng, k=6, m=4):
+    return rng.dirichlet(np.ones(k)), rng.dirichlet(np.full(m, 0.5), size=k)
+
+
+def test_ig_is_mutual_information_closed_form():
+    # a noiseless channel reveals the class: IG = H(prior); an uninformative one gives 0
+    prior = np.array([0.5, 0.25, 0.25])
+    assert M.expected_information_gain(prior, np.eye(3)) == pytest.approx(M.entropy(prior), abs=1e-12)
+    assert M.expected_information_gain(prior, np.full((3, 2), 0.5)) == pytest.approx(0.0, abs=1e-12)
+    # binary symmetric channel with a uniform prior: log 2 - h(eps)
+    eps = 0.1
+    bsc = np.array([[1 - eps, eps], [eps, 1 - eps]])
+    h = -(eps * np.log(eps) + (1 - eps) * np.log(1 - eps))
+    assert M.expected_information_gain([0.5, 0.5], bsc) == pytest.approx(np.log(2) - h, abs=1e-12)
+
+
+def test_ig_equals_mutual_information_from_joint():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        prior, ch = _rand(rng)
+        joint = prior[:, None] * ch
+        pc, po = joint.sum(1), joint.sum(0)
+        nz = joint > 0
+        mi = float((joint[nz] * np.log(joint[nz] / (pc[:, None] * po[None, :])[nz])).sum())
+        assert M.expected_information_gain(prior, ch) == pytest.approx(mi, abs=1e-10)
+
+
+def test_nonnegative_telescoping_and_data_processing():
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        prior, c1 = _rand(rng)
+        _, c2 = _rand(rng, m=3)
+        ig, final = M.step_information_gains(prior, [c1, c2])
+        assert np.all(ig >= -1e-12)
+        assert ig.sum() == pytest.approx(M.entropy(prior) - final, abs=1e-10)
+        post = rng.dirichlet(np.ones(5), size=c1.shape[1])
+        assert M.expected_information_gain(prior, M.garble(c1, post)) <= M.expected_information_gain(prior, c1) + 1e-12
+
+
+def test_first_step_of_chain_equals_single_step():
+    rng = np.random.default_rng(3)
+    prior, c1 = _rand(rng)
+    ig, _ = M.step_information_gains(prior, [c1])
+    assert ig[0] == pytest.approx(M.expected_information_gain(prior, c1), abs=1e-12)
+
+
+def test_soft_mass_is_weighted_share_of_gold_class():
+    # weights softmax([0, log 3]) = [1/4, 3/4]; only the first answer is (an alias of) gold
+    s = M.soft_gold_mass(["NYC", "Boston"], [0.0, np.log(3.0)], ["New York City", "NYC"])
+    assert s == pytest.approx(0.25)
+    # equal log-probs: the share of gold answers; aliases count as one class
+    s = M.soft_gold_mass(["nyc", "new york city", "boston", "paris"], [-1.0] * 4, ["New York City", "NYC"])
+    assert s == pytest.approx(0.5)
+
+
+def test_hard_equals_soft_under_alias_table():
+    rng = np.random.default_rng(4)
+    pool = ["a", "b", "c", "A", "d"]
+    for _ in range(30):
+        ans = list(rng.choice(pool, size=6))
+        lp = rng.normal(size=6)
+        assert M.hard_gold_mass(ans, lp, ["a"]) == pytest.approx(M.soft_gold_mass(ans, lp, ["a"]), abs=1e-12)
+
+
+def test_soft_with_graded_entailment_takes_max_of_directions_and_best_alias():
+    table = {("x", "g1"): 0.9, ("g1", "x"): 0.2, ("x", "g2"): 0.1, ("g2", "x"): 0.3}
+    e = lambda a, b: table.get((a, b), 0.0)  # noqa: E731
+    assert M.soft_gold_mass(["x"], [0.0], ["g1", "g2"], entail=e) == pytest.approx(0.9)
+
+
+def test_delta_forms_and_reward():
+    d = M.delta_ig([0.8, 0.1], [0.2, 0.1])
+    assert d == pytest.approx([0.6, 0.0])
+    lr = M.delta_ig([0.8], [0.2], form="log_ratio", eps=1e-12)
+    assert lr[0] == pytest.approx(np.log(4.0))
+    r = M.inforeasoner_reward([1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [1.0, 1.0, 0.0], coef=0.6)
+    assert r == pytest.approx([1.3, 0.3, 0.0])
+    with pytest.raises(ValueError, match="form"):
+        M.delta_ig([0.5], [0.5], form="ratio")
+    with pytest.raises(ValueError, match="s_context"):
+        M.delta_ig([1.5], [0.5])
+
+
+def test_shuffled_bonus_is_permutation_among_retrieving():
+    b = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    r = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    s = M.shuffled_bonus(b, r, seed=0)
+    assert s[1] == 0.2 and s[4] == 0.5
+    assert sorted(s[[0, 2, 3]]) == pytest.approx([0.1, 0.3, 0.4])
+
+
+def test_alias_bonus_whole_words():
+    assert M.answer_in_context_bonus("renton is a city in kamiwenia", ["Kamiwenia", "KAMIWENIA"]) == 1.0
+    assert M.answer_in_context_bonus("rentonville is a city", ["Renton"]) == 0.0
+
+
+def test_auroc_matches_brute_force_and_sklearn():
+    rng = np.random.default_rng(5)
+    s = rng.integers(0, 4, size=40).astype(float)
+    y = (rng.random(40) < 0.4).astype(float)
+    pos, neg = s[y == 1], s[y == 0]
+    brute = np.mean([1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg])
+    assert M.auroc(s, y) == pytest.approx(brute)
+    metrics = pytest.importorskip("sklearn.metrics", reason="scikit-learn cross-check")
+    assert M.auroc(s, y) == pytest.approx(metrics.roc_auc_score(y, s))
+
+
+def test_bad_input_names_argument():
+    with pytest.raises(ValueError, match="prior"):
+        M.expected_information_gain([0.5, 0.6], np.eye(2))
+    with pytest.raises(ValueError, match="channel"):
+        M.expected_information_gain([0.5, 0.5], np.eye(3))
+    with pytest.raises(TypeError, match="answers"):
+        M.soft_gold_mass("abc", [0.0], ["a"])
+    with pytest.raises(ValueError, match="labels"):
+        M.auroc([0.1, 0.2], [0.0, 2.0])
+
+
+def test_theory_part_holds():
+    from icml26.llm.inforeasoner.experiment import theory
+
+    m = theory(30, 0)
+    assert m["theory/min_ig"] >= -1e-9
+    assert m["theory/max_telescoping_error"] <= 1e-9
+    assert m["theory/max_garbling_excess"] <= 1e-9
