@@ -1,0 +1,145 @@
+"""Known answers for MASH: the three rewards, the historical minimum, abstention metrics, warm-start selection."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.llm.mash.method import (SearchMinTracker, Trace, abstention_metrics, exponential_penalty, group_minimum,
+                                    group_rewards, label_dpo, no_penalty, otc_penalty, search_profile,
+                                    select_warm_start, sft)
+
+
+def test_exponential_penalty_closed_form():
+    r = exponential_penalty([1, 1, 0, 1], [0, 1, 2, 2], lam=0.5)
+    assert np.allclose(r, [1.0, 0.5, 0.0, 0.25])
+
+
+def test_exponential_penalty_uses_historical_minimum():
+    # the group's cheapest correct rollout used 1 search, but the question was once solved with 0
+    assert np.allclose(exponential_penalty([1, 1], [1, 2], lam=0.8, m_hist=0), [0.8, 0.64])
+    assert np.allclose(exponential_penalty([1, 1], [1, 2], lam=0.8), [1.0, 0.8])
+
+
+def test_all_wrong_group_gets_zero_reward():
+    for pen in ("mash", "otc", "none"):
+        assert np.all(group_rewards(pen, [0, 0, 0], [0, 1, 2]) == 0)
+
+
+def test_otc_penalty_closed_form():
+    # m = 0: n = 0 keeps 1, n = 1 gets cos(pi / (2 + N_max))
+    assert np.allclose(otc_penalty([1, 1], [0, 1], n_max=3), [1.0, math.cos(math.pi / 5)])
+    # m = 1: n = 1 -> f = 1 -> sin(pi/2) = 1; n = 2 -> f = 4/3 -> sin(2 pi / 3)
+    assert np.allclose(otc_penalty([1, 1, 0], [1, 2, 0], n_max=3), [1.0, math.sin(2 * math.pi / 3), 0.0])
+
+
+def test_rewards_brute_force_the_cheapest_correct_rollout_gets_one():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        c = rng.integers(0, 2, 6).astype(float)
+        n = rng.integers(0, 4, 6).astype(float)
+        if not c.any():
+            continue
+        m = n[c == 1].min()
+        for pen in ("mash", "otc"):
+            r = group_rewards(pen, c, n, lam=0.5, n_max=3)
+            assert np.allclose(r[(c == 1) & (n == m)], 1.0)
+            assert np.all(r[c == 0] == 0) and np.all(r <= 1 + 1e-12) and np.all(r >= 0)
+            # more searches never pay more among correct rollouts
+            order = np.argsort(n[c == 1])
+            assert np.all(np.diff(r[c == 1][order]) <= 1e-12)
+        assert np.array_equal(no_penalty(c, n), c)
+
+
+def test_tracker_keeps_running_minimum():
+    t = SearchMinTracker()
+    assert math.isinf(t.get("q"))
+    assert t.update("q", [0, 0], [0, 1]) == math.inf and math.isinf(t.get("q"))
+    assert t.update("q", [1, 0], [2, 0]) == 2
+    assert t.update("q", [1, 1], [1, 3]) == 1
+    assert t.update("q", [1], [3]) == 1 and t.get("q") == 1
+    assert group_minimum([1, 1], [3, 2], m_hist=1) == 1
+
+
+def test_abstention_metrics_known_answer():
+    abst = [1, 1, 0, 0, 1, 0]
+    k = [0, 0, 10, 10, 5, 5]
+    out = abstention_metrics(abst, k)
+    assert out["abs0"] == 1.0 and out["abs_full"] == 0.0 and out["delta"] == 1.0
+    assert out["delta_fit"] == pytest.approx(1.0)
+    # a constant abstainer has Delta 0 both ways
+    flat = abstention_metrics([1] * 6, k)
+    assert flat["delta"] == 0.0 and flat["delta_fit"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_search_profile():
+    out = search_profile([0, 0, 0, 1], n_max=3)
+    assert out["modal_share"] == 0.75 and out["share1"] == 0.25
+    assert out["entropy"] == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
+
+
+def test_select_warm_start_balances_counts_and_keeps_only_correct():
+    R = lambda n: SimpleNamespace(prompt=[1], completion=[2, 3], loss_mask=[True, False], n_searches=n)  # noqa: E731
+    rs = [R(0), R(0), R(1), R(2), R(1), R(0)]
+    ok = [True, True, False, True, True, True]
+    keys = ["a", "a", "a", "a", "b", "b"]
+    tr = select_warm_start(rs, ok, keys)
+    assert sorted((t.n_searches) for t in tr) == [0, 0, 1, 2]
+    assert all(t.mask == (True, False) for t in tr)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="lam"):
+        exponential_penalty([1], [0], lam=1.5)
+    with pytest.raises(ValueError, match="correct"):
+        exponential_penalty([2], [0], lam=0.5)
+    with pytest.raises(ValueError, match="n_searches"):
+        otc_penalty([1, 1], [0], n_max=3)
+    with pytest.raises(ValueError, match="penalty"):
+        group_rewards("linear", [1], [0])
+    with pytest.raises(ValueError, match="answerability"):
+        abstention_metrics([1, 0], [0, 11])
+
+
+def _tiny_lm():
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    torch.manual_seed(0)
+    return TinyLM(LMConfig(vocab_size=12, d_model=16, n_layers=1, n_heads=2, max_len=16))
+
+
+def test_sft_ignores_masked_tokens_and_fits():
+    m = _tiny_lm()
+    tr = [Trace((1, 2), (3, 4, 5), (True, False, True))]
+    losses = sft(m, tr, steps=40, lr=1e-2)
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_label_dpo_prefers_chosen():
+    from icml26.nn.lm import sequence_logprob
+
+    m = _tiny_lm()
+    ans = [Trace((1, 2), (6, 7), (True, True))]
+    abst = [Trace((1, 2), (8, 9), (True, True))]
+    before = float(sequence_logprob(m, [[1, 2]], [[6, 7]]) - sequence_logprob(m, [[1, 2]], [[8, 9]]))
+    label_dpo(m, ans, abst, [True], steps=30, lr=1e-2, beta=0.5)
+    after = float(sequence_logprob(m, [[1, 2]], [[6, 7]]) - sequence_logprob(m, [[1, 2]], [[8, 9]]))
+    assert after > before + 1.0
+
+
+def test_noisy_helper_extremes():
+    from icml26.llm.mash.setting import make_search_world, noisy_helper, split_questions
+    from icml26.tasks.search import SearchConfig
+
+    w = make_search_world(0, SearchConfig(n_people=6, n_cities=3, n_countries=2, n_companies=2))
+    q = "x born"
+    exact = noisy_helper(w, 1.0, 0)
+    assert all(exact(q) == w.search(q, k=1) for _ in range(5))
+    rand = noisy_helper(w, 0.0, 0)
+    got = {rand(q)[0] for _ in range(60)}
+    assert len(got) > 3 and got <= set(w.documents)
+    tr, te = split_questions(w, 0)
+    assert len(tr) + len(te) == len(w.questions(1)) + len(w.questions(2))
+    assert not ({q.facts for q in tr if q.hops == 1} & {q.facts for q in te if q.hops == 1})
