@@ -93,3 +93,21 @@ def test_hybrid_distances_rejects_bad_input(bad, name):
     args.update(bad)
     with pytest.raises((ValueError, TypeError), match=name):
         hybrid_distances(**args)
+
+
+def test_shared_sign_test_gives_the_former_one_sided_p_values():
+    """core.stats.sign_test on tie-free differences equals the one-sided binomial p of the former private helper."""
+    from scipy.stats import binomtest
+
+    from icml26.core.stats import sign_test
+
+    rng = np.random.default_rng(0)
+    for n in (5, 6, 9):
+        for wins in range(n + 1):
+            d = np.r_[rng.uniform(0.01, 1, wins), -rng.uniform(0.01, 1, n - wins)]
+            want = binomtest(wins, n, 0.5, alternative="greater").pvalue
+            assert sign_test(d, alternative="greater") == pytest.approx(want, rel=1e-12)
+            assert sign_test(-d, alternative="less") == pytest.approx(want, rel=1e-12)
+    assert sign_test(np.ones(5), alternative="greater") == pytest.approx(1 / 32)
+    # ties are dropped (the former helper counted them as losses)
+    assert sign_test(np.array([1.0, 1, 1, 1, 0]), alternative="greater") == pytest.approx(1 / 16)

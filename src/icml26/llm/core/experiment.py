@@ -16,6 +16,7 @@ import numpy as np
 
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
+from icml26.core.stats import sign_test
 from icml26.llm.core.method import CharNgramEncoder, MiniLMEncoder, team_metrics
 from icml26.llm.core.protocol import ARMS, TeamConfig, evaluate_team, train_team
 from icml26.llm.core.setting import LEVELS, pretrain_pair, problems
@@ -66,6 +67,7 @@ def run(profile: Profile, seed: int) -> dict:
         if arm != "independent":
             out[f"{arm}/rescue_rate"] = stats["rescues"] / max(1, stats["hinted"])
             out[f"{arm}/rescues"] = stats["rescues"]
+            out[f"{arm}/hinted"] = stats["hinted"]
             out[f"{arm}/explore_all_zero_frac"] = stats["explore_zero"] / max(1, stats["questions"])
     for ctl in ("independent", "wrong_hint"):
         lo, hi = _bootstrap(items["core"] - items[ctl], seed)
@@ -85,12 +87,6 @@ def _gates(ms) -> str | None:
         if not ok:
             return text
     return None
-
-
-def _sign_p(wins: int, n: int) -> float:
-    from scipy.stats import binomtest
-
-    return float(binomtest(wins, n, 0.5, alternative="greater").pvalue) if n else 1.0
 
 
 def _count_rule(ms, ok: np.ndarray, measured: str, control: str, evidence: str, value: float) -> Verdict:
@@ -119,8 +115,8 @@ def check_team_pass(ms) -> Verdict:
     control = f"independent GRPO {ind.mean():.3f}; wrong-question hints {wh.mean():.3f}"
     evidence = (f"rule: paired per seed, CoRe above independent GRPO and above the wrong-hint control; reproduced in "
                 f">= 80% of >= 5 seeds, partly >= 60%; sign test vs independent {int((core > ind).sum())}/{n} "
-                f"p = {_sign_p(int((core > ind).sum()), n):.3g}, vs wrong-hint {int((core > wh).sum())}/{n} "
-                f"p = {_sign_p(int((core > wh).sum()), n):.3g} (smallest attainable {0.5 ** n:.3g}); per-seed "
+                f"p = {sign_test(core - ind, alternative='greater'):.3g}, vs wrong-hint {int((core > wh).sum())}/{n} "
+                f"p = {sign_test(core - wh, alternative='greater'):.3g} (ties dropped; smallest attainable {0.5 ** n:.3g}); per-seed "
                 f"item bootstrap 95% CIs: {boots}")
     return _count_rule(ms, ok, measured, control, evidence, float(core.mean()))
 
@@ -146,13 +142,15 @@ def check_decorrelates(ms) -> Verdict:
     ind = np.array([m["independent/both_wrong"] for m in ms])
     rescue = np.array([m["core/rescue_rate"] for m in ms])
     ok = (core < ind) & (rescue > 0)
-    measured = (f"P(both wrong) CoRe {core.mean():.3f}; rescue rate {rescue.mean():.3f} of hinted retries; "
+    hinted = int(sum(m.get("core/hinted", 0) for m in ms))
+    measured = (f"P(both wrong) CoRe {core.mean():.3f}; rescue rate {rescue.mean():.3f} of hinted retries "
+                f"({int(sum(m['core/rescues'] for m in ms))} rescues in {hinted} hinted retries over all seeds); "
                 f"in {int(ok.sum())}/{n} seeds below the control with rescues; literal DPP-lite term all zero on "
                 f"{np.mean([m['core/explore_all_zero_frac'] for m in ms]):.0%} of questions")
     control = f"independent GRPO P(both wrong) {ind.mean():.3f}"
     evidence = (f"rule: per seed, P(both first samples wrong) under CoRe below independent GRPO's and rescue rate > 0; "
                 f"reproduced in >= 80% of >= 5 seeds, partly >= 60%; sign test {int((core < ind).sum())}/{n} "
-                f"p = {_sign_p(int((core < ind).sum()), n):.3g}")
+                f"p = {sign_test(core - ind, alternative='less'):.3g} (ties dropped)")
     return _count_rule(ms, ok, measured, control, evidence, float(core.mean()))
 
 

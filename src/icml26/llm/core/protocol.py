@@ -38,7 +38,7 @@ class TeamConfig:
     beta: float = 0.04
     temperature: float = 0.7
     top_p: float = 0.9
-    max_new: int = 24
+    max_new: int = 28  # the longest level-2 scratchpad plus <eos>
     batch: int = 8
     reward: RewardConfig = field(default_factory=RewardConfig)
 
@@ -55,7 +55,9 @@ def _sample(model, prompts: list[str], cfg: TeamConfig, gen: torch.Generator) ->
     from icml26.nn.lm import sample
 
     tok = tokenizer()
-    out = sample(model, [encode(p) for p in prompts], cfg.max_new, temperature=cfg.temperature, top_p=cfg.top_p,
+    ids = [encode(p) for p in prompts]
+    n_new = max(1, min(cfg.max_new, model.cfg.max_len - max(len(i) for i in ids)))  # a long hint shortens the budget
+    out = sample(model, ids, n_new, temperature=cfg.temperature, top_p=cfg.top_p,
                  eos_id=tok.eos_id, pad_id=tok.pad_id, generator=gen)
     texts = []
     for ids in out.as_lists():

@@ -2,9 +2,10 @@
 
 Both models come from the shared recipe of :mod:`icml26.tasks.policy` (a TinyLM
 pretrained per seed on :mod:`icml26.tasks.arithmetic` scratchpads, deliberately
-under-trained, cached on disk by seed and config): model P is 2 layers of width 32 trained on
-levels 1-2, model Q 3 layers of width 24 trained on a different stream (seed offset) of the same
-levels for fewer steps, so the two differ in size and in their errors. Problems are a mix of
+under-trained, cached on disk by seed and config): model P is 2 layers of width 48, model Q 3
+layers of width 32 trained on a different stream (seed offset) of the same levels, so the two
+differ in size and in their errors. At 1,200 pretraining steps each they sit near 50% / 40%
+sampled pass@1 on the level 1-2 mix (almost all of it on level 1). Problems are a mix of
 level 1 (``a±b``) and level 2 (``a op b op c`` with operands below 20 and ``*``), so a peer's
 first scratchpad step is a real hint for a two-step problem.
 
@@ -21,15 +22,20 @@ from icml26.tasks.policy import (PolicyConfig, exact_match, pretrain_policy, pro
 LEVELS = (1, 2)
 
 
-def model_configs(steps_p: int = 400, steps_q: int = 300) -> dict[str, PolicyConfig]:
+MAX_LEN = 56  # room for a hinted prompt (<= 20 tokens for a one-step hint) and the longest scratchpad (28)
+
+
+def model_configs(steps_p: int = 1200, steps_q: int = 1200) -> dict[str, PolicyConfig]:
     """The two members' pretraining recipes (another size and another data stream for Q)."""
     steps_p = check_int("steps_p", steps_p, minimum=1)
     steps_q = check_int("steps_q", steps_q, minimum=1)
-    return {"P": PolicyConfig(d_model=32, n_layers=2, n_heads=4, levels=LEVELS, steps=steps_p, batch=32, max_len=48),
-            "Q": PolicyConfig(d_model=24, n_layers=3, n_heads=4, levels=LEVELS, steps=steps_q, batch=32, max_len=48)}
+    return {"P": PolicyConfig(d_model=48, n_layers=2, n_heads=4, levels=LEVELS, steps=steps_p, batch=32,
+                              max_len=MAX_LEN),
+            "Q": PolicyConfig(d_model=32, n_layers=3, n_heads=4, levels=LEVELS, steps=steps_q, batch=32,
+                              max_len=MAX_LEN)}
 
 
-def pretrain_pair(seed: int, steps_p: int = 400, steps_q: int = 300) -> dict:
+def pretrain_pair(seed: int, steps_p: int = 1200, steps_q: int = 1200) -> dict:
     """``{"P": model, "Q": model}`` for ``seed`` (Q on the data stream of seed + 500)."""
     seed = check_int("seed", seed, minimum=0)
     cfgs = model_configs(steps_p, steps_q)
