@@ -118,6 +118,49 @@ def train_suite(texts: Sequence[str], sizes: Mapping[str, int], members: Sequenc
     return out
 
 
+def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir) -> dict[str, Tokenizer]:
+    """:func:`train_suite`, stored on disk once per (corpus, sizes) and always read back from there.
+
+    The Unigram and WordPiece trainers of ``tokenizers`` are not bit-for-bit reproducible (hash-map
+    order decides ties and float sums), so a seed re-run must reuse the fitted files. The first
+    writer wins (an atomic hard link), so parallel workers agree on one fit.
+    """
+    import hashlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    import tokenizers
+
+    texts = _texts(texts)
+    key = hashlib.sha1(json_dumps([texts, dict(sizes), tokenizers.__version__, sorted(SUITE.items())]).encode())
+    root = Path(cache_dir) / key.hexdigest()[:16]
+    root.mkdir(parents=True, exist_ok=True)
+    fitted = None
+    out = {}
+    for name, (kind, _, _) in SUITE.items():
+        path = root / f"{name}.json"
+        if not path.exists():
+            fitted = fitted or train_suite(texts, sizes)
+            fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
+            os.close(fd)
+            fitted[name].backend.save(tmp)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(tmp)
+        out[name] = Tokenizer(tokenizers.Tokenizer.from_file(str(path)), "char" if kind == "char" else kind)
+    return out
+
+
+def json_dumps(obj) -> str:
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def bytes_per_token(tok: Tokenizer, texts: Sequence[str]) -> float:
     """UTF-8 bytes of ``texts`` divided by the number of tokens ``tok`` makes of them (compression)."""
     texts = _texts(texts)
@@ -280,7 +323,12 @@ def bootstrap_drop(clean_a, pert_a, clean_b=None, pert_b=None, *, n_boot: int = 
         if v is None:
             arrs.append(None)
             continue
-        a = np.asarray(v, dtype=float)
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"{name} must be a 1-D 0/1 array, got {type(v).__name__}")
+        try:
+            a = np.asarray(v, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a 1-D 0/1 array: {exc}") from None
         if a.ndim != 1 or a.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D 0/1 array, got shape {a.shape}")
         if not np.all((a == 0) | (a == 1)):
