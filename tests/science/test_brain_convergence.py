@@ -105,3 +105,30 @@ def test_bad_inputs():
         rdm_fast(np.ones((2, 3)))
     with pytest.raises(ValueError, match="labels"):
         category_rdm([1, 2])
+
+
+def test_language_stimuli_regions_and_char_lm_layers():
+    import numpy as np
+
+    from icml26.science.brain_convergence.setting import (LMSpec, captions, lm_layer_features, lm_performance,
+                                                          make_char_lm, orthographic_region, train_char_lm)
+
+    texts, y = captions(30, 0)
+    assert texts == captions(30, 0)[0] and set(y) <= set(range(6)) and len(set(y)) > 1
+    ortho = orthographic_region(texts)
+    assert np.allclose(np.linalg.norm(ortho, axis=1), 1.0)
+    assert np.allclose(orthographic_region([texts[0]] * 2)[0], ortho[0])  # deterministic, text-only
+    spec = LMSpec(width=16, depth=2, steps=30, corruption=0.0)
+    lm = make_char_lm(spec, 0)
+    before = lm_performance(lm, texts)
+    feats = lm_layer_features(lm, texts)
+    assert len(feats) == 3 and all(f.shape == (30, 16) for f in feats)
+    train_char_lm(lm, captions(300, 1)[0], spec, 0)
+    assert lm_performance(lm, texts) > before + 0.3  # training lowers the held-out loss
+
+
+def test_language_check_is_not_checkable_without_the_arm():
+    from icml26.science.brain_convergence.experiment import check_performance_alignment_language
+
+    v = check_performance_alignment_language([{"lang/available": 0.0}] * 3)
+    assert v.status == "not-checkable" and "minilm" in v.evidence

