@@ -47,18 +47,18 @@ PAPER = Paper(
         "templates ('tell me about {name} .') that the model answers with a one-line biography; learning rate "
         "1e-2 for every method (the paper's 1e-4 is for a 7B model; picked from 1e-3, 3e-3, 1e-2 before the full "
         "run by looking at GU, refusal-only, the random subspace, GradDiff and NPO on development seed 9 and on "
-        "seed 0, which is also a reported seed); batches of 16 forget + 16 retain rows instead of an effective 64; 150 steps at most; "
+        "seed 0, which is also a reported seed); batches of 16 forget + 16 retain rows instead of an effective 64; 120 steps at most (evaluated every 10); "
         "exact name matching (word tokens) instead of fuzzy sub-word matching. Baselines written after "
         "OpenUnlearning (not on PyPI): GA, GradDiff, NPO (beta 0.1, retain NLL), IDK-SFT. Every accuracy is "
         "read on a question paraphrase that no run trains or early-stops on."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
             **_COMMON, "n_known": 10, "n_unknown": 6, "n_forget": 3, "d_model": 48, "n_layers": 2,
-            "pretrain_steps": 300, "pretrain_batch": 32, "steps": 30, "eval_every": 10,
+            "pretrain_steps": 300, "pretrain_batch": 32, "steps": 20, "eval_every": 10,
             "forget_batch": 8, "retain_batch": 8}),
         "full": Profile("full", seeds=5, timeout_s=900, params={
             **_COMMON, "n_known": 20, "n_unknown": 12, "n_forget": 5, "d_model": 64, "n_layers": 3,
-            "pretrain_steps": 500, "pretrain_batch": 64, "steps": 150, "eval_every": 10,
+            "pretrain_steps": 500, "pretrain_batch": 64, "steps": 120, "eval_every": 10,
             "forget_batch": 16, "retain_batch": 16}),
     },
     claims=(
@@ -73,7 +73,7 @@ PAPER = Paper(
                               label="min(0.10 - forget acc, retain ratio - 0.9) (both conditions in one seed)"),
                   C.threshold("gu/forget_acc", at_most=0.10, frac=0.8, label="GU forget accuracy"),
                   C.threshold("gu/retain_ratio", at_least=0.9, frac=0.8, label="GU retain accuracy / original"),
-              ).gated(*_GATES)),
+                  partly="none").gated(*_GATES)),
         Claim(id="beats-controls", kind="headline",
               statement="At matched forget accuracy GU keeps at least as much retain accuracy as refusal tuning and "
                         "gradient-based unlearning given the same synthetic prompts, and as GU with a random "

@@ -285,6 +285,13 @@ class UnlearnBatch:
             self._masks[key] = (hits, m, tail_mask(hits, self.forget_valid), masked)
         return self._masks[key]
 
+    @torch.no_grad()
+    def teacher_logits(self, teacher: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+        """The frozen teacher's logits on every forget prompt and every retain row, computed once."""
+        if "teacher" not in self._masks or self._masks["teacher"][0] is not teacher:
+            self._masks["teacher"] = (teacher, teacher(self.forget_prompts)[0], teacher(self.retain_seq)[0])
+        return self._masks["teacher"][1], self._masks["teacher"][2]
+
 
 # ----------------------------------------------------------------------------- losses
 def _nll(model: nn.Module, ids: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
@@ -330,10 +337,9 @@ def gu_loss(model: nn.Module, teacher: nn.Module, batch: UnlearnBatch, fi: torch
               + cfg.w_refusal * out["refusal"] + cfg.w_cf * out["cf"])
     scale = min(cfg.hit_boost_max, len(fi) / max(1.0, float(has.sum()))) if has.any() else 1.0
     forget = forget * scale if step < cfg.forget_end_step else forget * 0.0
-    with torch.no_grad():
-        t_logits, _ = teacher(ids)
-        r_ids, r_valid = batch.retain_seq[ri], batch.retain_valid[ri]
-        t_r, _ = teacher(r_ids)
+    t_forget, t_retain = batch.teacher_logits(teacher)  # teacher is frozen: rows are fixed, so cache
+    t_logits, t_r = t_forget[fi], t_retain[ri]
+    r_ids, r_valid = batch.retain_seq[ri], batch.retain_valid[ri]
     bg = (valid.float() - m).clamp_min(0.0)
     out["bg"] = masked_kl(logits[:, :-1], t_logits[:, :-1], bg[:, :-1], cfg.bg_T)
     s_r, _ = model(r_ids)
