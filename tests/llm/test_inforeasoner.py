@@ -133,3 +133,22 @@ def test_theory_part_holds():
     assert m["theory/min_ig"] >= -1e-9
     assert m["theory/max_telescoping_error"] <= 1e-9
     assert m["theory/max_garbling_excess"] <= 1e-9
+
+
+def test_counterfactual_reading_answer_is_in_context_and_chain_is_consistent():
+    from icml26.llm.inforeasoner.setting import _counterfactual_reading, world_config
+    from icml26.tasks.search import make_search_world
+
+    world = make_search_world(0, world_config({"n_people": 8, "n_cities": 4, "n_countries": 2, "n_companies": 3}))
+    tok = world.tokenizer
+    rng = np.random.default_rng(0)
+    for q in world.questions(2)[:5] + world.questions(1)[:5]:
+        ctx, ans = _counterfactual_reading(world, q, rng)
+        c, a = tok.decode(ctx, skip_special=False).split(), tok.decode(ans, skip_special=False).split()
+        answer = a[1:-1]
+        assert a[0] == "<answer>" and a[-1] == "</answer>"
+        assert " ".join(answer) in " ".join(c)
+        if q.hops == 2:  # the second search is about the first passage's (invented) object
+            infos = " ".join(c).split("<info>")
+            first_obj = infos[1].split("</info>")[0].split()[-1]
+            assert first_obj in infos[1].split("</info>")[1]

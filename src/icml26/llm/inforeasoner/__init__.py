@@ -40,17 +40,17 @@ PAPER = Paper(
         "retrieval-only), E5 over Wikipedia by BM25 top-1 over one passage per fact, NQ/HotpotQA by the KB's "
         "2-hop questions (alternate questions held out for evaluation), DeBERTa-MNLI entailment by the KB's "
         "alias table (exact semantic equivalence; no NLI or MiniLM model ships offline, so the issue's MiniLM "
-        "cosine variant is not run), the frozen reader by the starting policy itself, N = 4 reader samples "
+        "cosine variant is not run), the frozen reader (the paper: the frozen base model) by the starting policy fine-tuned for 80 steps on counterfactual reading exercises (every fact's object in the gold passages replaced by a random entity of its type, loss on the answer only, so nothing true is taught) and then frozen, because the shared base policy copies the answer from a gold passage only ~0.79 of the time, below the issue's reader gate of 0.8 (the base model as reader is still run and reported under base_reader/), N = 4 reader samples "
         "(paper 5-10), group size 4 (code 3), and 1005 steps x 512 prompts by a few steps of 4 prompts. The "
         "information-theoretic properties are checked exactly on random discrete channels (K = 8 classes)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            "world": _QUICK_WORLD, "theory_instances": 20, "reader_n": 2, "credit_samples": 1,
+            "world": _QUICK_WORLD, "theory_instances": 20, "reader_n": 2, "reader_steps": 5, "credit_samples": 1,
             "steps": 1, "batch": 2, "group": 2, "lr": 1e-3, "beta": 0.001, "coef": 0.6}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "world": {}, "theory_instances": 500, "reader_n": 4, "credit_samples": 2,
-            "steps": 6, "batch": 4, "group": 4, "lr": 1e-3, "beta": 0.001, "coef": 0.6}, timeout_s=900),
+            "world": {}, "theory_instances": 500, "reader_n": 4, "reader_steps": 80, "credit_samples": 2,
+            "steps": 8, "batch": 4, "group": 4, "lr": 3e-4, "beta": 0.001, "coef": 0.6}, timeout_s=900),
     },
     claims=(
         Claim(
@@ -59,7 +59,7 @@ PAPER = Paper(
                        "(sum_t IG_t = H(b_0) - E H(b_T)) and cannot grow when the retrieval channel is garbled."),
             paper_value="theoretical (non-negativity, telescoping additivity, channel monotonicity)",
             check=C.all_of(
-                C.threshold("theory/min_ig", at_least=-1e-9, label="min expected IG over 500 random instances"),
+                C.threshold("theory/min_ig", at_least=-1e-9, label="min expected IG over random instances"),
                 C.threshold("theory/max_telescoping_error", at_most=1e-9, label="max |sum IG_t - (H0 - E H_T)|"),
                 C.threshold("theory/max_garbling_excess", at_most=1e-9, label="max IG(garbled) - IG(channel)"),
                 partly="none")),

@@ -178,14 +178,20 @@ def credit(base, world, reader, n_samples: int, seed: int) -> dict[str, float]:
 def run(profile: Profile, seed: int) -> dict:
     import torch
 
-    from icml26.llm.inforeasoner.setting import Reader, load, world_config
+    from icml26.llm.inforeasoner.setting import Reader, load, tune_reader, world_config
 
     torch.set_num_threads(profile.cpus)
     p = dict(profile.params)
     m: dict = {}
     m.update(theory(p["theory_instances"], seed))
     base, world = load(seed, world_config(p["world"]))
-    reader = Reader(base, world, n=p["reader_n"], seed=seed)
+    # the paper's reader (the frozen base model), reported beside the claims' reader
+    plain = Reader(base, world, n=p["reader_n"], seed=seed)
+    m.update({k.replace("gate/", "base_reader/"): v for k, v in reader_gate(plain, world).items()})
+    m.update({k.replace("credit/", "base_reader/"): v for k, v in credit(base, world, plain, p["credit_samples"], seed).items()
+              if k.startswith("credit/auroc")})
+    # the claims' reader: the base model tuned to read (counterfactual passages), frozen
+    reader = Reader(tune_reader(base, world, steps=p["reader_steps"], seed=seed), world, n=p["reader_n"], seed=seed)
     m.update(reader_gate(reader, world))
     m.update(credit(base, world, reader, p["credit_samples"], seed))
     m.update(train_arms(base, world, reader, p, seed))

@@ -132,3 +132,66 @@ def reader_accuracy(reader: Reader, world: SearchWorld, questions: Sequence[Ques
     without = [answer_matches(reader.greedy_answer(q, []), q) for q in questions]
     chance = [1.0 / len(kb.by_type(kb.entities[q.answer])) for q in questions]
     return {"gold_doc": float(np.mean(with_doc)), "no_doc": float(np.mean(without)), "chance": float(np.mean(chance))}
+
+
+def _counterfactual_reading(world: SearchWorld, q: Question, rng: np.random.Generator) -> tuple[list[int], list[int]]:
+    """(context ids, answer ids) of a reading exercise: ``q``'s gold search turns with every fact's object replaced
+    by a random entity of the same type, so the answer can only come from the passage (nothing true is taught)."""
+    from icml26.tasks.kb import Fact
+    from icml26.tasks.search import QUERY, norm
+
+    kb, tok = world.kb, world.tokenizer
+    segs: list[str] = []
+    obj: str | None = None
+    for fid in q.facts:
+        f = kb.facts[fid]
+        subject = f.subject if obj is None else obj  # a 2-hop chain continues from the invented bridge
+        pool = kb.by_type(kb.entities[f.object])
+        obj = pool[int(rng.integers(0, len(pool)))]
+        cf = Fact(subject, f.relation, obj, f.id)
+        query = norm(QUERY[cf.relation].format(s=cf.subject))
+        segs.append(f"<search> {query} </search> <info> {norm(cf.text(0))} </info>")
+    return tok.encode(" ".join(segs)), tok.encode(f"<answer> {norm(obj)} </answer>")
+
+
+def tune_reader(base: torch.nn.Module, world: SearchWorld, *, steps: int = 120, batch: int = 32, lr: float = 1e-3,
+                seed: int = 0) -> torch.nn.Module:
+    """A frozen reader: a copy of ``base`` fine-tuned on counterfactual reading exercises (loss on the answer only).
+
+    The paper's reader is the frozen base model itself; the shared base policy copies the answer from a gold
+    passage only ~0.8 of the time, so the reproduction also builds this reader (our choice, following the
+    card's plan of a tiny reader that answers from context) and reports both.
+    """
+    import copy
+
+    from icml26.nn.train import train_lm
+
+    model = copy.deepcopy(base)
+    for p in model.parameters():
+        p.requires_grad_(True)
+    qs = world.questions(1) + world.questions(2)
+    tok = world.tokenizer
+    limit = model.cfg.max_len
+
+    def sample_batch(gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        rows = []
+        for i in rng.integers(0, len(qs), size=batch):
+            q = qs[int(i)]
+            p = tok.encode(prompt_text(q), bos=True)
+            ctx, ans = _counterfactual_reading(world, q, rng)
+            ids = (p + ctx + ans)[:limit]
+            tgt = ([-100] * (len(p) + len(ctx) - 1) + ans)[:len(ids) - 1]
+            rows.append((ids, tgt))
+        n = max(len(r) for r, _ in rows)
+        x = torch.full((len(rows), n), tok.pad_id, dtype=torch.long)
+        y = torch.full((len(rows), n - 1), -100, dtype=torch.long)
+        for j, (r, t) in enumerate(rows):
+            x[j, :len(r)] = torch.tensor(r)
+            y[j, :len(t)] = torch.tensor(t)
+        return x, y
+
+    train_lm(model, sample_batch, steps=steps, lr=lr, warmup=10, seed=seed)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model.eval()
