@@ -42,12 +42,18 @@ import numpy as np
 
 from icml26.core.validate import as_rng, as_vector, check_finite, check_positive
 
+
+def _vec(name: str, x: object, length: int | None = None) -> np.ndarray:
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D array of numbers, got {type(x).__name__}")
+    return as_vector(name, x, length)
+
 Entail = Callable[[str, str], float]
 
 
 # ----------------------------------------------------------------------------- exact theory
 def _as_distribution(name: str, p: object) -> np.ndarray:
-    v = as_vector(name, p)
+    v = _vec(name, p)
     if np.any(v < 0) or abs(v.sum() - 1.0) > 1e-8:
         raise ValueError(f"{name} must be a probability vector (non-negative, summing to 1)")
     return v
@@ -167,7 +173,7 @@ def alias_entailment(gold_aliases: Sequence[str]) -> Entail:
 
 def _weights(answers: object, mean_logprobs: object) -> tuple[list[str], np.ndarray]:
     ans = _texts("answers", answers)
-    lp = as_vector("mean_logprobs", mean_logprobs, len(ans))
+    lp = _vec("mean_logprobs", mean_logprobs, len(ans))
     w = np.exp(lp - lp.max())
     return ans, w / w.sum()
 
@@ -221,8 +227,8 @@ def hard_gold_mass(answers: Sequence[str], mean_logprobs: object, gold_aliases: 
 
 def delta_ig(s_context: object, s_empty: object, *, form: str = "difference", eps: float = 1e-3) -> np.ndarray:
     """Delta IG per trajectory: S(C) - S(empty) (the code's default) or log(S(C)+eps) - log(S(empty)+eps)."""
-    sc = as_vector("s_context", s_context)
-    se = as_vector("s_empty", s_empty, sc.size)
+    sc = _vec("s_context", s_context)
+    se = _vec("s_empty", s_empty, sc.size)
     for name, v in (("s_context", sc), ("s_empty", se)):
         if np.any(v < 0) or np.any(v > 1):
             raise ValueError(f"{name} must hold masses in [0, 1]")
@@ -236,17 +242,17 @@ def delta_ig(s_context: object, s_empty: object, *, form: str = "difference", ep
 
 def inforeasoner_reward(em: object, bonus: object, retrieved: object, *, coef: float = 0.6) -> np.ndarray:
     """R = EM + coef * bonus where the trajectory retrieved anything, else EM (shapes (n,))."""
-    e = as_vector("em", em)
-    b = as_vector("bonus", bonus, e.size)
-    r = as_vector("retrieved", retrieved, e.size)
+    e = _vec("em", em)
+    b = _vec("bonus", bonus, e.size)
+    r = _vec("retrieved", retrieved, e.size)
     coef = check_positive("coef", coef, strict=False)
     return e + coef * b * (r > 0)
 
 
 def shuffled_bonus(bonus: object, retrieved: object, seed: int | np.random.Generator = 0) -> np.ndarray:
     """The bonus values permuted among the trajectories that retrieved (same distribution, no information)."""
-    b = as_vector("bonus", bonus)
-    r = as_vector("retrieved", retrieved, b.size) > 0
+    b = _vec("bonus", bonus)
+    r = _vec("retrieved", retrieved, b.size) > 0
     rng = as_rng("seed", seed)
     out = b.copy()
     idx = np.flatnonzero(r)
@@ -264,8 +270,8 @@ def answer_in_context_bonus(context: str, gold_aliases: Sequence[str]) -> float:
 
 def auroc(scores: object, labels: object) -> float:
     """Area under the ROC curve of ``scores`` for binary ``labels`` (ties count 1/2): P(s+ > s-)."""
-    s = as_vector("scores", scores)
-    y = as_vector("labels", labels, s.size)
+    s = _vec("scores", scores)
+    y = _vec("labels", labels, s.size)
     if not np.all((y == 0) | (y == 1)):
         raise ValueError("labels must be 0 or 1")
     pos, neg = s[y == 1], s[y == 0]
