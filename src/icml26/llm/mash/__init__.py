@@ -37,7 +37,7 @@ PAPER = Paper(
         "seen 1-3 times, and knows the Search-R1 trace format) with BM25 top-1 retrieval made noisy (the retrieved "
         "passage replaced by a random one with probability 0.2); 1-hop and 2-hop questions are split 50/50 into RL "
         "training and test questions, and one policy is trained on both hop counts (lambda by hop count) where the "
-        "paper trains per dataset; at most 3 searches (paper 5); G = 8 rollouts, 8 questions per step and 40 steps at lr 1e-3 instead of G = 16, 64 prompts, lr 1e-6 and hundreds of steps; no entropy bonus (the "
+        "paper trains per dataset; at most 3 searches (paper 5); G = 8 rollouts, 8 questions per step and 30 steps at lr 1e-3 instead of G = 16, 64 prompts, lr 1e-6 and hundreds of steps; no entropy bonus (the "
         "shared GRPO has none; paper 0.001); the AFH-style SFT and DPO abstention baselines are trained on the RL "
         "training questions with the boundary label 'known' = at least 5 of 10 closed-book samples correct, the "
         "abstain target being the first search request. Delta is decided on a least-squares line of abstention on "
@@ -52,7 +52,7 @@ PAPER = Paper(
             "group": 4, "rl_lr": 1e-3, "label_steps": 5, "dpo_lr": 2e-4}, timeout_s=300),
         "full": Profile("full", seeds=5, params={
             "search_config": {"steps": 600},
-            "helper_p": 0.8, "warm_samples": 8, "warm_steps": 60, "sft_lr": 1e-3, "rl_steps": 40, "prompts": 8,
+            "helper_p": 0.8, "warm_samples": 8, "warm_steps": 60, "sft_lr": 1e-3, "rl_steps": 30, "prompts": 8,
             "group": 8, "rl_lr": 1e-3, "label_steps": 60, "dpo_lr": 2e-4}, timeout_s=900, cpus=1),
     },
     claims=(

@@ -320,10 +320,10 @@ class RLHistory:
     searches: list[float] = field(default_factory=list)
 
     def gain(self, name: str = "reward") -> float:
-        """Mean of the last quarter of steps minus mean of the first quarter."""
+        """Mean of the second half of the steps minus mean of the first half (per-step values are noisy)."""
         x = np.asarray(getattr(self, name), dtype=float)
-        q = max(1, x.size // 4)
-        return float(x[-q:].mean() - x[:q].mean())
+        h = max(1, x.size // 2)
+        return float(x[-h:].mean() - x[:h].mean())
 
 
 def train_search_rl(model, world, questions: Sequence, cfg: RLConfig, *, seed: int = 0) -> RLHistory:
