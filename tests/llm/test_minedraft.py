@@ -8,7 +8,7 @@ import torch
 
 from icml26.llm.minedraft.method import (DraftSide, InlineDrafter, RaggedCache, TargetSide, expected_tokens,
                                          generate_psd, generate_sd, generate_target_only, psd_speedup_model,
-                                         ragged_forward, verify_greedy, verify_sampling)
+                                         verify_greedy, verify_sampling)
 from icml26.nn.transformer import LMConfig, TinyLM
 
 
@@ -18,39 +18,6 @@ def models():
     tg = TinyLM(LMConfig(vocab_size=12, d_model=32, n_layers=2, n_heads=4, max_len=96)).eval()
     dr = TinyLM(LMConfig(vocab_size=12, d_model=16, n_layers=1, n_heads=2, max_len=96)).eval()
     return tg, dr
-
-
-def test_ragged_forward_matches_full_forward(models):
-    tg, _ = models
-    g = torch.Generator().manual_seed(1)
-    seqs = [torch.randint(0, 12, (n,), generator=g).tolist() for n in (9, 13, 7)]
-    cache = RaggedCache(tg, 3, 40)
-    # feed each row in chunks of different sizes, padded to a common width
-    fed = [0, 0, 0]
-    for chunk in ((3, 5, 2), (4, 1, 3), (2, 7, 2)):
-        t = max(chunk)
-        idx = torch.zeros(3, t, dtype=torch.long)
-        for i, c in enumerate(chunk):
-            idx[i, :c] = torch.tensor(seqs[i][fed[i]:fed[i] + c])
-        logits = ragged_forward(tg, cache, idx, torch.arange(3), torch.tensor(chunk))
-        for i, c in enumerate(chunk):
-            with torch.no_grad():
-                full, _ = tg(torch.tensor([seqs[i][:fed[i] + c]]))
-            torch.testing.assert_close(logits[i, :c], full[0, fed[i]:fed[i] + c], atol=1e-5, rtol=1e-5)
-            fed[i] += c
-    assert cache.length.tolist() == fed
-
-
-def test_ragged_forward_subset_rows_and_stale_entries(models):
-    tg, _ = models
-    seq = list(range(10))
-    cache = RaggedCache(tg, 2, 30)
-    ragged_forward(tg, cache, torch.tensor([seq[:6], seq[:6]]), torch.arange(2), torch.tensor([6, 6]))
-    cache.length[1] = 4  # "reject" the last two positions of row 1, then append different tokens
-    out = ragged_forward(tg, cache, torch.tensor([[7, 8]]), torch.tensor([1]), torch.tensor([2]))
-    with torch.no_grad():
-        full, _ = tg(torch.tensor([seq[:4] + [7, 8]]))
-    torch.testing.assert_close(out[0], full[0, 4:6], atol=1e-5, rtol=1e-5)
 
 
 def test_verify_greedy_known_answer():
