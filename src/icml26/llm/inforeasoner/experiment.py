@@ -164,12 +164,18 @@ def credit(base, world, reader, n_samples: int, seed: int) -> dict[str, float]:
     sc = trajectory_scores(reader, world, qs, rs)
     keep = sc["retrieved"] > 0
     label = np.array([float(any(world.documents[q.facts[0]] in ps for ps in r.retrieved)) for q, r in zip(qs, rs)])
+    # exploratory (not a claim): the passage that holds the answer (last fact on the chain) was retrieved
+    answer_doc = np.array([float(any(world.documents[q.facts[-1]] in ps for ps in r.retrieved)) for q, r in zip(qs, rs)])
+    ya = answer_doc[keep]
     y = label[keep]
     ok = keep.sum() > 0 and 0 < y.sum() < y.size
     f = (lambda s: auroc(s[keep], y)) if ok else (lambda s: float("nan"))
+    ok_a = keep.sum() > 0 and 0 < ya.sum() < ya.size
     return {"credit/auroc_dig": f(sc["dig"]), "credit/auroc_dig_log": f(sc["dig_log"]),
             "credit/auroc_alias": f(sc["alias"]), "credit/n": float(keep.sum()),
             "credit/bridge_rate": float(y.mean()) if keep.sum() else float("nan"),
+            "credit/auroc_dig_answer_doc": auroc(sc["dig"][keep], ya) if ok_a else float("nan"),
+            "credit/answer_doc_rate": float(ya.mean()) if keep.sum() else float("nan"),
             "credit/mean_dig_bridge": float(sc["dig"][keep][y == 1].mean()) if ok else float("nan"),
             "credit/mean_dig_no_bridge": float(sc["dig"][keep][y == 0].mean()) if ok else float("nan")}
 
