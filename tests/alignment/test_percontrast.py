@@ -163,3 +163,17 @@ def test_bad_input():
         S.make_examples(S.make_users(3, 0), np.arange(3), 2, "poem")
     with pytest.raises(ValueError, match="scheme"):
         M.train_weighted(None, None, scheme="focal")
+
+
+def test_drop_profile_keeps_responses_and_zeroes_the_intervention(world, model):
+    _, data = world
+    d = S.drop_profile(data, 0.5, seed=0)
+    dropped = [i for i in range(len(d)) if not torch.equal(d.ids[i], data.ids[i])]
+    assert 0 < len(dropped) < len(d)
+    for i in range(len(d)):
+        s, L = int(d.start[i]), int(d.length[i])
+        s0 = int(data.start[i])
+        assert torch.equal(d.ids[i, s : s + L], data.ids[i, s0 : s0 + L])
+    b = d.subset(torch.tensor(dropped[:4]))
+    for ids_wo, st in ((b.ids_masked, b.start), (b.ids_deleted, b.start_deleted)):
+        assert float(M.personal_influence(model, b.ids, b.start, ids_wo, st, b.length).abs().max()) < 1e-6

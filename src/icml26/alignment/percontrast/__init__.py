@@ -15,7 +15,8 @@ from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
 _COMMON = {"n_users": 200, "batch": 32, "lr": 3e-3, "lr_mult": 3.0, "w_max": 5.0, "normalise": "weights",
-           "distractor": True, "threads": 1}
+           "distractor": False, "profile_dropout": 0.15,
+           "threads": 1}
 _GATES = (C.gate("gate/ce_loss_ratio", at_least=2.0, why="CE's held-out loss halves"),
           C.gate("gate/oracle_gain", at_least=0.03, frac=0.8,
                  why="oracle-mask weights beat CE by >= 0.03 slot accuracy in >= 80% of seeds"))
@@ -29,28 +30,33 @@ PAPER = Paper(
     examples="icml26.alignment.percontrast.method:EXAMPLES",
     substitution=(
         "Kept: PerContrast's no-gradient causal intervention (log PIR = log p(y_t | u, x, y_<t) - log p(y_t | x, "
-        "y_<t), the profile u masked by a placeholder or deleted: both implemented, masking used by PerCE), the "
-        "PerCE weighted cross-entropy with weights held fixed, and the bootstrap (weights re-estimated with the "
-        "current model at every step, after a plain-CE warm-up). Not in the readable sources (only the abstract, "
-        "introduction and third-party summaries could be read) and so chosen by us: the transform w = clip(PIR, 1, "
-        "w_max = 5), normalisation by the sum of weights, re-estimation every step, and the warm-up (the shared "
-        "CE base model). Replaced: Qwen3-4B and other LLMs fine-tuned on LongLaMP / ALOE / LaMP by a 2-layer "
-        "TinyLM (d = 48, word-level tokenizer of ~170 words) trained from scratch: a shared CE base, then equal "
-        "fine-tuning budgets per scheme. The data are synthetic: 200 users with a colour, an item and a tone, a "
-        "history of 3 sentences leaking them plus a distractor colour, 5 query and 5 response templates per task "
-        "family (recommend, review); each ~22-word response holds 3 personal tokens (~13%), a topic copied from "
-        "the query and a random weekday; 20% of users held out for testing. ROUGE-L (rouge-score) and METEOR "
-        "(nltk, exact and stem matches only: WordNet data cannot be downloaded) score free generation; the "
-        "headline personalisation metric is teacher-forced personal-slot accuracy on held-out users. The paper's "
-        "LLM-judge scores and benchmark percentages are not reproduced."
+        "y_<t), the profile u masked by a placeholder or deleted: both implemented and both scored, masking used "
+        "by PerCE), the PerCE weighted cross-entropy with the weights held fixed, and the bootstrap (weights "
+        "re-estimated with the current model at every step, after a plain-CE warm-up). Not in the sources we could "
+        "read (the abstract, introduction and third-party summaries; the method section was not reachable) and so "
+        "chosen by us: w = clip(PIR, 1, w_max = 5), normalisation by the sum of the weights, re-estimation every "
+        "step, and the warm-up (a shared CE base model). Replaced: Qwen3-4B and other LLMs fine-tuned on LongLaMP / "
+        "ALOE / LaMP by a 2-layer TinyLM (d = 48, word-level tokenizer of ~150 words) trained from scratch: a shared "
+        "base trained with plain CE for 300 steps (constant lr 3e-3), then 120 fine-tuning steps per scheme from "
+        "copies of it (same batches, lr 3e-3 with warm-up and cosine decay). The data are synthetic: 200 users with "
+        "a colour, an item and a tone (8 values each), a profile of three short phrases that leak them in random "
+        "order, 5 query and 5 response templates per task family (recommend, review); each ~23-word response holds "
+        "3 personal tokens (~13%), a topic copied from the query and a random weekday; 20% of users are held out for "
+        "testing. 15% of the training examples come without their profile (masked or deleted) in every arm, so that "
+        "the intervention's inputs are in-distribution for a model trained from scratch (an LLM reads a prompt "
+        "without a profile natively; without this the masked input shifted every token's probability and PerCE "
+        "up-weighted generic tokens as much as personal ones). ROUGE-L (rouge-score) and METEOR (nltk, exact and "
+        "stem matches only: the WordNet data cannot be downloaded here) score greedy free generation; the headline "
+        "personalisation metric is teacher-forced personal-slot accuracy on held-out users. The paper's LLM-judge "
+        "scores and benchmark percentages are not reproduced."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
-            **_COMMON, "n_train": 1500, "n_test": 150, "d_model": 32, "base_steps": 30, "steps": 40, "n_gen": 10,
+            **_COMMON, "n_users": 60, "n_train": 300, "n_test": 60, "d_model": 16, "base_steps": 15, "steps": 16,
+            "n_gen": 4, "arms": ["ce", "perce", "random", "loss", "oracle"]}),
+        "full": Profile("full", seeds=5, timeout_s=1200, params={
+            **_COMMON, "n_train": 3000, "n_test": 200, "d_model": 48, "base_steps": 300, "steps": 120, "n_gen": 20,
             "arms": ["ce", "perce", "random", "loss", "oracle"]}),
-        "full": Profile("full", seeds=5, timeout_s=900, params={
-            **_COMMON, "n_train": 3000, "n_test": 300, "d_model": 48, "base_steps": 400, "steps": 200, "n_gen": 40,
-            "arms": ["ce", "perce", "random", "loss", "oracle", "perce_delete"]}),
     },
     claims=(
         Claim(id="improves-personalisation", kind="headline",

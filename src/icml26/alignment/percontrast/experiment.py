@@ -4,15 +4,17 @@ One seed:
 
 1. ``setting.make_world``: users split into training and held-out users; examples of the
    ``recommend`` family (A) for training and testing, and of the ``review`` family (B) for the
-   cross-task test; the personal tokens of every response are known.
+   cross-task test; the personal tokens of every response are known. ``profile_dropout`` of
+   the training examples come without their profile (``setting.drop_profile``).
 2. ``base``: a TinyLM trained with plain CE on A for ``base_steps`` steps (the shared starting
    point, standing in for the pretrained LLM the paper fine-tunes; also the CE warm-up the
    bootstrap needs). Its held-out loss before and after is the training gate.
 3. ``arms``: from a copy of the base, ``steps`` more steps of each scheme at learning rate
    ``lr`` (same batches, same schedule): CE, PerCE (PerContrast weights re-estimated every step,
    profile masked), random weights with PerCE's distribution, loss-ratio weights (Rho-1/focal
-   style), oracle weights on the true personal tokens (upper reference), and PerCE with the
-   profile deleted instead of masked (reported). CE and PerCE again at ``lr_mult`` x ``lr``; CE
+   style), oracle weights on the true personal tokens (upper reference), and optionally
+   (``perce_delete``) PerCE with the profile deleted instead of masked. CE and PerCE again at
+   ``lr_mult`` x ``lr``; CE
    from the base trained on family B (the in-domain reference for transfer).
 4. ``evaluate``: teacher-forced personal-slot accuracy on held-out users (the learning curve at
    four checkpoints and the end), generic-token perplexity, held-out loss, slot accuracy on
@@ -41,7 +43,7 @@ from icml26.core.seeding import seed_everything
 from icml26.nn.transformer import LMConfig, TinyLM
 
 from .method import personal_influence, response_logprobs, train_weighted, weighted_ce
-from .setting import KIND_GENERIC, KIND_PERSONAL, Batch, encode, make_tokenizer, make_world
+from .setting import KIND_GENERIC, KIND_PERSONAL, Batch, drop_profile, encode, make_tokenizer, make_world
 
 CONTROLS = ("ce", "random", "loss")
 
@@ -146,7 +148,7 @@ def identities(model, data: Batch) -> dict:
     tgt = b.ids.gather(1, pos).masked_fill(~valid, -100)
     pred_logits = logits.gather(1, (pos - 1)[..., None].expand(-1, -1, logits.shape[-1]))
     ce = F.cross_entropy(pred_logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), ignore_index=-100)
-    err = abs(float(weighted_ce(lp, valid.float(), valid)) - float(ce))
+    err = abs(float(weighted_ce(lp, valid.float(), valid).detach()) - float(ce.detach()))
     err = max(err, float(personal_influence(model, b.ids, b.start, b.ids, b.start, b.length).abs().max()))
     g = torch.Generator().manual_seed(0)
     w = (torch.rand(lp.shape, generator=g) * 4 + 1) * valid
@@ -164,7 +166,7 @@ def train_base(tok, train: Batch, test: Batch, p: Profile, seed: int) -> tuple[T
                             max_len=int(train.ids.shape[1]) + 8))
     loss0 = token_losses(model, test)["heldout_loss"]
     train_weighted(model, train, scheme="ce", steps=p["base_steps"], batch_size=p["batch"], lr=p["lr"],
-                   warmup_steps=0, seed=seed)
+                   warmup_steps=0, schedule="constant", seed=seed)
     return model, {"base/heldout_loss_init": loss0, "base/slot_acc": slot_accuracy(model, test),
                    **{f"base/{k}": v for k, v in token_losses(model, test).items()}}
 
@@ -196,8 +198,9 @@ def run(profile: Profile, seed: int) -> dict:
     tok = make_tokenizer()
     world = make_world(p["n_users"], p["n_train"], p["n_test"], family="recommend", seed=rng,
                        distractor=p["distractor"])
-    train, test = encode(world["train"], tok), encode(world["test"], tok)
-    train_b, test_b = encode(world["transfer_train"], tok), encode(world["transfer_test"], tok)
+    train = drop_profile(encode(world["train"], tok), p["profile_dropout"], rng)
+    train_b = drop_profile(encode(world["transfer_train"], tok), p["profile_dropout"], rng)
+    test, test_b = encode(world["test"], tok), encode(world["transfer_test"], tok)
     m: dict = {"data/personal_frac": float(train.personal.sum() / train.valid.sum())}
     base, info = train_base(tok, train, test, p, seed)
     m.update(info)

@@ -189,15 +189,15 @@ def token_weights(scheme: str, model, batch, *, transform: str = "clip", w_max: 
 
 def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batch_size: int = 32, lr: float = 3e-3,
                    warmup_steps: int = 50, lr_warmup: int = 20, transform: str = "clip", w_max: float = 5.0,
-                   gamma: float = 1.0, removal: str = "mask", normalise: str = "weights", seed: int = 0,
-                   on_step: Callable[[int, object], None] | None = None) -> dict:
+                   gamma: float = 1.0, removal: str = "mask", normalise: str = "weights", schedule: str = "cosine",
+                   seed: int = 0, on_step: Callable[[int, object], None] | None = None) -> dict:
     """Train ``model`` on ``data`` (a :class:`~icml26.alignment.percontrast.setting.Batch`) with one weighting scheme.
 
     The first ``warmup_steps`` steps are plain CE for every scheme (the paper's bootstrap needs a
     model that already reads u); afterwards each step re-estimates the batch's weights with the
     current model (E-step) and takes one AdamW step on :func:`weighted_ce` (M-step). Learning
     rate: linear warm-up over ``lr_warmup`` steps, then cosine decay to 10% (as
-    :func:`icml26.nn.train.train_lm`). Returns the loss history and the weight each token kind
+    :func:`icml26.nn.train.train_lm`) or, with ``schedule="constant"``, constant. Returns the loss history and the weight each token kind
     received on average (after the warm-up).
     """
     if scheme not in SCHEMES:
@@ -206,12 +206,16 @@ def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batc
     batch_size = check_int("batch_size", batch_size, minimum=1)
     warmup_steps = check_int("warmup_steps", warmup_steps, minimum=0)
     lr = check_positive("lr", lr)
+    if schedule not in ("cosine", "constant"):
+        raise ValueError(f"schedule must be 'cosine' or 'constant', got {schedule!r}")
     gen = torch.Generator().manual_seed(int(seed))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
 
     def schedule(step: int) -> float:
         if step < lr_warmup:
             return (step + 1) / lr_warmup
+        if schedule == "constant":
+            return 1.0
         frac = (step - lr_warmup) / max(1, steps - lr_warmup)
         return 0.5 * (1 + float(np.cos(np.pi * frac))) * 0.9 + 0.1
 

@@ -4,9 +4,9 @@ Each user has three attributes (a colour, an item, a tone, 8 values each). An ex
 
     <bos> history | query | response <eos>
 
-* history (the user profile u): three short sentences, in random order, that each leak one
-  attribute ("i painted my room red ."), plus one distractor sentence that names a colour
-  that is *not* the user's ("my neighbour likes blue things .");
+* history (the user profile u): three short phrases, in random order, that each leak one
+  attribute ("likes red .", "owns a lamp .", "seems calm ."), optionally plus a distractor
+  phrase that names a colour that is *not* the user's ("hates blue .");
 * query (x): one of five templates of a task family, naming a topic (desk, kitchen, ...);
 * response (y): one of five templates of the same family, about 22 words, with four kinds of
   position, known by construction:
@@ -46,11 +46,11 @@ FAMILIES = ("recommend", "review")
 KIND_GENERIC, KIND_PERSONAL, KIND_QUERY, KIND_NOISE = 0, 1, 2, 3
 
 HISTORY = {
-    "colour": ("i painted my room {colour} .", "my favourite shirt is {colour} .", "i only wear {colour} socks ."),
-    "item": ("last week i bought a new {item} .", "i always wanted a nice {item} .", "my old {item} just broke ."),
-    "tone": ("friends say i am very {tone} .", "i try to stay {tone} at work .", "people call me {tone} ."),
+    "colour": ("likes {colour} .", "wears {colour} .", "paints {colour} ."),
+    "item": ("owns a {item} .", "wants a {item} .", "broke a {item} ."),
+    "tone": ("is {tone} .", "seems {tone} .", "acts {tone} ."),
 }
-DISTRACTOR = ("my neighbour likes {other} things .", "i saw a {other} bird today .")
+DISTRACTOR = ("hates {other} .", "avoids {other} .")
 
 QUERIES = {
     "recommend": ("can you suggest something for my {topic} ?", "what should i buy for the {topic} ?",
@@ -249,3 +249,37 @@ def make_world(n_users: int, n_train: int, n_test: int, family: str = "recommend
             "test": make_examples(users, test_u, n_test, family, rng, distractor=distractor),
             "transfer_train": make_examples(users, train_u, n_train, other, rng, distractor=distractor),
             "transfer_test": make_examples(users, test_u, n_test, other, rng, distractor=distractor)}
+
+
+def drop_profile(data: Batch, frac: float, seed=None) -> Batch:
+    """A copy of ``data`` in which a fraction ``frac`` of the examples come without their profile
+    (half of them masked, half deleted), so that the inputs of the intervention are in-distribution.
+
+    A pretrained LLM reads a prompt without a user profile as easily as one with it; a model
+    trained from scratch only on profiled inputs does not, and its probabilities on masked or
+    deleted inputs shift for every token (not only the personal ones). Rows without a profile
+    keep their ``kinds``; their ``ids_masked``/``ids_deleted`` equal their ``ids`` (log PIR = 0).
+    """
+    if not (isinstance(frac, (int, float)) and 0.0 <= frac < 1.0):
+        raise ValueError(f"frac must be a number in [0, 1), got {frac!r}")
+    rng = as_rng("seed", seed)
+    n, t = data.ids.shape
+    pick = rng.random(n) < frac
+    use_delete = rng.random(n) < 0.5
+    ids, ids_m = data.ids.clone(), data.ids_masked.clone()
+    ids_d = torch.zeros(n, t, dtype=data.ids.dtype)  # widened: a masked row is as long as its full row
+    ids_d[:, : data.ids_deleted.shape[1]] = data.ids_deleted
+    start, start_d = data.start.clone(), data.start_deleted.clone()
+    for i in np.flatnonzero(pick):
+        row = torch.zeros(t, dtype=data.ids.dtype)
+        if use_delete[i]:
+            row[: data.ids_deleted.shape[1]] = data.ids_deleted[i]
+            st = data.start_deleted[i]
+        else:
+            row = data.ids_masked[i].clone()
+            st = data.start[i]
+        ids[i], ids_m[i], ids_d[i] = row, row, row
+        start[i], start_d[i] = st, st
+    t2 = int((start_d + data.length).max())
+    return Batch(ids, ids_m, ids_d[:, :t2], start, start_d, data.length.clone(), data.kinds.clone(),
+                 list(data.examples))
