@@ -190,3 +190,12 @@ def test_effect_over_noise_check():
           for s in range(3)]
     assert E.check_effect_over_noise(ms).status == "reproduced"
     assert E.check_effect_over_noise(E.control_effect_over_noise(ms)).status == "not-reproduced"
+
+
+def test_cached_suite_is_read_back(tmp_path):
+    """A second call reads the fitted files back, so Unigram/WordPiece ids are the same in a seed re-run."""
+    a = M.cached_suite(TEXTS, SIZES, tmp_path)
+    b = M.cached_suite(TEXTS, SIZES, tmp_path)
+    for name in M.SUITE:
+        assert a[name].backend.to_str() == b[name].backend.to_str()
+        assert a[name].kind == M.train_suite(TEXTS, SIZES, members=[name])[name].kind
