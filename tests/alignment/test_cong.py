@@ -221,3 +221,24 @@ def test_bad_arguments_are_named():
         decode(_lm(0), make_prompts(TASK, 2), 2, greedy="yes")
     with pytest.raises(ValueError, match="responses"):
         implicit_reward(_lm(0), _lm(1), make_prompts(TASK, 2), np.zeros((3, 4)))
+
+
+# ----------------------------------------------------------------------------- the hand-written verdict rule
+def _rows(diffs, gain=0.1, ceiling=0.05):
+    return [{"strong/cong/R": 0.5 + d, "strong/cong_s/R": 0.5, "weak/gain": gain, "gate/ceiling_gap": ceiling}
+            for d in diffs]
+
+
+def test_cong_beats_cong_s_rule_follows_the_preregistration():
+    """Issue 23: ConG > ConG-S reproduced in >= 3/5 seeds, partly in fewer (at least one), and undecided
+    (not-checkable) when the weak-DPO or ceiling gate fails."""
+    from icml26.alignment.cong.experiment import check_cong_beats_cong_s
+
+    assert check_cong_beats_cong_s(_rows([0.1, 0.1, 0.1, -0.1, -0.1])).status == "reproduced"
+    assert check_cong_beats_cong_s(_rows([0.1, 0.1, -0.1, -0.1, -0.1])).status == "partly"
+    assert check_cong_beats_cong_s(_rows([0.1, -0.1, -0.1, -0.1, -0.1])).status == "partly"
+    assert check_cong_beats_cong_s(_rows([-0.1] * 5)).status == "not-reproduced"
+    assert check_cong_beats_cong_s(_rows([0.0] * 5)).status == "not-reproduced"  # ties are not wins
+    assert check_cong_beats_cong_s(_rows([0.1] * 5, gain=0.01)).status == "not-checkable"  # weak DPO did not move R
+    assert check_cong_beats_cong_s(_rows([0.1] * 5, gain=0.3)).status == "not-checkable"   # no room left
+    assert check_cong_beats_cong_s(_rows([0.1] * 5, ceiling=-0.1)).status == "not-checkable"

@@ -19,6 +19,18 @@ Parts of one seed (each a named function below):
 
 Evaluation: mean hidden reward of two T = 1 samples per held-out prompt (greedy reported too) and
 the win rate against the untrained strong model (pairwise R, ties 1/2), our AlpacaEval stand-in.
+
+Review note (after the full run; no check changed). The pre-registered gate on the weak DPO (R up
+by 0.05..0.2) passed, and the claims are kept ``not-reproduced`` rather than gated to
+``not-checkable`` on the near-zero ``data/spearman``: that Spearman is part of the paper's own
+claim (Fig. 1b), and a diagnostic outside the store (seeds 0, 1) shows the weak pair's implicit
+reward does rank pi_ref samples of held-out prompts (best-vs-worst accuracy 0.77-0.78, Spearman
+0.49-0.53) and fails only on samples from pi_r and CD -- the over-optimisation the claim tests.
+Claims ``beats-baselines`` and ``cong-beats-cong-s`` follow from the same failure (CD data below
+naive data, and in the DPO pairs the chosen CD sample is usually worse than the strong model's own
+sample), so they are not independent evidence against the paper. Not stored yet, worth adding to
+``run`` in a later session: the implicit reward's pair accuracy on pi_ref samples (a premise gate)
+and R(chosen) - R(rejected) of the DPO pairs.
 """
 
 from __future__ import annotations
