@@ -152,3 +152,56 @@ def test_counterfactual_reading_answer_is_in_context_and_chain_is_consistent():
             infos = " ".join(c).split("<info>")
             first_obj = infos[1].split("</info>")[0].split()[-1]
             assert first_obj in infos[1].split("</info>")[1]
+
+
+def test_soft_mass_equals_reference_array_formula_with_graded_entailment():
+    # the IG service's soft score: entail_mass (R, A, 2) = w * [e(r => a), e(a => r)];
+    # score = max over aliases A of the sum over responses R of the max over the two directions
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        ans = [f"r{i}" for i in range(5)]
+        gold = ["g0", "g1", "g2"]
+        fwd, bwd = rng.random((5, 3)), rng.random((5, 3))
+        table = {}
+        for i, a in enumerate(ans):
+            for j, g in enumerate(gold):
+                table[(a, g)], table[(g, a)] = fwd[i, j], bwd[i, j]
+        e = lambda x, y: table.get((x, y), 0.0)  # noqa: E731
+        lp = rng.normal(size=5)
+        w = np.exp(lp - lp.max())
+        w /= w.sum()
+        mass = np.stack([w[:, None] * fwd, w[:, None] * bwd], axis=-1)
+        ref = float(np.max(np.sum(np.max(mass, axis=-1), axis=0)))
+        assert M.soft_gold_mass(ans, lp, gold, entail=e) == pytest.approx(min(ref, 1.0), abs=1e-12)
+
+
+def test_hard_mass_clusters_transitively_and_matches_cluster_by_any_member():
+    # a ~ b and b ~ c (but not a ~ c) form one cluster; only c is equivalent to gold, so the whole
+    # cluster's mass counts; d is alone and not gold
+    eq = {frozenset(p) for p in [("a", "b"), ("b", "c"), ("c", "G")]}
+    e = lambda x, y: 1.0 if x == y or frozenset((x, y)) in eq else 0.0  # noqa: E731
+    lp = np.log([0.1, 0.2, 0.3, 0.4])
+    assert M.hard_gold_mass(["a", "b", "c", "d"], lp, ["G"], entail=e) == pytest.approx(0.6)
+    # one-way entailment is not equivalence (threshold 0.5 in both directions)
+    one_way = lambda x, y: 0.9 if (x, y) == ("a", "G") else float(x == y)  # noqa: E731
+    assert M.hard_gold_mass(["a", "d"], [0.0, 0.0], ["G"], entail=one_way) == 0.0
+    assert M.soft_gold_mass(["a", "d"], [0.0, 0.0], ["G"], entail=one_way) == pytest.approx(0.45)
+
+
+def test_reward_pays_bonus_only_where_something_was_retrieved_and_can_be_negative():
+    r = M.inforeasoner_reward([1.0, 0.0, 1.0], [-0.5, -0.5, 0.9], [1.0, 1.0, 0.0], coef=0.6)
+    assert r == pytest.approx([0.7, -0.3, 1.0])
+
+
+def test_credit_labels_bridge_is_first_fact_and_answer_is_in_last():
+    # the credit claim labels 'bridge retrieved' by the passage of q.facts[0] and the exploratory
+    # 'answer passage retrieved' by q.facts[-1]: check what these passages hold
+    from icml26.llm.inforeasoner.setting import world_config
+    from icml26.tasks.search import make_search_world, norm
+
+    world = make_search_world(0, world_config({"n_people": 8, "n_cities": 4, "n_countries": 2, "n_companies": 3}))
+    for q in world.questions(2):
+        first, last = world.documents[q.facts[0]], world.documents[q.facts[-1]]
+        assert norm(q.bridge) in first and norm(q.bridge) in last
+        assert any(f" {norm(a)} " in f" {last} " for a in q.aliases)
+        assert not any(f" {norm(a)} " in f" {first} " for a in q.aliases)

@@ -5,15 +5,21 @@ Parts (each a function below; ``run`` composes them):
 
 * :func:`theory` -- claim ``ig-properties`` (identity): non-negativity, telescoping and channel
   monotonicity of the expected information gain, by exact Bayes on random discrete channels.
-* :func:`reader_gate` -- the reader (the frozen base policy) answers retrieval-only 1-hop facts
-  with the gold passage and without it: the IG reward is only meaningful if the first is high
-  and the second near chance.
+* :func:`reader_gate` -- the reader answers retrieval-only 1-hop facts with the gold passage and
+  without it: the IG reward is only meaningful if the first is high and the second near chance.
+  The claims' reader is a copy of the base policy tuned on counterfactual reading exercises and
+  then frozen (:func:`icml26.llm.inforeasoner.setting.tune_reader`); the frozen base policy, the
+  paper's choice, is run beside it under ``base_reader/``. The gate does not test that the reader
+  keeps the base model's closed-book knowledge (the tuning erases most of it, see
+  ``Paper.substitution``) or that it can combine a bridge passage with a memorised fact.
 * :func:`train_arms` -- claim ``beats-search-r1``: GRPO on 2-hop questions from the same start,
   the same question batches and the same sampling seeds, with four rewards: EM (Search-R1),
   EM + 0.6 Delta IG (InfoReasoner), EM + 0.6 * shuffled Delta IG, and EM + 0.6 * 1[gold alias in
   the retrieved text]. Held-out 2-hop EM (greedy) at the fixed budget decides.
 * :func:`credit` -- claim ``credits-useful-searches``: on the base policy's sampled 2-hop
-  trajectories that searched, the AUROC of Delta IG for "the bridge fact was retrieved".
+  trajectories that searched, the AUROC of Delta IG for "the bridge fact was retrieved" (the
+  passage of the chain's first fact, whether or not the answer passage was retrieved too;
+  trajectories that retrieved only the answer passage count as negatives).
 """
 
 from __future__ import annotations
