@@ -47,7 +47,17 @@ PAPER = Paper(
         "do not raise any arm's training reward reliably (OTC's fell in 4/5 seeds, so the accuracy claim's gate "
         "fails) and every RL arm ends below the base policy's 2-hop accuracy with the tool; the base policy already "
         "abstains selectively (Delta ~0.45) because its pretraining pairs closed-book answers only with memorised "
-        "questions; no arm collapses to always/never searching, with or without warm start or oracle helper."
+        "questions; no arm collapses to always/never searching, with or without warm start or oracle helper. "
+        "The 'oracle' helper is BM25 top-1 for the policy's own query without the random replacement, not the "
+        "paper's always-correct helper: a review probe (not a stored metric; base policy, seeds 0-1, training "
+        "questions x 8 samples) found answers after a p = 1 search correct 0.75/0.81 on known questions (>= 8/10 "
+        "closed-book) against 1.00/0.97 without a search, and 0.68/0.78 on unknown ones, so searching does not "
+        "always pay here and the helper-noise ablation's premise is absent. "
+        "Review after the full run: claims abstention, warm-start and oracle-helper had no training gate although "
+        "they read RL arms; each is now gated on its RL arms' training reward not falling (second-half minus "
+        "first-half mean >= 0 in >= 4/5 seeds, the form of the OTC gate pre-registered for the accuracy claim), "
+        "and the 'partly if any part passes' tier of abstention and warm-start (not in the issue's rule) was "
+        "removed: the part that passed there is passed equally by the control."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
@@ -79,15 +89,8 @@ PAPER = Paper(
             paper_value="MASH beats AFH SFT variants and is close to DPO on Abs(0)/Delta (Table 3)",
             kind="headline",
             control="AFH-style SFT and DPO on estimated boundary labels; Search-R1 as an abstainer",
-            check=C.all_of(
-                C.beats_in_seeds("mash/delta_fit", "sft/delta_fit", margin=0.0, frac=0.8, label="MASH Delta",
-                                 control_label="label SFT Delta"),
-                C.threshold("mash_minus_dpo/delta_fit", at_least=-0.1, frac=0.8, label="MASH Delta - DPO Delta"),
-                C.threshold("r1/delta_fit", at_most=0.3, frac=0.8, label="Search-R1 Delta"),
-                C.beats_in_seeds("mash/delta_fit", "r1/delta_fit", margin=0.05, frac=0.8, label="MASH Delta",
-                                 control_label="Search-R1 Delta"),
-            ).gated(*_BASE_GATES, C.gate("dpo/loss_drop", at_least=1.5, frac=0.8, why="label DPO loss fell 1.5x"),
-                    C.gate("sft/loss_drop", at_least=1.5, frac=0.8, why="label SFT loss fell 1.5x")),
+            # check: experiment.check_abstention (revised after the full run by review: gates on the RL arms'
+            # training reward added, the 'partly if any part passes' tier removed; see its docstring)
         ),
         Claim(
             id="warm-start",
@@ -96,24 +99,16 @@ PAPER = Paper(
             paper_value="qualitative: baselines collapse to always/never search; MASH mixes 0/1/2 searches",
             kind="headline",
             control="MASH without warm start (GRPO from the base policy)",
-            check=C.all_of(
-                C.threshold("mash/modal_share", at_most=0.9, frac=0.8, label="MASH modal search-count share"),
-                C.threshold("nows/modal_share", at_least=0.9, frac=0.8, label="no-warm-start modal share"),
-                C.beats_in_seeds("mash/entropy", "nows/entropy", margin=0.1, frac=0.8,
-                                 label="MASH search-count entropy", control_label="no warm start"),
-            ).gated(_BASE_GATES[1]),
+            # check: experiment.check_warm_start (revised after the full run by review; see its docstring)
         ),
         Claim(
             id="oracle-helper",
-            statement="With a noise-free (oracle) helper, MASH converges to searching on (nearly) every question.",
+            statement=("With a noise-free (oracle) helper, MASH converges to searching on (nearly) every question "
+                       "(here the helper is noise-free BM25 top-1, not always correct; see the substitution)."),
             paper_value="qualitative: with an oracle helper every model converges to always searching",
             kind="headline",
             control="MASH with the noisy helper (p = 0.8)",
-            check=C.all_of(
-                C.threshold("oracle/searched_frac", at_least=0.9, frac=0.8, label="share of test questions searched"),
-                C.beats_in_seeds("oracle/searched_frac", "mash/searched_frac", margin=0.05, frac=0.8,
-                                 label="oracle helper", control_label="noisy helper"),
-            ).gated(_BASE_GATES[1]),
+            # check: experiment.check_oracle_helper (revised after the full run by review; see its docstring)
         ),
     ),
     examples="icml26.llm.mash.experiment:EXAMPLES",

@@ -16,7 +16,10 @@
 
 Claims: ``selective-help-seeking`` (paper Table 2: MASH vs OTC and Search-R1),
 ``abstention`` (Table 3: off-the-shelf abstention vs label-based SFT/DPO), ``warm-start``
-(the ablation without warm start), ``oracle-helper`` (the helper-noise ablation).
+(the ablation without warm start), ``oracle-helper`` (the helper-noise ablation). Claims 2-4 are
+hand-written since the review after the full run: each is decided only if the RL arms it reads did
+not lose training reward, with no 'partly' tier for abstention and warm-start (see their docstrings).
+The "oracle" helper is noise-free BM25 top-1 for the policy's own query, not an always-correct one.
 """
 
 from __future__ import annotations
@@ -194,6 +197,157 @@ def contradict_selective_help_seeking(ms):
 
 def control_selective_help_seeking(ms):
     return _SHS.on_control(ms)
+
+
+# ----------------------------------------------------------------------------- claims 2-4 (revised by review)
+# Pre-registered (before the full run) as declarative checks in PAPER with no gate on the RL arms they read
+# and AllOf's default 'partly if any part passes'. Revised after the full run by review (said in each
+# verdict's evidence): (a) each claim is decided only if its RL arms' training reward did not fall
+# (second-half minus first-half mean >= 0 in >= 4/5 seeds), the same gate the accuracy claim pre-registered
+# for OTC -- the house rule that anything learned is decided only if the learning happened; (b) abstention
+# and warm-start lose the 'partly' tier, which the issue's rule does not have and which the full run handed
+# out for parts the control passes equally (no-warm-start modal share <= 0.9 in 5/5 seeds; Search-R1's
+# Delta above MASH's). The rules live inside claim-code functions so the run fingerprint is unchanged.
+def check_abstention_rule():
+    """The declarative part of the abstention check (kept in a claim-code function, out of the fingerprint)."""
+    from icml26.llm.mash import _BASE_GATES
+
+    return C.all_of(
+        C.beats_in_seeds("mash/delta_fit", "sft/delta_fit", margin=0.0, frac=0.8, label="MASH Delta",
+                         control_label="label SFT Delta"),
+        C.threshold("mash_minus_dpo/delta_fit", at_least=-0.1, frac=0.8, label="MASH Delta - DPO Delta"),
+        C.threshold("r1/delta_fit", at_most=0.3, frac=0.8, label="Search-R1 Delta"),
+        C.beats_in_seeds("mash/delta_fit", "r1/delta_fit", margin=0.05, frac=0.8, label="MASH Delta",
+                         control_label="Search-R1 Delta"),
+        partly="none",
+    ).gated(*_BASE_GATES, C.gate("dpo/loss_drop", at_least=1.5, frac=0.8, why="label DPO loss fell 1.5x"),
+            C.gate("sft/loss_drop", at_least=1.5, frac=0.8, why="label SFT loss fell 1.5x"),
+            C.gate("mash/reward_gain", at_least=0.0, frac=0.8, why="MASH's RL training reward did not fall"),
+            C.gate("r1/reward_gain", at_least=0.0, frac=0.8,
+                   why="the Search-R1 control's RL training reward did not fall"))
+
+
+def check_review_note(v: Verdict, ms, extra: str, context: tuple = ()) -> Verdict:
+    """Append reference numbers (label, key: seed means) and the review's disclosure to a verdict's evidence."""
+    from dataclasses import replace
+
+    have = [(lab, k) for lab, k in context if all(k in m for m in ms)]
+    ctx = ("; for reference " + ", ".join(f"{lab} {np.mean([m[k] for m in ms]):.3f}" for lab, k in have)
+           if have else "")
+    note = ("rule revised after the full run by review: gates on the RL arms' training reward added "
+            f"(none were pre-registered for this claim){extra}")
+    return replace(v, evidence=f"{v.evidence}{ctx} ({note})")
+
+
+def check_abstention(ms) -> Verdict:
+    """Pre-registered: MASH's Delta >= label SFT's and within 0.1 of label DPO's, Search-R1's Delta <= 0.3,
+    and MASH's Delta above Search-R1's by 0.05, each in >= 4/5 seeds; decided only if the base policy
+    memorised its facts, the warm start keeps the format and the label SFT/DPO losses fell 1.5x.
+
+    Revised after the full run by review: also decided only if MASH's and Search-R1's RL training
+    reward did not fall in >= 4/5 seeds (Search-R1's fell in 3/5), and no 'partly' tier (the issue's
+    rule is pass or fail; the full run's 'partly' came from MASH >= SFT in 3/5 seeds and Search-R1's
+    Delta <= 0.3 in 3/5, while the no-penalty Search-R1 control abstained at least as selectively as
+    MASH, 0.385 vs 0.363). The evidence also gives the untrained base policy's Delta, the naive
+    alternative a reviewer would ask about (no RL at all)."""
+    return check_review_note(check_abstention_rule()(ms), ms,
+                             "; 'partly if any part passes' removed: the issue's rule has no partly tier, and the "
+                             "pre-registered run's partly was passed at least as well by the no-penalty Search-R1 control",
+                             (("untrained base policy's Delta", "base/delta_fit"),
+                              ("base 2-hop accuracy with the tool", "base/acc2"),
+                              ("MASH 2-hop accuracy", "mash/acc2")))
+
+
+def contradict_abstention(ms):
+    return check_abstention_rule().contradict(ms)
+
+
+def control_abstention(ms):
+    return check_abstention_rule().on_control(ms)
+
+
+def check_warm_start_rule():
+    """The declarative part of the warm-start check (kept in a claim-code function, out of the fingerprint)."""
+    from icml26.llm.mash import _BASE_GATES
+
+    return C.all_of(
+        C.threshold("mash/modal_share", at_most=0.9, frac=0.8, label="MASH modal search-count share"),
+        C.threshold("nows/modal_share", at_least=0.9, frac=0.8, label="no-warm-start modal share"),
+        C.beats_in_seeds("mash/entropy", "nows/entropy", margin=0.1, frac=0.8,
+                         label="MASH search-count entropy", control_label="no warm start"),
+        partly="none",
+    ).gated(_BASE_GATES[1],
+            C.gate("mash/reward_gain", at_least=0.0, frac=0.8, why="MASH's RL training reward did not fall"),
+            C.gate("nows/reward_gain", at_least=0.0, frac=0.8,
+                   why="the no-warm-start control's RL training reward did not fall"))
+
+
+def check_warm_start(ms) -> Verdict:
+    """Pre-registered: MASH's modal search-count share <= 0.9, the no-warm-start control's >= 0.9 (it
+    degenerates) and MASH's search-count entropy above the control's by 0.1, each in >= 4/5 seeds;
+    decided only if the warm start keeps the format.
+
+    Revised after the full run by review: also decided only if MASH's and the no-warm-start arm's RL
+    training reward did not fall in >= 4/5 seeds (the claim is about what RL converges to; the
+    no-warm-start arm's fell in 2/5 seeds), and no 'partly' tier: the full run's 'partly' came only
+    from MASH's modal share <= 0.9, which the control met equally (5/5 seeds, 0.70 vs MASH 0.72).
+    Not fixable here: the shared base policy already knows the Search-R1 format from demonstrations
+    with 0/1/2 searches (base modal share 0.47), so 'without warm start' still starts from a mixed
+    policy."""
+    return check_review_note(check_warm_start_rule()(ms), ms,
+                             "; 'partly if any part passes' removed: the only part that passed, MASH's modal share "
+                             "<= 0.9, was passed equally by the no-warm-start control",
+                             (("base policy's modal share (the no-warm-start start)", "base/modal_share"),
+                              ("warm-start policy's modal share", "warm/modal_share")))
+
+
+def contradict_warm_start(ms):
+    return check_warm_start_rule().contradict(ms)
+
+
+def control_warm_start(ms):
+    return check_warm_start_rule().on_control(ms)
+
+
+def check_oracle_helper_rule():
+    """The declarative part of the oracle-helper check (kept in a claim-code function, out of the fingerprint)."""
+    from icml26.llm.mash import _BASE_GATES
+
+    return C.all_of(
+        C.threshold("oracle/searched_frac", at_least=0.9, frac=0.8, label="share of test questions searched"),
+        C.beats_in_seeds("oracle/searched_frac", "mash/searched_frac", margin=0.05, frac=0.8,
+                         label="oracle helper", control_label="noisy helper"),
+    ).gated(_BASE_GATES[1],
+            C.gate("oracle/reward_gain", at_least=0.0, frac=0.8,
+                   why="the oracle-helper arm's RL training reward did not fall"),
+            C.gate("mash/reward_gain", at_least=0.0, frac=0.8,
+                   why="the noisy-helper MASH control's RL training reward did not fall"))
+
+
+def check_oracle_helper(ms) -> Verdict:
+    """Pre-registered: with the p = 1 helper >= 0.9 of test questions are searched, and more than with
+    the noisy helper by 0.05, each in >= 4/5 seeds; decided only if the warm start keeps the format.
+
+    Revised after the full run by review: also decided only if the oracle-helper arm's and the
+    noisy-helper control's RL training reward did not fall in >= 4/5 seeds (the oracle arm's fell in
+    3/5). The premise is also absent and is not a stored metric: the p = 1 helper is BM25 top-1 for
+    the policy's own query, and a review probe (base policy, seeds 0-1) found answers after such a
+    search correct 0.75/0.81 on known questions against 1.00/0.97 without one, so searching does
+    not always pay and nothing pushes RL towards always searching."""
+    return check_review_note(check_oracle_helper_rule()(ms), ms,
+                             "; premise also absent: the p = 1 helper is noise-free BM25 top-1, not always correct "
+                             "-- a review probe on seeds 0-1 found answers after a p = 1 search correct 0.75/0.81 on "
+                             "known questions vs 1.00/0.97 without one, so searching does not always pay here",
+                             (("searched share before RL (warm start)", "warm/searched_frac"),
+                              ("Search-R1 (no penalty) searched share", "r1/searched_frac")))
+
+
+def contradict_oracle_helper(ms):
+    return check_oracle_helper_rule().contradict(ms)
+
+
+def control_oracle_helper(ms):
+    return check_oracle_helper_rule().on_control(ms)
 
 
 # ----------------------------------------------------------------------------- figure
