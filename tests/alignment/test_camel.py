@@ -153,3 +153,67 @@ def test_bad_inputs_name_the_argument(judge):
         sampled_agreement(judge, encode_prompts(make_items(2, seed=0)), np.array([0.0]))
     with pytest.raises(ValueError, match="score"):
         auroc(np.array([0.1, 0.2]), np.array([1.0]))
+
+
+# ----------------------------------------------------------------------------- the frontier and the review gate
+def _stub_frontier(monkeypatch, items, logit, reflected):
+    """Run experiment.frontier with fixed verdict logits and fixed reflection verdicts (no model)."""
+    from icml26.alignment.camel import experiment
+    from icml26.alignment.camel.method import Reflection
+
+    monkeypatch.setattr(experiment, "verdict_logits", lambda model, prompts: np.asarray(logit, dtype=float))
+    monkeypatch.setattr(experiment, "reflect", lambda model, prompts: Reflection(
+        np.asarray(reflected, dtype=int), np.full(len(items), 5.0)))
+    return experiment.frontier(None, items)
+
+
+def test_frontier_random_gating_is_the_exact_expectation_and_gating_ranks_by_margin(monkeypatch):
+    from icml26.alignment.camel.experiment import RATES
+
+    items = make_items(10, seed=7)
+    y = np.array([it.label for it in items])
+    margin = np.arange(1.0, 11.0)  # item i has margin i + 1: items 0, 1, 2 are the least confident
+    fast = y.copy()
+    fast[:3] = 1 - y[:3]  # the fast verdict is wrong exactly on the three least confident items
+    logit = np.where(fast == 0, margin, -margin)  # fast = 0 (A) where the logit is >= 0
+    ref = y.copy()  # a reflection that is always right
+    m = _stub_frontier(monkeypatch, items, logit, ref)
+    assert m["never/acc"] == pytest.approx(0.7) and m["always/acc"] == pytest.approx(1.0)
+    assert m["frontier/gated"][0] == m["never/acc"] and m["frontier/gated"][-1] == m["always/acc"]
+    assert m["gated/acc30"] == pytest.approx(1.0)  # reflecting the 3 least confident items fixes every error
+    assert m["gated/gap_to_always_le50"] == pytest.approx(0.0)
+    f_ok, r_ok = (fast == y).astype(float), (ref == y).astype(float)
+    for q, rand in zip(RATES, m["frontier/random"]):  # brute force over every subset of the same size
+        k = int(round(q * 10))
+        accs = [np.where(np.isin(np.arange(10), s), r_ok, f_ok).mean() for s in itertools.combinations(range(10), k)]
+        assert rand == pytest.approx(float(np.mean(accs)))
+
+
+def test_copying_reflection_makes_every_gating_rule_equal(monkeypatch):
+    """Seeds 0 and 4 of the full run: a reflection that copies its opening gives gated = random = never = always."""
+    items = make_items(20, seed=8)
+    logit = np.random.default_rng(0).normal(size=20)
+    fast = (logit < 0).astype(int)
+    m = _stub_frontier(monkeypatch, items, logit, fast)
+    assert m["frontier/gated"] == pytest.approx(m["frontier/random"])
+    assert m["never/acc"] == m["always/acc"] and m["reflect/overturn_own"] == 0.0
+
+
+def test_copying_reflection_earns_half_the_cpa_reward_and_the_review_gate_holds_it():
+    """Under CPA a reflection that copies its opening earns exactly 0.5, the level the review gate is set against."""
+    from icml26.alignment.camel import PAPER
+
+    y = np.random.default_rng(1).integers(0, 2, size=64).astype(float)
+    which, pre = counterfactual_prefixes(y, y, cpa=True)
+    tok = tokenizer()
+    rewards = [float(final_verdict(tok.encode(f"1+1=2;#2>{FINAL[p]}")) == int(y[i])) for i, p in zip(which, pre)]
+    assert np.mean(rewards) == 0.5
+    claims = {c.id: c for c in PAPER.claims}
+    base = {"gate/sft_acc": 0.8, "gated/acc30": 0.80, "random/acc30": 0.70, "gated/acc50": 0.80,
+            "random/acc50": 0.70, "gated/gap_to_always_le50": 0.0, "cpa/p_correct_wrong_prefix": 0.9,
+            "own/p_correct_wrong_prefix": 0.1, "cpa/flip_correct_prefix": 0.0}
+    for cid in ("gated-frontier", "cpa-revisions"):
+        trained = [dict(base, **{"cpa/grpo_reward_last": 0.9}) for _ in range(5)]
+        copying = [dict(base, **{"cpa/grpo_reward_last": 0.5}) for _ in range(5)]
+        assert PAPER.verdict(claims[cid], trained).status == "reproduced"
+        assert PAPER.verdict(claims[cid], copying).status == "not-checkable"

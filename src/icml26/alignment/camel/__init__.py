@@ -36,24 +36,38 @@ PAPER = Paper(
         "RM-Bench / JudgeBench by a 2-layer char-level TinyLM (d = 48) judging which of two answers to a level-1 "
         "icml26.tasks arithmetic problem (two operands below 10, + or -) is correct; the distractor is the answer "
         "+- 1, 2, 3, 10 or 20 (small offsets are the hard items); the free-text reflection by the task's scratchpad "
-        "('3+4=7;#7') followed by '>' and the final verdict, written with its own tokens 'a'/'b' (the opening uses 'A'/'B'; with shared tokens, whose embedding rows TinyLM ties to its output head, GRPO on the final verdict moved the opening verdict in our trials); the SFT traces (1000 steps of 64 on 20k items) always "
+        "('3+4=7;#7') followed by '>' and the final verdict, written with its own tokens 'a'/'b' (the opening uses "
+        "'A'/'B'; with shared tokens, whose embedding rows TinyLM ties to its output head, GRPO on the final verdict "
+        "moved the opening verdict in our trials); the SFT traces (1000 steps of 64 on 20k items) always "
         "open with the gold verdict, as traces distilled from a correct teacher would, so revision is never shown "
         "in SFT; GRPO is 50 steps of 128 rollouts (16 items x 8, or 8 items x 2 openings x 8) at lr 2e-4 from the "
         "same SFT judge in both arms; the benchmarks' accuracies by held-out accuracy on 400 items per seed. The "
         "costly confidence proxy is the agreement of 8 sampled full judgements (verdict + reflection at "
         "temperature 1) with the fast verdict, on 200 of the test items. The SFT judge is cached on disk by "
         "(seed, config). The paper's own SFT data, tau, GRPO hyperparameters and CPA ratio were not found in the "
-        "sources we could read (the arXiv HTML's method section was not retrievable; summaries only). Measured in the full run (5 seeds; "
+        "sources we could read (the arXiv HTML's method section was not retrievable; summaries only). Measured in "
+        "the full run (5 seeds; "
         "checks unchanged after it): the SFT judge's fast verdict is right 0.786 of the time (seed mean) and the CAMEL "
         "judge's margin AUROC is 0.81 (0.78 to 0.85), at or above the 8-sample proxy in 3 seeds and at most 0.024 "
         "below it in the other 2; the CPA GRPO reward rose only in seeds 2 and 3 (0.58 -> 0.64, 0.52 -> 0.58) and "
         "stayed near the copying level 0.5 in seeds 0, 1 and 4 (in seeds 0 and 4 the reflection copies every "
-        "opening, so gated = random = never = always); reflecting on every item helps in one seed (0.74 vs 0.69) and hurts in two (0.69 "
+        "opening, so gated = random = never = always); reflecting on every item helps in one seed (0.74 vs 0.69) "
+        "and hurts in two (0.69 "
         "vs 0.74, 0.62 vs 0.73), so 'within 1 point of always-reflect' is met mostly because always-reflect is not "
         "better than never-reflect here. A trial outside the stored runs (seed 0 only, after the full run) that mixed "
         "reasoning-first traces into SFT gave CPA P(correct | wrong opening) 0.49 vs 0.00 for own openings, but 0.25 "
         "flips of correct openings and a reflection less accurate than the fast verdict (0.64 vs 0.69); it was not "
-        "adopted."
+        "adopted. Review after the full run (stored rows unchanged): GRPO lowered the fast verdict in both arms (seed "
+        "mean 0.786 after SFT, 0.747 after CPA GRPO, 0.749 after own-opening GRPO; -0.10 and -0.09 in CPA seeds 2 "
+        "and 3), and the own-opening arm's GRPO reward fell in seeds 2, 3 and 4 (e.g. 0.86 -> 0.73), so the "
+        "separate final-verdict tokens did not keep the reflection's training off the opening verdict; CAMEL's "
+        "held-out accuracy at the operating tau (0.752) is below the SFT judge's fast verdict alone in 4 of 5 seeds. "
+        "The SFT judge's scratchpad (checked by review on seeds 0 and 3, 400 test items) computes the right answer "
+        "after every correct opening but rationalises a wrong one (right on 22% and 34%, e.g. '0+2=3;#3>b'), so "
+        "overturning needs GRPO to unlearn this, which is what CPA is for; the best seed's reflection is 0.74 "
+        "accurate from its own openings. "
+        "gated-frontier and cpa-revisions are therefore gated (by review) on the CPA reflection beating the copying "
+        "level of the GRPO reward (0.5), met in 2/5 seeds, and are not-checkable."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -70,7 +84,13 @@ PAPER = Paper(
                         "judgements).",
               paper_value="qualitative: the margin 'strongly correlates' with correctness (no AUROC retrieved)",
               no_control="a rate against a fixed bound; the costly 8-sample proxy is measured in the same run and "
-                         "enters the rule as a bound on the gap",
+                         "enters the rule as a bound on the gap. Review note (after the full run; rule unchanged): "
+                         "the margin's AUROC is a property of the SFT-trained verdict head, not of GRPO or CPA (SFT "
+                         "judge 0.84, own-opening arm 0.82, CAMEL 0.81, seed means), i.e. the maximum-softmax error "
+                         "detector any trained classifier offers; and the proxy samples the CPA reflection, so where "
+                         "that reflection flips correct openings (seeds 1 and 3) the proxy's AUROC drops to 0.60 and "
+                         "0.50 and the gap bound is met trivially; where the proxy works (seeds 0, 2, 4: 0.80 to 0.81) "
+                         "the margin is within 0.025 of it or above it",
               check=C.all_of(C.threshold("margin/auroc", at_least=0.75, frac=1.0, label="margin AUROC (CAMEL judge)"),
                              C.threshold("margin/proxy_gap", at_most=0.05, frac=1.0,
                                          label="proxy AUROC - margin AUROC")).gated(_SFT_GATE)),
@@ -86,7 +106,12 @@ PAPER = Paper(
                   C.beats_in_seeds("gated/acc50", "random/acc50", margin=0.0025, frac=0.8,
                                    label="gated @50%", control_label="random @50%"),
                   C.threshold("gated/gap_to_always_le50", at_most=0.01, frac=0.8,
-                              label="always-reflect acc - best gated acc at <= 50%")).gated(_SFT_GATE)),
+                              label="always-reflect acc - best gated acc at <= 50%")).gated(_SFT_GATE, C.gate(
+                  "cpa/grpo_reward_last", at_least=0.55, frac=0.8,
+                  why="the CPA-trained reflection beats copying its opening (last-quarter CPA GRPO reward >= 0.55, "
+                      "where a reflection that copies every opening earns exactly 0.5) in >= 4/5 seeds; gate added by "
+                      "review after the full run: the pre-registered SFT gate is passed by a reflection that copies "
+                      "every opening, as SFT never shows a revision"))),
         Claim(id="cpa-revisions", kind="headline",
               statement="Counterfactual prefix augmentation produces genuine revisions: opened with the wrong "
                         "verdict, the reflection ends correct more often than after GRPO from own openings (by >= "
@@ -99,7 +124,12 @@ PAPER = Paper(
                                    label="P(correct | wrong opening), CPA",
                                    control_label="P(correct | wrong opening), own openings"),
                   C.threshold("cpa/flip_correct_prefix", at_most=0.1, frac=0.8,
-                              label="P(flip | correct opening), CPA")).gated(_SFT_GATE)),
+                              label="P(flip | correct opening), CPA")).gated(_SFT_GATE, C.gate(
+                  "cpa/grpo_reward_last", at_least=0.55, frac=0.8,
+                  why="the CPA-trained reflection beats copying its opening (last-quarter CPA GRPO reward >= 0.55, "
+                      "where a reflection that copies every opening earns exactly 0.5) in >= 4/5 seeds; gate added by "
+                      "review after the full run: the pre-registered SFT gate is passed by a reflection that copies "
+                      "every opening, as SFT never shows a revision"))),
         Claim(id="benchmarks-82-9", kind="headline",
               statement="82.9% average accuracy over RewardBench, RM-Bench and JudgeBench with a 14B judge, 3.2 "
                         "points above the best prior model.",

@@ -8,7 +8,11 @@ Each seed:
 2. GRPO on the reflection (binary reward 1[final verdict correct], groups of 8, no KL) in two
    arms from the same SFT judge and the same number of rollouts: CAMEL with counterfactual
    prefix augmentation (every item opened with both verdicts) and the control opened with the
-   model's own verdict only;
+   model's own verdict only. A reflection that copies its opening earns a CPA reward of exactly
+   0.5 (half of the openings are wrong), which is why the claims that need a trained reflection
+   (``gated-frontier``, ``cpa-revisions``) are gated on ``cpa/grpo_reward_last`` (gate added by
+   review after the full run); with a copying reflection gated, random, never and always
+   reflecting give the same accuracy by construction;
 3. measurements on held-out items:
 
 * margin: AUROC of the verdict margin |log p(A) - log p(B)| of the CAMEL judge for the
