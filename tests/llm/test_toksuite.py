@@ -199,3 +199,46 @@ def test_cached_suite_is_read_back(tmp_path):
     for name in M.SUITE:
         assert a[name].backend.to_str() == b[name].backend.to_str()
         assert a[name].kind == M.train_suite(TEXTS, SIZES, members=[name])[name].kind
+
+
+def test_effect_over_noise_has_no_partly_tier():
+    """A spread between 1 x and 2 x the seed std is not a reproduction (the issue's rule has no 'partly' tier)."""
+    names = ["bytes", "bpe_l", "unigram"]
+    noise = [0.0, 0.1, 0.2]  # per-seed offsets: std 0.1 for every member
+    ms = [{**{f"mean_drop/{n}": base + noise[s] for n, base in zip(names, (0.30, 0.45, 0.40))}, "clean_acc_min": 0.9}
+          for s in range(3)]  # spread 0.15: above 1 x std, below 2 x std
+    assert E.check_effect_over_noise(ms).status == "not-reproduced"
+
+
+def _noise_rows(bytes_drop, bpe_l_drop, gate=0.9):
+    return [{"drop/bytes/noise": a, "drop/bpe_l/noise": b, "clean_acc_min": gate}
+            for a, b in zip(bytes_drop, bpe_l_drop)]
+
+
+def test_bytes_resist_noise_rule_is_the_pre_registered_count():
+    ms = _noise_rows([0.40, 0.45, 0.50], [0.60, 0.70, 0.49])  # 2/3 seeds below by >= 0.01
+    assert E.check_bytes_resist_noise(ms).status == "reproduced"
+    assert E.check_bytes_resist_noise(_noise_rows([0.40, 0.70, 0.50], [0.60, 0.60, 0.49])).status == "not-reproduced"
+    assert E.check_bytes_resist_noise(E.contradict_bytes_resist_noise(ms)).status != "reproduced"
+    assert E.check_bytes_resist_noise(E.control_bytes_resist_noise(ms)).status != "reproduced"
+    assert E.check_bytes_resist_noise(_noise_rows([0.40, 0.45, 0.50], [0.60, 0.70, 0.49], gate=0.5)).status \
+        == "not-checkable"
+
+
+def test_normalisers_lose_stem_is_not_decided():
+    """Part (b) cannot pass (NFKC's full-width drop is 0 by construction) and part (a) is capped by design."""
+    from icml26.llm.toksuite import PAPER
+
+    claim = next(c for c in PAPER.claims if c.id == "normalisers-lose-stem")
+    ms = [{"stem_acc/unigram_nfkc": 0.3, "stem_acc/unigram": 0.8, "drop/unigram/stem": 0.5,
+           "drop/unigram_nfkc/stem": 0.0, "clean_acc_min": 0.9} for _ in range(3)]
+    v = PAPER.verdict(claim, ms)
+    assert v.status == "not-checkable" and "would say partly" in v.evidence
+
+
+def test_chance_corrected_drop():
+    m = {"acc_clean/x/noise": 0.75, "acc/x/noise": 0.25}
+    assert E.check_util_chance_corrected(m, "x", "noise") == pytest.approx(1.0)
+    m = {"acc_clean/x/noise": 1.0, "acc/x/noise": 0.625}
+    assert E.check_util_chance_corrected(m, "x", "noise") == pytest.approx(0.5)
+    assert np.isnan(E.check_util_chance_corrected({"acc_clean/x/noise": 0.25, "acc/x/noise": 0.25}, "x", "noise"))

@@ -34,9 +34,10 @@ PAPER = Paper(
         "drop (clean - perturbed) / clean per category on the same items, a per-item paired bootstrap interval and a "
         "per-item paired Wilcoxon test. Replaces: 14 x 1B models on 100B tokens by 8 tiny LMs trained for seconds; "
         "the off-the-shelf tokenizers by tokenizers fitted on our corpus with `tokenizers` -- raw bytes (ByT5-like), "
-        "characters, byte-level BPE at three sizes, Unigram with and without NFKC, WordPiece; the corpus holds ~10 kB, "
-        "so the issue's 1k/4k/8k sizes would saturate and are scaled to 300/400/800 (the 'mid' size 400 is shared "
-        "by BPE-M, both Unigrams and WordPiece); the human-written benchmark by generated facts (currency and "
+        "characters, byte-level BPE at three sizes, Unigram with and without NFKC, WordPiece; the full profile's "
+        "corpus holds 112 sentences, ~4.7 kB, so the issue's 1k/4k/8k sizes would saturate and are scaled to "
+        "300/400/800 (the 'mid' size 400 is shared by BPE-M, both Unigrams -- whose trainer stops at ~350 -- and "
+        "WordPiece); the human-written benchmark by generated facts (currency and "
         "official language of the first n territories with distinct ones in CLDR, names from `babel`, shipped in "
         "facts.json.gz), one template per language, four options; categories input (Farsi/Chinese romanised with "
         "`unidecode`), diacritics (it/tr), noise (typos, OCR confusions, `homoglyphs` confusables, spacing; rate "
@@ -44,7 +45,13 @@ PAPER = Paper(
         "facts with superscripts, perturbed with full-width digits); orthographic, morphological and LaTeX "
         "categories are not generated. Options are scored by log-likelihood given the question divided by the "
         "option's UTF-8 length. TokenMonster, tiktoken and the other pretrained vocabularies are not used "
-        "(they download at run time)."),
+        "(they download at run time). Review notes on the full run: the clean-accuracy gate covers the fact items "
+        "only; on the 32 STEM items chars, BPE-M and bytes are near chance even when clean (0.25-0.63), so their "
+        "STEM drops of ~0 reflect facts never learned, not robustness, and they enter every mean drop (sensitivity "
+        "without STEM is printed in the design-over-size and effect-over-noise evidence); many perturbed "
+        "accuracies sit at chance (0.25), where the relative drop is 1 - 0.25 / clean and so favours models with "
+        "lower clean accuracy (chance-corrected drops are printed in the unicode-top and bytes-resist-noise "
+        "evidence)."),
     profiles={
         "quick": Profile("quick", seeds=2, params={**_COMMON, "n_territories": 4, "window": 64, "batch": 8,
                                                    "steps": 20, "superset_steps": 6, "n_boot": 100},
@@ -91,6 +98,15 @@ PAPER = Paper(
                        "'23') and (b) in relative drop when digits are written full-width."),
             paper_value="qualitative: LaTeX/STEM formatting caused large drops, especially for normalising tokenizers",
             control="the same Unigram (same size, same corpus) without the NFKC normaliser",
+            uncheckable=("decided by construction in our setting (review after the full run; the pre-registered "
+                         "rule is kept and its outcome shown): part (b) cannot pass -- full-width digits are a "
+                         "perturbation NFKC undoes, so the NFKC drop is exactly 0 (the identity nfkc-folds-styling) "
+                         "and the plain Unigram cannot be lower; part (a) is clean accuracy on items built so that "
+                         "NFKC turns each superscript question ('2³ equals') into its digit-string twin "
+                         "('23 equals'), whose answer is among the options, which caps the NFKC model at 0.5 by "
+                         "construction -- it tests whether the control learned the 32 STEM facts, not the paper's relative drop under a "
+                         "STEM/LaTeX perturbation. Deciding the paper's claim needs a perturbation that NFKC "
+                         "destroys (e.g. clean '2^3' perturbed to '2³')"),
             check=C.all_of(
                 C.beats_in_seeds("stem_acc/unigram_nfkc", "stem_acc/unigram", margin=0.05, frac=0.66, better="lower",
                                  label="NFKC Unigram STEM accuracy (superscripts)",
@@ -101,11 +117,20 @@ PAPER = Paper(
                 partly="any").gated(_GATE)),
         Claim(
             id="bytes-resist-noise", kind="headline",
-            statement="The byte-level model's relative drop on Noise is below the large byte-level BPE model's.",
+            statement=("The byte-level model's relative drop on Noise is below the large byte-level BPE model's. "
+                       "(Review probe after the full run, an ad-hoc script whose numbers are not stored: at the "
+                       "equal token budget the byte model sees 0.34 MB of text to BPE-L's 1.68 MB; retrained for "
+                       "1100 steps instead of 220, so that it sees BPE-L's bytes, from the same superset and seeds, "
+                       "its clean accuracy rises to 1.00/0.98/0.98 and its Noise drop falls to 0.48/0.26/0.29 "
+                       "against BPE-L's stored 0.67/0.72/0.59 -- the equal-token budget works against the byte "
+                       "model, not for it; its 220-step rerun matched the stored seed-0 row exactly. BPE-L cut to "
+                       "the byte model's bytes, 44 steps, stays at chance, so that direction is uninformative.)"),
             paper_value="qualitative: ByT5 very robust to noise and typos (but least efficient)",
             control="byte-level BPE at the large size (BPE-L), same corpus and budget",
-            check=C.beats_in_seeds("drop/bytes/noise", "drop/bpe_l/noise", margin=0.01, frac=0.66, better="lower",
-                                   label="bytes noise drop", control_label="BPE-L noise drop").gated(_GATE)),
+            # the pre-registered count rule lives in experiment.check_util_bytes_noise (unchanged: bytes' Noise drop
+            # below BPE-L's by >= 0.01 in >= 2/3 seeds, gated on clean accuracy); check_bytes_resist_noise adds
+            # the byte model's place in the whole suite as context
+            check=None),
         Claim(
             id="efficiency-order", kind="identity",
             statement="Bytes per token: raw bytes = 1 < BPE-S < BPE-M < BPE-L (more merges compress more).",

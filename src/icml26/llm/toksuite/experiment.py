@@ -249,6 +249,29 @@ def _nc(v: Verdict, why: str) -> Verdict:
                    + v.evidence, value=v.value, ci=v.ci, control=v.control)
 
 
+# Review helpers: named check_util_* so that, like the checks, they stay out of the run fingerprint.
+def check_util_subsets() -> dict:
+    """Category subsets for the review's sensitivity lines.
+
+    All five; without STEM (the clean-accuracy gate covers the fact items only, and chars / BPE-M /
+    bytes are near chance on clean STEM items, so their STEM "drop" of ~0 says nothing about
+    robustness); the three categories no member's normaliser folds.
+    """
+    return {"all": ("input", "diacritics", "noise", "unicode", "stem"),
+            "no STEM": ("input", "diacritics", "noise", "unicode"),
+            "input/diacritics/noise": ("input", "diacritics", "noise")}
+
+
+def check_util_mean_drop(m, name: str, cats) -> float:
+    return float(np.nanmean([m[f"drop/{name}/{c}"] for c in cats]))
+
+
+def check_util_chance_corrected(m, name: str, cat: str, chance: float = 0.25) -> float:
+    """(clean - perturbed) / (clean - chance) for 4-way items: 1 = perturbed accuracy at chance, whatever the clean."""
+    c, p = m[f"acc_clean/{name}/{cat}"], m[f"acc/{name}/{cat}"]
+    return (c - p) / (c - chance) if c > chance + 0.05 else float("nan")
+
+
 def check_design_over_size(ms) -> Verdict:
     """Spread of mean drop across algorithms at the mid size minus spread across BPE sizes; seed-bootstrap CI > 0."""
     from icml26.core.stats import bootstrap_ci
@@ -266,11 +289,22 @@ def check_design_over_size(ms) -> Verdict:
         status = "partly"
     else:
         status = "not-reproduced"
+    sens = []
+    for label, cats in list(check_util_subsets().items())[1:]:
+        if all(f"drop/{n}/{c}" in ms[0] for n in (*ALGORITHMS_AT_MID, *BPE_SIZES) for c in cats):
+            ds = [np.ptp([check_util_mean_drop(m, n, cats) for n in ALGORITHMS_AT_MID])
+                  - np.ptp([check_util_mean_drop(m, n, cats) for n in BPE_SIZES]) for m in ms]
+            sens.append(f"{label}: {', '.join(f'{x:+.3f}' for x in ds)}")
+    bpt = {n: float(np.mean([m[f"bpt/{n}"] for m in ms])) for n in BPE_SIZES if f"bpt/{n}" in ms[0]}
     v = Verdict(status, f"spread across algorithms (BPE-M, Unigram, WordPiece) {a.mean():.3f} vs across BPE sizes "
                         f"(S, M, L) {b.mean():.3f}",
                 f"rule: mean over seeds of (spread_algorithms - spread_sizes) with a 95% seed-bootstrap CI whose lower "
                 f"end is > 0; partly if the mean is > 0 but the CI reaches 0; difference {mean:.3f} [{lo:.3f}, {hi:.3f}]"
-                f", per seed {', '.join(f'{x:+.3f}' for x in d)}; {len(d)} seeds",
+                f", per seed {', '.join(f'{x:+.3f}' for x in d)}; {len(d)} seeds. Review context (not part of the "
+                f"rule): the same per-seed difference over category subsets, {'; '.join(sens)}; our size axis spans "
+                f"{', '.join(f'{LABELS[n]} {x:.2f}' for n, x in bpt.items())} bytes per token on a corpus of a few kB "
+                f"(the largest BPE nearly whole phrases), a far wider compression range than the paper's 32k-256k "
+                f"vocabularies",
                 value=mean, ci=(lo, hi), control=f"spread across BPE sizes: {b.mean():.3f}")
     why = _gate(ms) or ("a bootstrap over one seed has no width" if len(d) < 2 else None)
     return _nc(v, why) if why and status != "not-checkable" else v
@@ -302,15 +336,28 @@ def check_effect_over_noise(ms) -> Verdict:
     spread = float(means.max() - means.min())
     noise = float(x.std(0, ddof=1).max()) if len(ms) > 1 else float("nan")
     ok = len(ms) > 1 and spread > 2 * noise
-    status = "not-checkable" if len(ms) < 2 else ("reproduced" if ok else
-                                                  ("partly" if spread > noise else "not-reproduced"))
+    status = "not-checkable" if len(ms) < 2 else ("reproduced" if ok else "not-reproduced")
+    sens = []
+    if len(ms) > 1:
+        variants = [("without Unigram+NFKC (2 of its 5 drops are 0 by construction)",
+                     [n for n in names if n != "unigram_nfkc"], check_util_subsets()["all"]),
+                    ("no STEM", names, check_util_subsets()["no STEM"]),
+                    ("input/diacritics/noise only", names, check_util_subsets()["input/diacritics/noise"])]
+        for label, ns, cats in variants:
+            if all(f"drop/{n}/{c}" in ms[0] for n in ns for c in cats):
+                y = np.array([[check_util_mean_drop(m, n, cats) for n in ns] for m in ms])
+                sens.append(f"{label}: spread {np.ptp(y.mean(0)):.3f} vs 2 x std {2 * y.std(0, ddof=1).max():.3f}")
     worst = names[int(np.argmax(means))]
     best = names[int(np.argmin(means))]
     v = Verdict(status, f"spread of mean relative drop across the {len(names)} tokenizers {spread:.3f} (most robust "
                         f"{LABELS.get(best, best)} {means.min():.3f}, least {LABELS.get(worst, worst)} "
                         f"{means.max():.3f}) vs 2 x largest seed std {2 * noise:.3f}",
-                f"rule: spread > 2 x the largest per-tokenizer across-seed std (ddof=1); partly if spread > 1 x; "
-                f"{len(ms)} seeds", value=spread / noise if noise and np.isfinite(noise) else None,
+                f"rule: spread > 2 x the largest per-tokenizer across-seed std (ddof=1), the issue's rule; {len(ms)} "
+                f"seeds (rule revised after the full run by review: a 'partly if spread > 1 x' tier was removed -- "
+                f"it is not in the issue's rule, and with 8 exchangeable tokenizers and 3 seeds it fires about half "
+                f"the time, the 2 x rule about 3%; the stored verdict is unchanged). Review context: "
+                f"{'; '.join(sens) or 'n/a'}; the claim is a premise of the paper (tokenizers differ) rather than "
+                f"one of its specific findings", value=spread / noise if noise and np.isfinite(noise) else None,
                 control=f"2 x seed std: {2 * noise:.3f}")
     why = _gate(ms) or ("one seed has no seed noise" if len(ms) < 2 else None)
     return _nc(v, why) if why and status != "not-checkable" else v
@@ -342,12 +389,21 @@ def check_unicode_top(ms) -> Verdict:
     status = "reproduced" if frac >= 2 / 3 - 1e-9 else ("partly" if frac >= 0.5 else "not-reproduced")
     avg = {c: float(np.mean([m[f"avg_drop_plain/{c}"] for m in ms])) for c in CATEGORIES}
     nf = {c: float(np.mean([m[f"drop/unigram_nfkc/{c}"] for m in ms])) for c in CATEGORIES}
+    plain = [n for n in _members(ms[0]) if n != "unigram_nfkc"]
+    cc = {c: float(np.nanmean([check_util_chance_corrected(m, n, c) for m in ms for n in plain]))
+          if all(f"acc/{n}/{c}" in ms[0] for n in plain) else float("nan") for c in CATEGORIES}
     v = Verdict(status, "mean drop of non-normalising models by category: "
                 + ", ".join(f"{c} {x:.2f}" for c, x in avg.items())
                 + f"; unicode is the top category in {int(top.sum())}/{top.size} seeds "
                   f"(per model: {np.mean([m['unicode_top_frac/plain'] for m in ms]):.0%} of models)",
                 f"rule: unicode has the largest average relative drop over the 7 non-normalising models in >= 2/3 of "
-                f"seeds; partly in >= 1/2; {len(ms)} seeds", value=frac,
+                f"seeds; partly in >= 1/2; {len(ms)} seeds. Review context (not part of the rule): chance-corrected "
+                f"drop (clean - perturbed) / (clean - 0.25) averaged the same way, "
+                + ", ".join(f"{c} {x:.2f}" for c, x in cc.items())
+                + " (1 = perturbed accuracy at chance): where the top two categories are both near 1, both reduce "
+                  "the models to chance and the raw-drop ranking between them is set by per-language clean "
+                  "accuracy, not by the perturbation; our romanised (input) questions are entirely outside the "
+                  "training corpus, which holds no romanised text", value=frac,
                 control="Unigram+NFKC by category: " + ", ".join(f"{c} {x:.2f}" for c, x in nf.items()))
     why = _gate(ms)
     return _nc(v, why) if why else v
@@ -413,3 +469,47 @@ def check_tokenmonster_most_robust(ms) -> Verdict:
 
 def contradict_tokenmonster_most_robust(ms):
     return copy.deepcopy(list(ms))
+
+
+# ----------------------------------------------------------------------------- bytes-resist-noise
+def check_util_bytes_noise():
+    """The pre-registered rule (issue: bytes' Noise drop below the largest BPE's in >= 2/3 seeds), gated."""
+    from icml26.core import checks as C
+
+    gate = C.gate("clean_acc_min", at_least=GATE_ACC,
+                  why=f"clean accuracy >= {GATE_ACC} for every model (relative drops interpretable)")
+    return C.beats_in_seeds("drop/bytes/noise", "drop/bpe_l/noise", margin=0.01, frac=0.66, better="lower",
+                            label="bytes noise drop", control_label="BPE-L noise drop").gated(gate)
+
+
+def check_bytes_resist_noise(ms) -> Verdict:
+    """The pre-registered count rule, with the byte model's place in the whole suite added as context."""
+    import dataclasses
+
+    v = check_util_bytes_noise()(ms)
+    names = _members(ms[0])
+    keys = ("acc/{}/noise", "acc_clean/{}/noise", "drop/{}/noise")
+    if not {"bytes", "bpe_l"} <= set(names) or not all(k.format(n) in ms[0] for n in names for k in keys):
+        return v
+    raw = {n: float(np.mean([m[f"drop/{n}/noise"] for m in ms])) for n in names}
+    cc = {n: float(np.nanmean([check_util_chance_corrected(m, n, "noise") for m in ms])) for n in names}
+    rank = sorted(names, key=raw.get).index("bytes") + 1
+    acc_b = [m["acc/bytes/noise"] for m in ms]
+    acc_l = [m["acc/bpe_l/noise"] for m in ms]
+    ctx = (f"Review context (not part of the rule): perturbed Noise accuracy bytes vs BPE-L per seed "
+           + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(acc_b, acc_l))
+           + f"; chance-corrected drop bytes {cc['bytes']:.2f} vs BPE-L {cc['bpe_l']:.2f}; but in the whole suite "
+           f"the byte model ranks {rank}/{len(names)} on raw Noise drop ("
+           + ", ".join(f"{LABELS.get(n, n)} {raw[n]:.2f}" for n in sorted(names, key=raw.get))
+           + "), so it beats the pre-registered control (the suite's most fragile member) rather than the suite; "
+             "at the equal token budget it sees ~1/5 of BPE-L's bytes (epochs/bytes vs epochs/bpe_l; an equal-bytes "
+             "probe is noted in the claim statement)")
+    return dataclasses.replace(v, evidence=v.evidence + ". " + ctx)
+
+
+def contradict_bytes_resist_noise(ms):
+    return check_util_bytes_noise().contradict(ms)
+
+
+def control_bytes_resist_noise(ms):
+    return check_util_bytes_noise().on_control(ms)
