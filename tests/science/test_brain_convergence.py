@@ -132,3 +132,33 @@ def test_language_check_is_not_checkable_without_the_arm():
 
     v = check_performance_alignment_language([{"lang/available": 0.0}] * 3)
     assert v.status == "not-checkable" and "minilm" in v.evidence
+
+
+def _lang_rows(rs, ps, best_losses, readout=1.0):
+    return [{"lang/available": 1.0, "lang/pr/partial_late": r, "lang/pp/partial_late": p,
+             "lang/pr/partial_category": 0.0, "lang/pp/partial_category": 0.5, "lang/r/rsa_late": r,
+             "lang/r/rsa_early": 0.0, "lang/best_perf": -b, "lang/regions/late_readout_acc": readout}
+            for r, p, b in zip(rs, ps, best_losses)]
+
+
+def test_language_check_rule_gate_and_substitutions():
+    from icml26.science.brain_convergence.experiment import (check_performance_alignment_language,
+                                                             contradict_performance_alignment_language,
+                                                             control_performance_alignment_language)
+
+    good = _lang_rows([0.6] * 5, [0.005] * 5, [0.5] * 5)
+    assert check_performance_alignment_language(good).status == "reproduced"
+    assert check_performance_alignment_language(
+        _lang_rows([0.6] * 5, [0.005] * 3 + [0.2] * 2, [0.5] * 5)).status == "partly"
+    assert check_performance_alignment_language(contradict_performance_alignment_language(good)).status \
+        == "not-reproduced"
+    assert check_performance_alignment_language(control_performance_alignment_language(good)).status \
+        == "not-reproduced"  # the category-only region (r = 0, p = 0.5) in the method's place
+    # a failed loss gate in one seed: not-checkable, and the evidence says what the gated seeds show
+    v = check_performance_alignment_language(_lang_rows([0.12, -0.36, -0.11, 0.02, 0.5],
+                                                        [0.31, 0.93, 0.66, 0.45, 0.021],
+                                                        [0.61, 1.58, 1.35, 1.14, 0.45]))
+    assert v.status == "not-checkable" and "would say not-reproduced" in v.evidence
+    assert "4 seed(s) that pass the loss gate the rule is met in 0/4" in v.evidence
+    assert check_performance_alignment_language(good[:4] + _lang_rows([0.6], [0.005], [0.5], readout=0.5)).status \
+        == "not-checkable"  # the MiniLM region must read out the category

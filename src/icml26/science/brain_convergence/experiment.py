@@ -14,6 +14,8 @@ Parts of :func:`run`:
   from outside the zoo) and the category control; the zoo is tiny char-level TinyLMs
   (widths, depths, training steps, corrupted training text, untrained ones); performance is
   minus the held-out next-character loss. The same partial-RSA statistic as the vision arm.
+  Unlike the vision arm, the layers include the mean-pooled input embedding, so an untrained
+  char-LM (a random bag of characters) already aligns with MiniLM through word overlap.
   Needs the ``minilm`` extra; without it the arm reports itself unavailable.
 * :func:`longitudinal_part`: models trained slowly with a checkpoint every epoch; series of
   late-region alignment, accuracy, weight norm and category-RDM alignment; Granger asymmetry
@@ -266,14 +268,20 @@ def check_performance_alignment_language(ms: list[dict]) -> Verdict:
             f"reaches held-out loss <= {LANG_GATE} nats/char and the MiniLM region reads out the category (>= 0.8)")
     status = "reproduced" if ok.all() else ("partly" if ok.mean() > 0.5 else "not-reproduced")
     bad = []
-    if not all(m["lang/best_perf"] >= -LANG_GATE for m in ms):
+    gated = np.array([m["lang/best_perf"] >= -LANG_GATE for m in ms])
+    if not gated.all():
         bad.append(f"best char-LM held-out loss <= {LANG_GATE} nats/char in every seed (best: "
                    f"{[round(-m['lang/best_perf'], 2) for m in ms]})")
     if not all(m["lang/regions/late_readout_acc"] >= 0.8 for m in ms):
         bad.append("MiniLM region category read-out >= 0.8")
     if bad:
+        # Evidence wording added after the full run by review (the rule and the gate are unchanged): say what the
+        # seeds that do pass the loss gate show, so a failed gate cannot hide a negative (or a positive).
+        within = (f"; in the {int(gated.sum())} seed(s) that pass the loss gate the rule is met in "
+                  f"{int(ok[gated].sum())}/{int(gated.sum())} (partial r: {np.round(r[gated], 2).tolist()})"
+                  if gated.any() and not gated.all() else "")
         return Verdict("not-checkable", measured, f"precondition failed: {'; '.join(bad)} (the check would say "
-                       f"{status}); rule: {rule}", value=float(r.mean()), control=control)
+                       f"{status}{within}); rule: {rule}", value=float(r.mean()), control=control)
     return Verdict(status, measured, f"rule: {rule}; met in {int(ok.sum())}/{ok.size} seeds", value=float(r.mean()),
                    control=control)
 
@@ -331,7 +339,7 @@ def figure(ms: list[dict]):
     import matplotlib.pyplot as plt
 
     m = ms[0]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
     ax = axes[0]
     ax.scatter(m["zoo/acc"], m["zoo/rsa_late"], s=14, label="late region (RSA / ceiling)")
     ax.scatter(m["zoo/acc"], m["zoo/rsa_early"], s=14, label="early region")
@@ -356,5 +364,20 @@ def figure(ms: list[dict]):
     cx.set_ylabel("min-max scaled value")
     cx.set_title("one longitudinal model")
     cx.legend(fontsize=7)
+    dx = axes[3]
+    dx.set_xlabel("char-LM performance (minus held-out loss, nats/char)")
+    dx.set_ylabel("alignment (max over layers)")
+    if m.get("lang/available") and m.get("lang/perf"):
+        perf = np.asarray(m["lang/perf"])
+        dx.scatter(perf, m["lang/rsa_late"], s=14, color="C0", label="MiniLM region (RSA / ceiling)")
+        dx.scatter(perf, m["lang/partial_late"], s=14, color="C3", marker="x",
+                   label="MiniLM beyond the category RDM (partial RSA)")
+        dx.scatter(perf, m["lang/rsa_category"], s=14, color="C2", label="category-only region")
+        dx.axvline(-LANG_GATE, color="k", ls=":", lw=0.8, label=f"gate: loss {LANG_GATE} nats/char")
+        dx.legend(fontsize=6, loc="best")
+        dx.set_title(f"seed 0 language arm: r = {m['lang/r/rsa_late']:.2f} raw, "
+                     f"{m['lang/pr/partial_late']:.2f} partial")
+    else:
+        dx.set_title("language arm not run (needs the minilm extra)")
     fig.tight_layout()
     return fig
