@@ -1,6 +1,6 @@
 """GU's comparison rule: "GU's retain accuracy >= the control's in >= 4/5 seeds" (the shared count rule
-:func:`icml26.core.checks.beats_in_seeds` with margin 0), where a run in which every seed ties is only
-``partly``: no worse than the control is not better than it."""
+:func:`icml26.core.checks.beats_in_seeds` with margin 0), where a run that is not better on the seed mean
+(e.g. every seed tied) is only ``partly``: no worse than the control is not better than it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ class NoWorseNotTied(BeatsInSeeds):
     def __call__(self, ms: Any):
         v = super().__call__(ms)
         if v.status == "reproduced" and not (v.value is not None and v.value > 1e-12):
-            return replace(v, status="partly", evidence=v.evidence + "; tied on average: no worse, not better")
+            what = "tied in every seed: no worse, not better" if v.value is not None and abs(v.value) <= 1e-12 \
+                else f"seed-mean difference {v.value:+.3f}: not better on average"
+            return replace(v, status="partly", evidence=f"{v.evidence}; {what}")
         return v
 
 

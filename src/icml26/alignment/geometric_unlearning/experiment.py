@@ -220,3 +220,74 @@ def figure(metrics: list[Metrics]) -> Any:
     ax.set_title("checkpoint trajectories (seed 0)")
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------------------------- claim beats-controls
+# Changed after the full run (disclosed in the verdict and the report). The pre-registered rule compared GU's
+# final point with each control's best checkpoint whose forget accuracy was <= GU's + 0.05 (0 if none). GU then
+# stopped at forget accuracy 0.7-0.9, so the gradient controls (1.0 -> 0.0 within ten steps) were read at a
+# far stronger forget level than GU, and controls that never got down to GU's weak level scored 0: the rule
+# compared unequal forget levels. The deciding rule now reads every method, GU included, the same way: the
+# best retain accuracy over its checkpoints with forget accuracy <= 0.10 (claim suppression's target), 0 if it
+# never gets there. The pre-registered rule's verdict is still computed and shown in the evidence.
+COMMON_FORGET_LEVEL = 0.10
+
+
+def _with_common_level(ms: list[Metrics]) -> list[Metrics]:
+    import copy
+
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        for name in ("gu", *EQUAL_DATA):
+            m[f"{name}/retain_at_level"] = M.matched_retain(m[f"{name}/trace_forget"], m[f"{name}/trace_retain"],
+                                                            COMMON_FORGET_LEVEL, tol=0.0)
+    return out
+
+
+def _rule(key: str):
+    from icml26.core import checks as C
+
+    from . import _CONTROLS, _GATES
+    from ._checks import no_worse
+
+    return C.all_of(*(no_worse(f"gu/{key}", f"{k}/{key}", frac=0.8, label="GU retain", control_label=label)
+                      for k, label in _CONTROLS)).gated(*_GATES)
+
+
+def check_beats_controls(ms: list[Metrics]):
+    from dataclasses import replace
+
+    v = _rule("retain_at_level")(_with_common_level(ms))
+    pre = _rule("matched_retain")(ms)
+    return replace(v, measured=f"at forget accuracy <= {COMMON_FORGET_LEVEL:g}: {v.measured}",
+                   evidence=(f"decided by a rule changed after the full run: each method (GU too) is read at its best "
+                             f"checkpoint with forget accuracy <= {COMMON_FORGET_LEVEL:g} (retain 0 if none). "
+                             f"{v.evidence} || The pre-registered rule (GU's final point vs each control's best "
+                             f"checkpoint with forget accuracy <= GU's + 0.05, 0 if none) says {pre.status}: "
+                             f"{pre.measured}; it compared unequal forget levels (GU stopped at 0.7-0.9, the "
+                             f"gradient controls at 0.0)."))
+
+
+def contradict_beats_controls(ms: list[Metrics]) -> list[Metrics]:
+    import copy
+
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        n = len(m["gu/trace_forget"])
+        m["gu/trace_forget"], m["gu/trace_retain"], m["gu/matched_retain"] = [1.0] * n, [0.0] * n, 0.0
+        for name in EQUAL_DATA:
+            k = len(m[f"{name}/trace_forget"])
+            m[f"{name}/trace_forget"], m[f"{name}/trace_retain"] = [0.0] * k, [1.0] * k
+            m[f"{name}/matched_retain"] = 1.0
+    return out
+
+
+def control_beats_controls(ms: list[Metrics]) -> list[Metrics]:
+    """GU's numbers replaced by those of the random-subspace control (the key idea removed)."""
+    import copy
+
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        for key in ("trace_forget", "trace_retain", "matched_retain", "forget_acc", "retain_acc"):
+            m[f"gu/{key}"] = copy.deepcopy(m[f"gu_random/{key}"])
+    return out
