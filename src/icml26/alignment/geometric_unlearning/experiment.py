@@ -259,13 +259,16 @@ def check_beats_controls(ms: list[Metrics]):
 
     v = _rule("retain_at_level")(_with_common_level(ms))
     pre = _rule("matched_retain")(ms)
+    gu_f = [m["gu/forget_acc"] for m in ms]
+    grad_f = [m[f"{k}/forget_acc"] for m in ms for k in ("ga_syn", "graddiff_syn", "npo_syn")]
     return replace(v, measured=f"at forget accuracy <= {COMMON_FORGET_LEVEL:g}: {v.measured}",
                    evidence=(f"decided by a rule changed after the full run: each method (GU too) is read at its best "
                              f"checkpoint with forget accuracy <= {COMMON_FORGET_LEVEL:g} (retain 0 if none). "
                              f"{v.evidence} || The pre-registered rule (GU's final point vs each control's best "
                              f"checkpoint with forget accuracy <= GU's + 0.05, 0 if none) says {pre.status}: "
-                             f"{pre.measured}; it compared unequal forget levels (GU stopped at 0.7-0.9, the "
-                             f"gradient controls at 0.0)."))
+                             f"{pre.measured}; it compares unequal forget levels (GU's final forget accuracy "
+                             f"{min(gu_f):.2f}-{max(gu_f):.2f}, the gradient controls' {min(grad_f):.2f}-"
+                             f"{max(grad_f):.2f})."))
 
 
 def contradict_beats_controls(ms: list[Metrics]) -> list[Metrics]:
