@@ -5,7 +5,13 @@ The RL papers of the ``llm`` cluster fine-tune a reasoning model with verifiable
 from scratch (per seed) on :mod:`icml26.tasks.arithmetic` problems with scratchpads (by
 default levels 1 and 2: two operands below 10 with + and -, three operands below 20 with
 + - *), stopped early so that greedy exact match sits well below its ceiling: RL with a
-binary verifiable reward then has room to raise it.
+binary verifiable reward then has room to raise it. Pretraining uses AdamW with a short
+warm-up and then a constant lr (``PolicyConfig.schedule="constant"``): the earlier cosine
+decay to 0.1 lr (``"cosine"``, kept for comparison) leaves the under-trained policy so sharp
+along the policy gradient that GRPO/DAPO steps lowered its reward (measured on level-1
+problems, d = 32, 300 steps, 3 seeds: DAPO full fine-tuning for 12 steps moved greedy exact
+match by -12 to -38 points from a cosine base and by +1 to +7 from a constant-lr base).
+Greedy decoding allows ``MAX_NEW = 28`` new tokens, the longest level-2 scratchpad plus eos.
 
 Prompt: ``<bos>12*7-3=``; completion: ``12*7=84;84-3=81;#81<eos>``. The pretrained weights
 are cached on disk by (seed, config) (``ICML26_CACHE``, default ``~/.cache/icml26``), so
@@ -35,7 +41,9 @@ from icml26.nn.transformer import LMConfig, TinyLM
 from icml26.tasks.arithmetic import ArithmeticProblem, arithmetic_problems, is_correct
 
 ALPHABET = "0123456789+-*=;#"
-MAX_NEW = 24
+MAX_NEW = 28  # the longest level-2 scratchpad (27 characters) plus <eos>
+SCHEDULES = ("constant", "cosine")
+WARMUP = 20
 
 
 @dataclass(frozen=True)
@@ -50,11 +58,18 @@ class PolicyConfig:
     batch: int = 64
     lr: float = 3e-3
     max_len: int = 48
+    # "constant": linear warm-up then a constant lr (the default; the policy ends in a flat
+    # enough spot for RL to improve it); "cosine": train_lm's cosine decay to 0.1 lr, which
+    # leaves the under-trained policy so sharp along the policy gradient that RL steps lower
+    # the reward (measured: see tests/tasks/test_tasks.py).
+    schedule: str = "constant"
 
     def __post_init__(self) -> None:
         for name in ("d_model", "n_layers", "n_heads", "steps", "batch", "max_len"):
             check_int(name, getattr(self, name), minimum=1)
         check_positive("lr", self.lr)
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
         for lv in self.levels:
             check_int("levels", lv, minimum=1, maximum=4)
 
@@ -97,7 +112,10 @@ def training_batch(items: list[ArithmeticProblem], max_len: int) -> tuple[torch.
 
 
 def cache_path(seed: int, cfg: PolicyConfig) -> Path:
-    key = json.dumps({"seed": int(seed), **asdict(cfg), "alphabet": ALPHABET, "v": 1}, sort_keys=True)
+    fields = asdict(cfg)
+    if fields["schedule"] == "cosine":  # the first recipe keeps its original cache key
+        del fields["schedule"]
+    key = json.dumps({"seed": int(seed), **fields, "alphabet": ALPHABET, "v": 1}, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26"))
     return root / "arith_policy" / f"{digest}.pt"
@@ -130,13 +148,34 @@ def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool =
         idx = torch.randint(0, len(pool), (cfg.batch,), generator=gen).tolist()
         return training_batch([pool[i] for i in idx], cfg.max_len)
 
-    train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=20, seed=seed)
+    if cfg.schedule == "cosine":
+        train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=WARMUP, seed=seed)
+    else:
+        _train_constant(model, batch, steps=cfg.steps, lr=cfg.lr, seed=seed)
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         torch.save(model.state_dict(), tmp)
         os.replace(tmp, path)
     return model.eval()
+
+
+def _train_constant(model: TinyLM, batch, *, steps: int, lr: float, seed: int) -> None:
+    """AdamW (weight decay 0.01, grad clip 1) with a linear warm-up of WARMUP steps, then a constant lr."""
+    from icml26.nn.train import lm_loss
+
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    model.train()
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = lr * min(1.0, (step + 1) / WARMUP)
+        ids, target = batch(gen)
+        loss = lm_loss(model, ids, None, target=target)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
 
 
 def decode(ids: list[int]) -> str:
