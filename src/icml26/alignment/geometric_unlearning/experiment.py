@@ -15,7 +15,17 @@ Parts of :func:`run`:
    with the same LoRA, optimiser and step budget, evaluating every few steps.
 5. :func:`summarise` reads the test paraphrase (2, never used by any run) at GU's early-stop point
    (claim ``suppression``) and, for each control, the best retain accuracy over its checkpoints at
-   GU's forget level (claim ``beats-controls``).
+   GU's forget level (``matched_retain``, the pre-registered reading of ``beats-controls``). The check
+   ``check_beats_controls`` now reads every method at forget accuracy <= 0.10 instead (changed after
+   the full run; see the comment above it).
+
+Review diagnostic (not stored, not part of any verdict): GU alone on the full profile, 500 steps with
+no early stop, seeds 0 and 1 at lr 1e-2 and seed 0 at lr 1e-3. GU's own objective is met (seed 0:
+L_dir 0.57 -> 0.05, L_energy 0.12 -> 0.007, L_refusal 2.0 -> 0.02; the synthetic prompts are answered
+"i don't know .") but forget accuracy on the held-out QA paraphrase plateaus at 0.7 (seed 0, both
+learning rates) and 0.8-1.0 (seed 1) from about step 60 to step 500, and the validation paraphrase
+behaves the same. So the 120-step budget is not what keeps GU from suppressing: the states move where
+GU puts them, and the QA answers do not follow.
 """
 
 from __future__ import annotations
@@ -257,18 +267,39 @@ def _rule(key: str):
 def check_beats_controls(ms: list[Metrics]):
     from dataclasses import replace
 
-    v = _rule("retain_at_level")(_with_common_level(ms))
-    pre = _rule("matched_retain")(ms)
+    def _weakest_link(v, ms: list[Metrics], key: str):
+        """The issue's rule asks GU to match *each* control: a control that beats GU (its part not reproduced)
+        makes the claim not reproduced, whatever the other parts say. ``all_of``'s default would call the
+        whole claim partly as soon as one part is partly, and here the partly parts are ties at 0 (neither
+        method reaches the forget level), which are evidence of nothing. (Revised after the full run by review.)"""
+        from . import _CONTROLS
+        from ._checks import no_worse
+
+        if v.status != "partly":
+            return v
+        lost = [label for k, label in _CONTROLS
+                if no_worse(f"gu/{key}", f"{k}/{key}", frac=0.8)(ms).status == "not-reproduced"]
+        if not lost:
+            return v
+        return replace(v, status="not-reproduced",
+                       evidence=f"not reproduced: {', '.join(lost)} keep(s) more retain accuracy than GU in more than "
+                                f"half of the seeds (weakest link over the controls, rule revised after the full run by "
+                                f"review; the other controls' partly verdicts are ties, not wins). {v.evidence}")
+
+    level = _with_common_level(ms)
+    v = _weakest_link(_rule("retain_at_level")(level), level, "retain_at_level")
+    pre = _weakest_link(_rule("matched_retain")(ms), ms, "matched_retain")
     gu_f = [m["gu/forget_acc"] for m in ms]
     grad_f = [m[f"{k}/forget_acc"] for m in ms for k in ("ga_syn", "graddiff_syn", "npo_syn")]
     return replace(v, measured=f"at forget accuracy <= {COMMON_FORGET_LEVEL:g}: {v.measured}",
                    evidence=(f"decided by a rule changed after the full run: each method (GU too) is read at its best "
-                             f"checkpoint with forget accuracy <= {COMMON_FORGET_LEVEL:g} (retain 0 if none). "
+                             f"checkpoint with forget accuracy <= {COMMON_FORGET_LEVEL:g} (retain 0 if none); GU must "
+                             f"be no worse than every control (weakest link, added by review after the full run). "
                              f"{v.evidence} || The pre-registered rule (GU's final point vs each control's best "
                              f"checkpoint with forget accuracy <= GU's + 0.05, 0 if none) says {pre.status}: "
                              f"{pre.measured}; it compares unequal forget levels (GU's final forget accuracy "
                              f"{min(gu_f):.2f}-{max(gu_f):.2f}, the gradient controls' {min(grad_f):.2f}-"
-                             f"{max(grad_f):.2f})."))
+                             f"{max(grad_f):.2f}), i.e. it credits GU for forgetting less."))
 
 
 def contradict_beats_controls(ms: list[Metrics]) -> list[Metrics]:
