@@ -269,3 +269,72 @@ def figure(metrics: list[dict]):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------------------------- hand-written checks
+def check_improves_personalisation(ms: list[dict]):
+    """Pre-registered (issue 22, committed before the full run): PerCE's held-out personal-slot accuracy
+    above each control (plain CE, random weights of PerCE's distribution, loss-ratio weights) by >= 0.03
+    in >= 4/5 seeds, and PerCE's generic perplexity <= 1.1 x CE's in >= 4/5 seeds; decided only if CE's
+    held-out loss halves and oracle-mask weights beat CE by >= 0.03 in >= 4/5 seeds.
+
+    Revised by review after the full run (no metric changed): the rule was ``C.all_of`` of the four
+    parts, whose ``partly`` rule gave *partly* as soon as the perplexity bound alone held, i.e. with
+    PerCE behind every control. The perplexity bound is a necessary side condition ("at minimal extra
+    cost"), not partial evidence of better personalisation: if it fails the claim is not reproduced,
+    otherwise the verdict is that of the three slot-accuracy comparisons (partly if some comparison
+    is met in at least half of the seeds). The oracle gate got a 1e-6 float32 tolerance (see
+    ``PAPER``)."""
+    from dataclasses import replace
+
+    from icml26.core import checks as C
+
+    from . import _GATES
+
+    comps = C.all_of(
+        C.beats_in_seeds("slot/perce", "slot/ce", margin=0.03, label="PerCE", control_label="CE"),
+        C.beats_in_seeds("slot/perce", "slot/random", margin=0.03, label="PerCE", control_label="random weights"),
+        C.beats_in_seeds("slot/perce", "slot/loss", margin=0.03, label="PerCE", control_label="loss-ratio weights"))
+    ppl = C.threshold("ppl_ratio", at_most=1.1, frac=0.8, label="PerCE / CE generic perplexity")
+    vc, vp = comps(ms), ppl(ms)
+    status = vc.status if vp.status == "reproduced" else "not-reproduced"
+    v = replace(vc, status=status, measured=f"{vc.measured}; {vp.measured}",
+                evidence=(f"rule (revised by review after the full run: the perplexity bound is a necessary "
+                          f"condition, not a source of partial credit): slot-accuracy comparisons "
+                          f"[{vc.status}] {vc.evidence} | perplexity [{vp.status}] {vp.evidence}"))
+    texts, failed = [], []
+    gates = (_GATES[0],
+             C.gate("gate/oracle_gain", at_least=0.03 - 1e-6, frac=0.8,
+                    why="oracle-mask weights beat CE by >= 0.03 slot accuracy in >= 80% of seeds (float32 "
+                        "tolerance 1e-6 added by review after the full run: slot accuracy counts held-out slots, "
+                        "and seed 1's gain of exactly 18/600 read as 0.02999997 and failed the gate)"))
+    for g in gates:
+        ok, text = g.evaluate(ms)
+        texts.append(text)
+        if not ok:
+            failed.append(text)
+    if failed:
+        return replace(v, status="not-checkable",
+                       evidence="precondition failed, so the claim is not decided: " + "; ".join(failed)
+                                + f". (On these numbers the check would say {v.status}.) {v.evidence}")
+    return replace(v, evidence=v.evidence + "; " + "; ".join(texts))
+
+
+def contradict_improves_personalisation(ms: list[dict]) -> list[dict]:
+    """PerCE's slot accuracy well below every control's."""
+    out = []
+    for m in ms:
+        m = dict(m)
+        m["slot/perce"] = min(m["slot/ce"], m["slot/random"], m["slot/loss"]) - 0.1
+        out.append(m)
+    return out
+
+
+def control_improves_personalisation(ms: list[dict]) -> list[dict]:
+    """Plain CE in PerCE's place (its generic perplexity ratio to itself is 1)."""
+    out = []
+    for m in ms:
+        m = dict(m)
+        m["slot/perce"], m["ppl_ratio"] = m["slot/ce"], 1.0
+        out.append(m)
+    return out
