@@ -187,3 +187,19 @@ def test_beats_in_seeds_count_rule():
     assert C.beats_in_seeds("c", "m", better="lower", margin=0.05)(ms).status == "reproduced"
     with pytest.raises(ValueError, match="frac"):
         C.beats_in_seeds("m", "c", frac=0)
+
+
+def test_bounds_allow_float32_rounding_of_counts():
+    """18/600 stored as float32 is 0.02999997: a bound of 0.03 must count it as met, one count less must not."""
+    import numpy as np
+
+    stored = float(np.float32(18 / 600))
+    assert stored < 0.03
+    g = C.gate("gain", at_least=0.03, why="oracle gain")
+    assert g.evaluate([{"gain": stored}])[0]
+    assert not g.evaluate([{"gain": float(np.float32(17 / 600))}])[0]
+    th = C.threshold("gain", at_least=0.03)
+    assert th([{"gain": stored}] * 3).status == "reproduced"
+    b = C.beats_in_seeds("a", "b", margin=0.03)
+    assert b([{"a": stored, "b": 0.0}] * 5).status == "reproduced"
+    assert b([{"a": float(np.float32(17 / 600)), "b": 0.0}] * 5).status == "not-reproduced"

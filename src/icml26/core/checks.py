@@ -42,6 +42,15 @@ At = int | str | None
 
 
 # ----------------------------------------------------------------------------- helpers
+
+FLOAT_TOL = 5e-7  # slack on bounds, above float32 rounding: an accuracy gain of 18/600 is stored as 0.02999997
+
+
+def _tol(bound: float) -> float:
+    """Slack for comparing a stored metric with a bound (metrics are often float32 counts)."""
+    return FLOAT_TOL * max(1.0, abs(float(bound)))
+
+
 def _values(ms: Sequence[Metrics], key: str, at: At) -> np.ndarray:
     """(n_seeds,) for a scalar or ``at`` index, (n_seeds, len) for ``at='each'``."""
     rows = []
@@ -290,7 +299,7 @@ class BeatsInSeeds(Check):
     def __call__(self, ms: Sequence[Metrics]) -> Verdict:
         a, b = _values(ms, self.method, None), _values(ms, self.control, None)
         d = (a - b) if self.better == "higher" else (b - a)
-        ok = np.isfinite(d) & (d >= self.margin - 1e-12)
+        ok = np.isfinite(d) & (d >= self.margin - _tol(self.margin))
         frac = float(ok.mean())
         status = "reproduced" if frac >= self.frac else ("partly" if frac >= 0.5 else "not-reproduced")
         name, cname = self.label or self.method, self.control_label or self.control
@@ -408,7 +417,8 @@ class Threshold(Check):
         return float(self.at_least if self.at_least is not None else self.at_most)  # type: ignore[arg-type]
 
     def _ok(self, x: np.ndarray) -> np.ndarray:
-        return (x >= self._bound) if self.at_least is not None else (x <= self._bound)
+        t = _tol(self._bound)
+        return (x >= self._bound - t) if self.at_least is not None else (x <= self._bound + t)
 
     def rule(self) -> str:
         op = ">=" if self.at_least is not None else "<="
@@ -538,7 +548,8 @@ class Gate:
         v = _values(ms, self.key, self.at)
         if v.ndim == 2:
             v = v.min(axis=1) if self.at_least is not None else v.max(axis=1)
-        ok = (v >= self.at_least) if self.at_least is not None else (v <= self.at_most)
+        ok = ((v >= self.at_least - _tol(self.at_least)) if self.at_least is not None
+              else (v <= self.at_most + _tol(self.at_most)))
         ok &= np.isfinite(v)
         op = f">= {self.at_least:g}" if self.at_least is not None else f"<= {self.at_most:g}"
         passed = float(ok.mean()) >= self.frac
