@@ -61,8 +61,8 @@ def test_interrupt_keeps_finished_jobs_once(tmp_path):
     while time.time() < deadline:  # wait until at least one job is stored
         time.sleep(0.3)
         if store.exists():
-            try:
-                with Store(store) as st:
+            try:  # read-only: a writable open would wait for the running writer's lock
+                with Store(store, readonly=True) as st:
                     if st.count() >= 1:
                         break
             except Exception:  # noqa: BLE001 - the file may be mid-creation
