@@ -156,3 +156,32 @@ def test_shared_sign_test_gives_the_former_one_sided_p_values():
             want = binomtest(wins, n, 0.5, alternative="greater").pvalue
             assert sign_test(2.0 * ind - 1, alternative="greater") == pytest.approx(want, rel=1e-12)
     assert sign_test(np.array([0.1, 0.2, -0.05, 0.3, 0.4]), alternative="greater") == pytest.approx(6 / 32)
+
+
+def _rl_rows(rlpo, kaiming, gauss, rlmo, kl_rlpo, kl_lora, n=5):
+    return [{"rl/full/gain": 0.08, "rl/kaiming/gain": 0.05,
+             "rl/rlpo/test": rlpo[i], "rl/kaiming/test": kaiming[i], "rl/gaussian_scaled/test": gauss[i],
+             "rl/rlmo/test": rlmo[i], "rl/rlpo/max_kl": kl_rlpo[i], "rl/kaiming/max_kl": kl_lora[i],
+             "rl/rlpo/hi_lr/max_kl": kl_rlpo[i] * 10, "rl/kaiming/hi_lr/max_kl": kl_lora[i] * 10,
+             "rl/rlpo_vs_lora/boot_lo": -0.01, "rl/rlpo_vs_lora/boot_hi": 0.05} for i in range(n)]
+
+
+def test_rlpo_rule_gives_no_partly_for_a_mean_win_alone():
+    """Review rule: a higher mean EM with the per-seed conditions failing is not-reproduced (was partly)."""
+    from icml26.llm.lora_rlvr.experiment import check_rlpo_beats_lora
+
+    rows = _rl_rows([0.90, 0.80, 0.60, 0.60, 0.60], [0.70] * 5, [0.70] * 5, [0.60] * 5, [0.05] * 5, [0.01] * 5)
+    v = check_rlpo_beats_lora(rows)
+    assert v.status == "not-reproduced" and "revised after the full run" in v.evidence
+
+
+def test_rlpo_rule_tiers():
+    from icml26.llm.lora_rlvr.experiment import check_rlpo_beats_lora
+
+    acc4 = [0.8, 0.8, 0.8, 0.8, 0.6]
+    # accuracy half in 4/5 seeds, KL higher everywhere: partly
+    assert check_rlpo_beats_lora(_rl_rows(acc4, [0.7] * 5, [0.7] * 5, [0.7] * 5, [0.05] * 5,
+                                          [0.01] * 5)).status == "partly"
+    # every condition in 4/5 seeds: reproduced
+    assert check_rlpo_beats_lora(_rl_rows(acc4, [0.7] * 5, [0.7] * 5, [0.7] * 5, [0.005] * 5,
+                                          [0.01] * 5)).status == "reproduced"

@@ -227,21 +227,31 @@ def check_rlpo_beats_lora(ms) -> Verdict:
     n = len(ms)
     acc = {k: np.array([m[f"rl/{k}/test"] for m in ms]) for k in ("rlpo", "rlmo", "kaiming", "gaussian_scaled")}
     kl = {k: np.array([m[f"rl/{k}/max_kl"] for m in ms]) for k in ("rlpo", "kaiming")}
-    ok_seed = ((acc["rlpo"] > acc["kaiming"]) & (acc["rlpo"] > acc["gaussian_scaled"])
-               & (kl["rlpo"] < kl["kaiming"]) & (acc["rlmo"] >= acc["kaiming"] - 0.01))
+    above_both = (acc["rlpo"] > acc["kaiming"]) & (acc["rlpo"] > acc["gaussian_scaled"])
+    kl_below = kl["rlpo"] < kl["kaiming"]
+    rlmo_ok = acc["rlmo"] >= acc["kaiming"] - 0.01
+    ok_seed = above_both & kl_below & rlmo_ok
     k = int(ok_seed.sum())
     wins = int((acc["rlpo"] > acc["kaiming"]).sum())
+    # the same-lr KL comparison (the best-lr one can compare different lrs): the grid's largest lr
+    hi_kl_above = int(sum(m["rl/rlpo/hi_lr/max_kl"] > m["rl/kaiming/hi_lr/max_kl"] for m in ms))
     boots = ", ".join(f"[{m['rl/rlpo_vs_lora/boot_lo']:+.3f}, {m['rl/rlpo_vs_lora/boot_hi']:+.3f}]" for m in ms)
     measured = (f"RLPO {acc['rlpo'].mean():.3f}, RLMO {acc['rlmo'].mean():.3f} test EM; max-KL RLPO "
-                f"{kl['rlpo'].mean():.3g} vs LoRA {kl['kaiming'].mean():.3g}; all conditions in {k}/{n} seeds")
+                f"{kl['rlpo'].mean():.3g} vs LoRA {kl['kaiming'].mean():.3g} (seed means at each arm's best lr); "
+                f"per seed: RLPO above both controls in {int(above_both.sum())}/{n}, RLPO max-KL below LoRA's in "
+                f"{int(kl_below.sum())}/{n}, RLMO >= LoRA - 1 pt in {int(rlmo_ok.sum())}/{n}; all conditions in {k}/{n} seeds")
     control = (f"standard LoRA {acc['kaiming'].mean():.3f} (max-KL {kl['kaiming'].mean():.3g}); norm-matched "
                f"Gaussian A {acc['gaussian_scaled'].mean():.3f}")
     rule = ("per seed: RLPO test EM above standard LoRA and above the norm-matched Gaussian A, RLPO max-KL below "
-            "standard LoRA's, RLMO >= LoRA - 1 pt; reproduced if in >= 80% of >= 5 seeds, partly if >= 60% or RLPO's "
-            "mean EM beats both controls")
+            "standard LoRA's, RLMO >= LoRA - 1 pt; reproduced if in >= 80% of >= 5 seeds, partly if in >= 60%, or if "
+            "the accuracy half (RLPO above both controls) holds in >= 80% of seeds")
+    revised = ("rule revised after the full run by review: the former partly tier 'or RLPO's mean EM beats both "
+               "controls' (not in the issue's pre-registered rule, and blind to the KL and RLMO conditions) is "
+               "replaced by the per-seed accuracy count above; under the former rule this run read partly")
     p = sign_test(acc["rlpo"] - acc["kaiming"], alternative="greater")
-    evidence = (f"rule: {rule}; sign test RLPO > LoRA in EM: {wins}/{n}, one-sided p (ties dropped) = {p:.3g} (smallest attainable "
-                f"{0.5 ** n:.3g}); per-seed paired item bootstrap 95% CI of RLPO - LoRA EM: {boots}")
+    evidence = (f"rule: {rule}; {revised}; sign test RLPO > LoRA in EM: {wins}/{n}, one-sided p (ties dropped) = {p:.3g} "
+                f"(smallest attainable {0.5 ** n:.3g}); per-seed paired item bootstrap 95% CI of RLPO - LoRA EM: {boots}; "
+                f"at the grid's largest lr RLPO's max-KL is above standard LoRA's in {hi_kl_above}/{n} seeds (same lr)")
     gate = _gates(ms)
     if gate is not None:
         return Verdict("not-checkable", measured, f"training gate failed: {gate}; {evidence}", control=control)
@@ -250,8 +260,7 @@ def check_rlpo_beats_lora(ms) -> Verdict:
                        control=control)
     if k / n >= 0.8:
         status = "reproduced"
-    elif k / n >= 0.6 or (acc["rlpo"].mean() > acc["kaiming"].mean()
-                          and acc["rlpo"].mean() > acc["gaussian_scaled"].mean()):
+    elif k / n >= 0.6 or above_both.mean() >= 0.8:
         status = "partly"
     else:
         status = "not-reproduced"
