@@ -111,3 +111,30 @@ def test_shared_sign_test_gives_the_former_one_sided_p_values():
     assert sign_test(np.ones(5), alternative="greater") == pytest.approx(1 / 32)
     # ties are dropped (the former helper counted them as losses)
     assert sign_test(np.array([1.0, 1, 1, 1, 0]), alternative="greater") == pytest.approx(1 / 16)
+
+
+def _core_rows(both_core, both_ind, rescues, n=5):
+    rows = []
+    for i in range(n):
+        rows.append({"independent/P/gain": 0.03, "independent/Q/gain": 0.05, "base/team_pass": 0.55,
+                     "core/both_wrong": both_core[i], "independent/both_wrong": both_ind[i],
+                     "core/rescues": float(rescues[i]), "core/hinted": 14.0, "core/rescue_rate": rescues[i] / 14,
+                     "core/explore_all_zero_frac": 1.0, "wrong_hint/rescues": 0.0, "wrong_hint/hinted": 9.0})
+    return rows
+
+
+def test_decorrelates_inactive_hint_channel_is_not_checkable():
+    """Review rule: rescues in fewer than 80% of seeds fail the premise, whatever P(both wrong) does."""
+    from icml26.llm.core.experiment import check_decorrelates
+
+    v = check_decorrelates(_core_rows([0.40] * 5, [0.50] * 5, [1, 1, 1, 0, 0]))
+    assert v.status == "not-checkable" and "premise" in v.evidence
+    assert "revised after the full run" in v.evidence
+
+
+def test_decorrelates_decided_on_both_wrong_when_the_channel_is_active():
+    from icml26.llm.core.experiment import check_decorrelates
+
+    assert check_decorrelates(_core_rows([0.40] * 5, [0.50] * 5, [1, 2, 1, 1, 3])).status == "reproduced"
+    assert check_decorrelates(_core_rows([0.40] * 3 + [0.6] * 2, [0.50] * 5, [1] * 5)).status == "partly"
+    assert check_decorrelates(_core_rows([0.50] * 5, [0.50] * 5, [1] * 5)).status == "not-reproduced"
