@@ -148,10 +148,75 @@ def test_counterfactual_reading_answer_is_in_context_and_chain_is_consistent():
         answer = a[1:-1]
         assert a[0] == "<answer>" and a[-1] == "</answer>"
         assert " ".join(answer) in " ".join(c)
-        if q.hops == 2:  # the second search is about the first passage's (invented) object
+        assert "<search>" not in c  # the reader sees passages only
+        if q.hops == 2:  # the second passage is about the first passage's (invented) object
             infos = " ".join(c).split("<info>")
             first_obj = infos[1].split("</info>")[0].split()[-1]
-            assert first_obj in infos[1].split("</info>")[1]
+            assert first_obj in infos[2]
+
+
+def _small_world():
+    from icml26.llm.inforeasoner.setting import world_config
+    from icml26.tasks.search import make_search_world
+
+    return make_search_world(0, world_config({"n_people": 8, "n_cities": 4, "n_countries": 2, "n_companies": 3}))
+
+
+def test_evidence_context_keeps_only_complete_info_blocks():
+    from icml26.llm.inforeasoner.setting import evidence_context
+
+    world = _small_world()
+    tok = world.tokenizer
+    doc = world.documents[0]
+    text = f"<search> who </search> <info> {doc} </info> <search> x </search> <info> {doc} </info> <answer> a"
+    got = tok.decode(evidence_context(tok.encode(text), world), skip_special=False).split()
+    assert got == f"<info> {doc} </info> <info> {doc} </info>".split()
+    cut = tok.encode(f"<search> q </search> <info> {doc} </info> <info> {doc}")
+    assert tok.decode(evidence_context(cut, world), skip_special=False).split() == f"<info> {doc} </info>".split()
+    assert evidence_context(tok.encode("<answer> a </answer>"), world) == []
+
+
+def test_bridge_composition_answers_with_the_invented_bridge_true_memorised_fact():
+    from icml26.llm.inforeasoner.setting import _bridge_composition
+    from icml26.tasks.search import norm
+
+    world = _small_world()
+    kb, tok = world.kb, world.tokenizer
+    rng = np.random.default_rng(1)
+    n = 0
+    for q in world.questions(2):
+        ex = _bridge_composition(world, q, rng)
+        if ex is None:
+            continue
+        n += 1
+        ctx, ans = (tok.decode(x, skip_special=False) for x in ex)
+        f1, f2 = kb.facts[q.facts[0]], kb.facts[q.facts[1]]
+        hits = [x for x in kb.by_type(kb.entities[f1.object]) if f" {norm(x)} " in f" {ctx} "]
+        assert len(hits) == 1
+        g = kb.lookup(hits[0], f2.relation)
+        assert kb.exposures[g.id] > 0 and ans.split()[1:-1] == norm(g.object).split()
+    assert n > 0
+
+
+def test_bonus_is_not_paid_without_an_answer_and_retrieval_only_split():
+    from icml26.llm.inforeasoner.experiment import arm_rewards
+    from icml26.llm.inforeasoner.setting import split_questions
+
+    sc = {"em": np.zeros(3), "retrieved": np.array([1.0, 1.0, 0.0]), "answered": np.array([1.0, 0.0, 1.0]),
+          "dig": np.array([0.5, 0.5, 0.5]), "alias": np.ones(3)}
+    assert arm_rewards("inforeasoner", sc, 0, 0.6) == pytest.approx([0.3, 0.0, 0.0])
+    assert arm_rewards("alias_bonus", sc, 0, 0.6) == pytest.approx([0.6, 0.0, 0.0])
+    world = _small_world()
+    tr, te = split_questions(world, 2)
+    assert tr and te and all(world.exposures(q) == 0 for q in tr + te)
+    assert len(split_questions(world, 2, retrieval_only=False)[0]) >= len(tr)
+
+
+def test_tune_reader_rejects_bad_mix():
+    from icml26.llm.inforeasoner.setting import tune_reader
+
+    with pytest.raises(ValueError, match="mix"):
+        tune_reader(None, _small_world(), mix=(1.0, -1.0, 0.0))
 
 
 def test_soft_mass_equals_reference_array_formula_with_graded_entailment():

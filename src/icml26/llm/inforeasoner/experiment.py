@@ -7,19 +7,23 @@ Parts (each a function below; ``run`` composes them):
   monotonicity of the expected information gain, by exact Bayes on random discrete channels.
 * :func:`reader_gate` -- the reader answers retrieval-only 1-hop facts with the gold passage and
   without it: the IG reward is only meaningful if the first is high and the second near chance.
-  The claims' reader is a copy of the base policy tuned on counterfactual reading exercises and
-  then frozen (:func:`icml26.llm.inforeasoner.setting.tune_reader`); the frozen base policy, the
-  paper's choice, is run beside it under ``base_reader/``. The gate does not test that the reader
-  keeps the base model's closed-book knowledge (the tuning erases most of it, see
-  ``Paper.substitution``) or that it can combine a bridge passage with a memorised fact.
-* :func:`train_arms` -- claim ``beats-search-r1``: GRPO on 2-hop questions from the same start,
+  The claims' reader is a copy of the base policy tuned on a mixture of reading, closed-book
+  self-distillation and bridge-composition exercises and then frozen
+  (:func:`icml26.llm.inforeasoner.setting.tune_reader`); the frozen base policy, the paper's
+  choice, is run beside it under ``base_reader/``. :func:`reader_premise` adds the two premise
+  gates of the review revision: the reader keeps the base model's closed-book gold mass (within
+  0.1) and a bridge passage alone raises its gold mass where the answer fact is memorised.
+* :func:`train_arms` -- claim ``beats-search-r1``: GRPO on retrieval-only 2-hop questions (a fact on
+  the chain never seen in pretraining) from the same start,
   the same question batches and the same sampling seeds, with four rewards: EM (Search-R1),
   EM + 0.6 Delta IG (InfoReasoner), EM + 0.6 * shuffled Delta IG, and EM + 0.6 * 1[gold alias in
-  the retrieved text]. Held-out 2-hop EM (greedy) at the fixed budget decides.
+  the retrieved text]; the bonus is paid only to trajectories that retrieved and answered.
+  Held-out 2-hop EM (greedy) at the fixed budget decides.
 * :func:`credit` -- claim ``credits-useful-searches``: on the base policy's sampled 2-hop
   trajectories that searched, the AUROC of Delta IG for "the bridge fact was retrieved" (the
   passage of the chain's first fact, whether or not the answer passage was retrieved too;
-  trajectories that retrieved only the answer passage count as negatives).
+  trajectories that retrieved only the answer passage count as negatives); the AUROC on the
+  subset without the answer passage and the number of positives are stored beside it.
 """
 
 from __future__ import annotations
@@ -62,6 +66,29 @@ def reader_gate(reader, world) -> dict[str, float]:
             "gate/reader_chance": acc["chance"], "gate/reader_no_doc_excess": acc["no_doc"] - acc["chance"]}
 
 
+def reader_premise(reader, base_reader, world) -> dict[str, float]:
+    """Does the reader keep the base model's closed-book knowledge, and does a bridge passage alone help it?
+
+    ``closed_book_gap``: |mean S(empty) of the reader - that of the base model| over all 2-hop questions.
+    ``bridge_lift``: mean S(bridge passage only) - mean S(empty) of the reader over the 2-hop questions whose
+    answer fact (second hop) is memorised, so a reader that combines the passage with what it recalls can answer."""
+    from icml26.llm.inforeasoner.setting import passage_context
+
+    qs = world.questions(2)
+    mem = [q for q in qs if world.kb.exposures.get(q.facts[1], 0) > 0]
+    cb = float(np.mean([reader.gold_mass(q, []) for q in qs]))
+    cb0 = float(np.mean([base_reader.gold_mass(q, []) for q in qs]))
+    out = {"premise/closed_book_mass": cb, "premise/base_closed_book_mass": cb0, "gate/closed_book_gap": abs(cb - cb0),
+           "premise/n_memorised_answer": float(len(mem))}
+    for tag, r in (("", reader), ("base_", base_reader)):
+        sb = float(np.mean([r.gold_mass(q, passage_context(world, q.facts[:1])) for q in mem])) if mem else float("nan")
+        s0 = float(np.mean([r.gold_mass(q, []) for q in mem])) if mem else float("nan")
+        out[f"premise/{tag}bridge_only_mass"] = sb
+        out[f"premise/{tag}memorised_closed_book_mass"] = s0
+        out[f"{'gate' if not tag else 'premise'}/{tag}bridge_lift"] = sb - s0
+    return out
+
+
 def reader_accuracy_fn():
     from icml26.llm.inforeasoner.setting import reader_accuracy
 
@@ -80,29 +107,32 @@ def trajectory_scores(reader, world, questions, rollouts) -> dict[str, np.ndarra
     from icml26.llm.inforeasoner.setting import evidence_context
     from icml26.tasks.kb import answer_matches
 
-    em, ret, s_c, s_0, alias = [], [], [], [], []
+    em, ret, ans, s_c, s_0, alias = [], [], [], [], [], []
     for q, r in zip(questions, rollouts):
         em.append(float(answer_matches(r.answer or "", q)))
         got = bool(r.retrieved)
         ret.append(float(got))
+        ans.append(float(r.answer is not None))
         s_0.append(reader.gold_mass(q, []))
         s_c.append(reader.gold_mass(q, evidence_context(r.completion, world)) if got else s_0[-1])
         alias.append(answer_in_context_bonus(" ".join(p for ps in r.retrieved for p in ps), list(q.aliases)))
     s_c, s_0 = np.asarray(s_c), np.asarray(s_0)
-    return {"em": np.asarray(em), "retrieved": np.asarray(ret), "dig": delta_ig(s_c, s_0),
+    return {"em": np.asarray(em), "retrieved": np.asarray(ret), "answered": np.asarray(ans),
+            "dig": delta_ig(s_c, s_0),
             "dig_log": delta_ig(s_c, s_0, form="log_ratio"), "alias": np.asarray(alias)}
 
 
 def arm_rewards(arm: str, sc: dict[str, np.ndarray], seed: int, coef: float) -> np.ndarray:
+    """The arm's reward; the bonus is paid only to trajectories that retrieved something and wrote an answer."""
+    paid = sc["retrieved"] * sc["answered"]
     if arm == "em_only":
         return sc["em"].copy()
     if arm == "inforeasoner":
-        return inforeasoner_reward(sc["em"], sc["dig"], sc["retrieved"], coef=coef)
+        return inforeasoner_reward(sc["em"], sc["dig"], paid, coef=coef)
     if arm == "shuffled_ig":
-        return inforeasoner_reward(sc["em"], shuffled_bonus(sc["dig"], sc["retrieved"], seed), sc["retrieved"],
-                                   coef=coef)
+        return inforeasoner_reward(sc["em"], shuffled_bonus(sc["dig"], paid, seed), paid, coef=coef)
     if arm == "alias_bonus":
-        return inforeasoner_reward(sc["em"], sc["alias"], sc["retrieved"], coef=coef)
+        return inforeasoner_reward(sc["em"], sc["alias"], paid, coef=coef)
     raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
 
 
@@ -148,7 +178,9 @@ def train_arms(base, world, reader, p: dict, seed: int) -> dict:
 
     train_qs, test_qs = split_questions(world, 2)
     start_em, start_s = greedy_em(base, world, test_qs)
-    out = {"gate/start_em2": start_em, "eval/start/searches": start_s}
+    kb = world.kb
+    out = {"gate/start_em2": start_em, "eval/start/searches": start_s, "eval/n_test": float(len(test_qs)),
+           "eval/chance_em2": float(np.mean([1.0 / len(kb.by_type(kb.entities[q.answer])) for q in test_qs]))}
     for arm in ARMS:
         pol, rew, ems = train_arm(arm, base, world, reader, train_qs, p, seed)
         em2, s = greedy_em(pol, world, test_qs)
@@ -177,8 +209,15 @@ def credit(base, world, reader, n_samples: int, seed: int) -> dict[str, float]:
     ok = keep.sum() > 0 and 0 < y.sum() < y.size
     f = (lambda s: auroc(s[keep], y)) if ok else (lambda s: float("nan"))
     ok_a = keep.sum() > 0 and 0 < ya.sum() < ya.size
+    # bridge-only subset: searching trajectories that did not retrieve the answer passage
+    sub = keep & (answer_doc == 0)
+    yb = label[sub]
+    ok_b = sub.sum() > 0 and 0 < yb.sum() < yb.size
     return {"credit/auroc_dig": f(sc["dig"]), "credit/auroc_dig_log": f(sc["dig_log"]),
             "credit/auroc_alias": f(sc["alias"]), "credit/n": float(keep.sum()),
+            "gate/credit_positives": float(y.sum()), "credit/n_negatives": float(y.size - y.sum()),
+            "credit/auroc_dig_bridge_only": auroc(sc["dig"][sub], yb) if ok_b else float("nan"),
+            "credit/n_bridge_only": float(sub.sum()), "credit/n_bridge_only_positives": float(yb.sum()),
             "credit/bridge_rate": float(y.mean()) if keep.sum() else float("nan"),
             "credit/auroc_dig_answer_doc": auroc(sc["dig"][keep], ya) if ok_a else float("nan"),
             "credit/answer_doc_rate": float(ya.mean()) if keep.sum() else float("nan"),
@@ -203,8 +242,10 @@ def run(profile: Profile, seed: int) -> dict:
     m.update({k.replace("credit/", "base_reader/"): v for k, v in credit(base, world, plain, p["credit_samples"], seed).items()
               if k.startswith("credit/auroc")})
     # the claims' reader: the base model tuned to read (counterfactual passages), frozen
-    reader = Reader(tune_reader(base, world, steps=p["reader_steps"], seed=seed), world, n=p["reader_n"], seed=seed)
+    tuned = tune_reader(base, world, steps=p["reader_steps"], seed=seed, mix=tuple(p["reader_mix"]))
+    reader = Reader(tuned, world, n=p["reader_n"], seed=seed)
     m.update(reader_gate(reader, world))
+    m.update(reader_premise(reader, plain, world))
     m.update(credit(base, world, reader, p["credit_samples"], seed))
     m.update(train_arms(base, world, reader, p, seed))
     return m

@@ -5,11 +5,11 @@
   ``<search> q </search> <info> passage </info> <answer> a </answer>``), searching a BM25
   index over one passage per fact. Questions are 2-hop chains (``In which country was X
   born?``), whose answers have aliases (``Brecanestan`` / ``BRECANESTAN``).
-* The *reader* of the information-gain reward is the frozen starting policy (the paper uses
-  the frozen base model): it is prompted with the question, the trajectory's search turns
-  and retrieved passages, then ``<answer>``, and samples N short answers at temperature 1
-  with their mean token log-probabilities; without context it is prompted with the
-  question and ``<answer>`` alone (closed book).
+* The *reader* of the information-gain reward is a frozen copy of the starting policy (the paper
+  uses the frozen base model), tuned by :func:`tune_reader`: it is prompted with the question,
+  the trajectory's retrieved passages only (its ``<info>`` blocks) and then ``<answer>``, and
+  samples N short answers at temperature 1 with their mean token log-probabilities; without
+  context it is prompted with the question and ``<answer>`` alone (closed book).
 * Entailment between answers and gold is the alias table (exact semantic equivalence); the
   paper's DeBERTa-MNLI is not available offline.
 """
@@ -45,9 +45,11 @@ def load(seed: int, cfg: SearchConfig):
     return model.eval(), world
 
 
-def split_questions(world: SearchWorld, hops: int = 2) -> tuple[list[Question], list[Question]]:
-    """Alternate questions into a training and a held-out half (the order of ``world.questions``)."""
-    qs = world.questions(hops)
+def split_questions(world: SearchWorld, hops: int = 2, *, retrieval_only: bool = True
+                    ) -> tuple[list[Question], list[Question]]:
+    """Alternate questions into a training and a held-out half (the order of ``world.questions``); with
+    ``retrieval_only`` only chains with a fact never seen in pretraining (``exposures == 0``: must be retrieved)."""
+    qs = [q for q in world.questions(hops) if not retrieval_only or world.exposures(q) == 0]
     return qs[0::2], qs[1::2]
 
 
@@ -111,17 +113,33 @@ class Reader:
 
 
 def evidence_context(completion: Sequence[int], world: SearchWorld) -> list[int]:
-    """The trajectory up to the end of its last ``<info> ... </info>`` block (empty if none)."""
-    close = world.tokenizer.encode("</info>")[0]
-    ids = list(completion)
-    last = max((i for i, t in enumerate(ids) if t == close), default=-1)
-    return ids[:last + 1]
+    """The retrieved passages of a trajectory: its ``<info> ... </info>`` blocks, in order, and nothing else
+    (no search queries, no model text; empty if none), as the authors' IG service passes only the retrieved
+    information blocks to the reader."""
+    tok = world.tokenizer
+    open_, close = tok.encode("<info>")[0], tok.encode("</info>")[0]
+    out: list[int] = []
+    block: list[int] | None = None
+    for t in completion:
+        t = int(t)
+        if t == open_:
+            block = []
+        if block is not None:
+            block.append(t)
+            if t == close:
+                out += block
+                block = None
+    return out
+
+
+def passage_context(world: SearchWorld, fact_ids: Sequence[int]) -> list[int]:
+    """The ``<info>`` blocks of the passages of ``fact_ids`` (e.g. the bridge passage alone)."""
+    return world.tokenizer.encode(" ".join(f"<info> {world.documents[i]} </info>" for i in fact_ids))
 
 
 def gold_document_context(world: SearchWorld, q: Question) -> list[int]:
-    """The search turn(s) and gold passage(s) of ``q``'s gold trace, without the answer (reader gate)."""
-    segs = gold_trace(world, q, search=True)[:-1]
-    return world.tokenizer.encode(" ".join(t for t, _ in segs))
+    """The gold passage(s) of ``q``'s chain as ``<info>`` blocks, without the answer (reader gate)."""
+    return passage_context(world, q.facts)
 
 
 def reader_accuracy(reader: Reader, world: SearchWorld, questions: Sequence[Question]) -> dict[str, float]:
@@ -135,10 +153,10 @@ def reader_accuracy(reader: Reader, world: SearchWorld, questions: Sequence[Ques
 
 
 def _counterfactual_reading(world: SearchWorld, q: Question, rng: np.random.Generator) -> tuple[list[int], list[int]]:
-    """(context ids, answer ids) of a reading exercise: ``q``'s gold search turns with every fact's object replaced
+    """(context ids, answer ids) of a reading exercise: ``q``'s gold passages with every fact's object replaced
     by a random entity of the same type, so the answer can only come from the passage (nothing true is taught)."""
     from icml26.tasks.kb import Fact
-    from icml26.tasks.search import QUERY, norm
+    from icml26.tasks.search import norm
 
     kb, tok = world.kb, world.tokenizer
     segs: list[str] = []
@@ -149,37 +167,99 @@ def _counterfactual_reading(world: SearchWorld, q: Question, rng: np.random.Gene
         pool = kb.by_type(kb.entities[f.object])
         obj = pool[int(rng.integers(0, len(pool)))]
         cf = Fact(subject, f.relation, obj, f.id)
-        query = norm(QUERY[cf.relation].format(s=cf.subject))
-        segs.append(f"<search> {query} </search> <info> {norm(cf.text(0))} </info>")
+        segs.append(f"<info> {norm(cf.text(0))} </info>")
     return tok.encode(" ".join(segs)), tok.encode(f"<answer> {norm(obj)} </answer>")
 
 
-def tune_reader(base: torch.nn.Module, world: SearchWorld, *, steps: int = 120, batch: int = 32, lr: float = 1e-3,
-                seed: int = 0) -> torch.nn.Module:
-    """A frozen reader: a copy of ``base`` fine-tuned on counterfactual reading exercises (loss on the answer only).
+def _bridge_composition(world: SearchWorld, q: Question, rng: np.random.Generator
+                        ) -> tuple[list[int], list[int]] | None:
+    """(context ids, answer ids) of a composition exercise for a 2-hop ``q``: the bridge passage with its object
+    replaced by a random bridge entity X whose second-hop fact is memorised, answered by that fact's true object
+    (recalled closed-book; nothing untrue is taught). ``None`` if no such X exists."""
+    from icml26.tasks.kb import Fact
+    from icml26.tasks.search import norm
 
-    The paper's reader is the frozen base model itself; the shared base policy copies the answer from a gold
-    passage only ~0.8 of the time, so the reproduction also builds this reader (our choice, following the
-    card's plan of a tiny reader that answers from context) and reports both.
+    kb, tok = world.kb, world.tokenizer
+    f1, f2 = kb.facts[q.facts[0]], kb.facts[q.facts[1]]
+    pool = [x for x in kb.by_type(kb.entities[f1.object])
+            if (g := kb.lookup(x, f2.relation)) is not None and kb.exposures.get(g.id, 0) > 0]
+    if not pool:
+        return None
+    x = pool[int(rng.integers(0, len(pool)))]
+    cf = Fact(f1.subject, f1.relation, x, f1.id)
+    return (tok.encode(f"<info> {norm(cf.text(0))} </info>"),
+            tok.encode(f"<answer> {norm(kb.lookup(x, f2.relation).object)} </answer>"))
+
+
+def closed_book_pool(base: torch.nn.Module, world: SearchWorld, questions: Sequence[Question], *, n: int = 8,
+                     seed: int = 0) -> dict[str, list[list[int]]]:
+    """``n`` closed-book answers (``<answer> ... </answer>`` ids) sampled at temperature 1 from ``base`` per question:
+    the targets that keep the tuned reader's closed-book distribution that of the base model (self-distillation)."""
+    from icml26.nn.lm import sample
+
+    tok = world.tokenizer
+    open_, close = tok.encode("<answer>"), tok.encode("</answer>")[0]
+    gen = torch.Generator().manual_seed(int(seed))
+    out: dict[str, list[list[int]]] = {}
+    for q in questions:
+        p = tok.encode(prompt_text(q), bos=True) + open_
+        g = sample(base, [p] * n, 6, eos_id=close, pad_id=tok.pad_id, generator=gen)
+        rows = []
+        for row, m in zip(g.tokens, g.mask):
+            ids = row[m].tolist()
+            if close not in ids:
+                ids = ids + [close]
+            rows.append(open_ + ids[:ids.index(close) + 1])
+        out[q.text] = rows
+    return out
+
+
+def tune_reader(base: torch.nn.Module, world: SearchWorld, *, steps: int = 120, batch: int = 32, lr: float = 1e-3,
+                seed: int = 0, mix: tuple[float, float, float] = (1.0, 0.0, 0.0)) -> torch.nn.Module:
+    """A frozen reader: a copy of ``base`` fine-tuned on a mixture of exercises (loss on the answer only).
+
+    ``mix`` = shares of (counterfactual reading: gold passages with invented objects, answer from the passage;
+    closed-book self-distillation: no context, target a closed-book answer sampled from ``base``; bridge
+    composition: an invented bridge passage whose bridge's second-hop fact is memorised, answered by that fact's
+    true object). Nothing untrue about the world is taught. The paper's reader is the frozen base model itself;
+    the shared base policy copies the answer from a gold passage only ~0.8 of the time, so the reproduction also
+    builds this reader (our choice, following the card's plan of a tiny reader that answers from context) and
+    reports both.
     """
     import copy
 
     from icml26.nn.train import train_lm
 
+    w = np.asarray(mix, dtype=float)
+    if w.shape != (3,) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"mix must be three non-negative shares with a positive sum, got {mix!r}")
+    w = w / w.sum()
     model = copy.deepcopy(base)
     for p in model.parameters():
         p.requires_grad_(True)
     qs = world.questions(1) + world.questions(2)
+    two = world.questions(2)
+    pool = closed_book_pool(base, world, qs, seed=seed) if w[1] > 0 else {}
     tok = world.tokenizer
     limit = model.cfg.max_len
 
     def sample_batch(gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         rng = np.random.default_rng(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
         rows = []
-        for i in rng.integers(0, len(qs), size=batch):
-            q = qs[int(i)]
+        while len(rows) < batch:
+            kind = int(rng.choice(3, p=w))
+            q = qs[int(rng.integers(0, len(qs)))] if kind < 2 else two[int(rng.integers(0, len(two)))]
+            if kind == 0:
+                ex = _counterfactual_reading(world, q, rng)
+            elif kind == 1:
+                opts = pool[q.text]
+                ex = ([], opts[int(rng.integers(0, len(opts)))])
+            else:
+                ex = _bridge_composition(world, q, rng)
+                if ex is None:
+                    continue
             p = tok.encode(prompt_text(q), bos=True)
-            ctx, ans = _counterfactual_reading(world, q, rng)
+            ctx, ans = ex
             ids = (p + ctx + ans)[:limit]
             tgt = ([-100] * (len(p) + len(ctx) - 1) + ans)[:len(ids) - 1]
             rows.append((ids, tgt))
