@@ -20,6 +20,13 @@ _COMMON = {"n_users": 200, "batch": 32, "lr": 3e-3, "lr_mult": 3.0, "w_max": 5.0
 _GATES = (C.gate("gate/ce_loss_ratio", at_least=2.0, why="CE's held-out loss halves"),
           C.gate("gate/oracle_gain", at_least=0.03, frac=0.8,
                  why="oracle-mask weights beat CE by >= 0.03 slot accuracy in >= 80% of seeds"))
+# Added in a second session, before its re-run, knowing the first full run's verdicts (disclosed in every
+# claim that uses it): the premise that the shared base reads the profile at an intermediate level.
+_BASE_WHY = ("premise (pre-registered in the second session, after the first full run had shown a base that "
+             "barely read the profile, 0.14-0.25): the shared CE base reads the profile at an intermediate level, "
+             "held-out personal-slot accuracy in [0.35, 0.8] (chance 0.125), in >= 80% of seeds")
+BASE_GATES = (C.gate("base/slot_acc", at_least=0.35, frac=0.8, why=_BASE_WHY + " (lower bound)"),
+              C.gate("base/slot_acc", at_most=0.8, frac=0.8, why=_BASE_WHY + " (upper bound)"))
 # Module-level code counts in the run fingerprint (only PAPER is excluded): the gates revised or added by
 # review after the full run are therefore written inside PAPER below, and _GATES[1] is no longer used.
 
@@ -66,14 +73,29 @@ PAPER = Paper(
         "PerContrast (0.76; 0.83-0.88 in the two seeds whose model reads the profile); (4) a premise gate was "
         "added to the learning-rate claim: CE is not hurt by 3 x lr at this budget (it gains 0.064 on average), "
         "so there is nothing to be robust against; (5) the cross-task rule counts a strict win only (seed 3 was "
-        "an exact tie, 204/600 each)."
+        "an exact tie, 204/600 each). Second session (revisions made knowing the first full run's verdicts, "
+        "committed before the re-run, chosen on development seeds 98-99 that are not in the profile and on premise "
+        "metrics only): (a) the 40 held-out users are split into 20 validation and 20 test users (n_test 400 "
+        "examples before the split); (b) the shared base is trained with constant-lr CE until its validation "
+        "slot accuracy reaches 0.45 (checked every 25 steps from step 100, at most 800 steps) instead of a fixed 300 "
+        "steps, and a premise gate requires its test slot accuracy to lie in [0.35, 0.8] in >= 4/5 seeds (on the "
+        "development seeds the slot accuracy climbs from ~0.25 at 200 steps to 0.5-0.86 at 350, at a speed "
+        "that differs by seed; the first full run's seeds read only 0.14-0.25 at 300); (c) the learning-rate "
+        "stress is 10 x lr (was 3 x, which helped CE), with 'CE degrades' as its pre-registered gate; (d) CE and "
+        "PerCE each get their lr chosen from {1, 3, 10} x lr on the validation users, and the CE comparison of "
+        "the personalisation claim is between the two tuned arms (random and loss-ratio weights stay at 1 x lr "
+        "and are compared with PerCE at 1 x lr)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
             **_COMMON, "n_users": 60, "n_train": 300, "n_test": 60, "d_model": 16, "base_steps": 15, "steps": 16,
+            "val_users": True, "base_target": 0.45, "base_min": 10, "base_check": 5, "lr_mult": 10.0,
+            "lr_grid": [3.0, 10.0],
             "n_gen": 4, "arms": ["ce", "perce", "random", "loss", "oracle"]}),
         "full": Profile("full", seeds=5, timeout_s=1200, params={
-            **_COMMON, "n_train": 3000, "n_test": 200, "d_model": 48, "base_steps": 300, "steps": 120, "n_gen": 20,
+            **_COMMON, "n_train": 3000, "n_test": 400, "d_model": 48, "base_steps": 800, "steps": 120, "n_gen": 20,
+            "val_users": True, "base_target": 0.45, "base_min": 100, "base_check": 25, "lr_mult": 10.0,
+            "lr_grid": [3.0, 10.0],
             "arms": ["ce", "perce", "random", "loss", "oracle"]}),
     },
     claims=(
@@ -91,7 +113,7 @@ PAPER = Paper(
               control="token loss and token rarity as scores (same CE-trained model)",
               check=C.beats_in_seeds("auroc/pir", "auroc/best_baseline", margin=0.0, label="PerContrast AUROC",
                                      control_label="best of loss / rarity AUROC").gated(
-                  _GATES[0],
+                  _GATES[0], *BASE_GATES,
                   C.gate("slot/ce", at_least=0.5, frac=0.8,
                          why="premise, added by review after the full run (not pre-registered): the CE-trained "
                              "model whose PIR is scored reads the profile (held-out personal-slot accuracy >= 0.5, "
@@ -101,22 +123,26 @@ PAPER = Paper(
                              "seeds (0.63, 0.66), and in those two PerContrast still lost to loss (0.88/0.83 vs "
                              "0.89/0.89) and to rarity (0.96/0.95)"))),
         Claim(id="lr-robust", kind="headline",
-              statement="PerCE is robust to the learning rate: at 3 x lr it loses less slot accuracy than CE.",
+              statement="PerCE is robust to the learning rate: at 10 x lr it loses less slot accuracy than CE "
+                        "(the multiplier was 3 in the first session; raised to 10 in the second, before its "
+                        "re-run, because 3 x lr did not hurt CE).",
               paper_value="CE degrades at higher learning rates while PerCE stays stable (PAG ROUGE-L 0.226 -> 0.373 "
                           "in that regime, per a third-party summary)",
               control="plain CE at the same two learning rates",
               check=C.beats_in_seeds("lr/perce_drop", "lr/ce_drop", better="lower", label="PerCE's drop",
                                      control_label="CE's drop").gated(
-                  _GATES[0],
+                  _GATES[0], *BASE_GATES,
                   C.gate("gate/oracle_gain", at_least=0.03 - 1e-6, frac=0.8,
                          why="oracle-mask weights beat CE by >= 0.03 slot accuracy in >= 80% of seeds (float32 "
                              "tolerance 1e-6 added by review after the full run: slot accuracy counts held-out "
                              "slots, and seed 1's gain of exactly 18/600 read as 0.02999997 and failed the gate)"),
                   C.gate("lr/ce_drop", at_least=0.03 - 1e-6, frac=0.8,
-                         why="premise, added by review after the full run (not pre-registered): the 3 x lr "
-                             "stress hurts CE (its slot accuracy falls by >= 0.03 in >= 80% of seeds), the regime "
-                             "in which the paper says CE degrades and PerCE stays stable. Full run of 30 Nov: CE "
-                             "gained at 3 x lr in 4/5 seeds (mean +0.064) while PerCE lost 0.018 on average"))),
+                         why="premise: the learning-rate stress hurts CE (its slot accuracy falls by >= 0.03 in "
+                             ">= 80% of seeds), the regime in which the paper says CE degrades and PerCE stays "
+                             "stable. Added by review after the first full run, where 3 x lr did not hurt CE "
+                             "(mean +0.064); the second session, before its re-run, raised the multiplier to 10 "
+                             "(chosen on development seed 99, not in the profile, by CE's drop alone: 0.38 at 10 x, 0.69 at 30 x; the smaller one that clearly hurts CE) and keeps "
+                             "this gate as its pre-registered premise"))),
         Claim(id="cross-task", kind="headline",
               statement="PerCE transfers across tasks: trained on the recommend family and tested on the review "
                         "family (held-out users) its slot accuracy beats CE trained on the same family; CE trained "
@@ -130,7 +156,7 @@ PAPER = Paper(
                                      label="PerCE A->B (strict win; ties not counted, revised by review after the "
                                            "full run)",
                                      control_label="CE A->B").gated(
-                  _GATES[0],
+                  _GATES[0], *BASE_GATES,
                   C.gate("gate/oracle_gain", at_least=0.03 - 1e-6, frac=0.8,
                          why="oracle-mask weights beat CE by >= 0.03 slot accuracy in >= 80% of seeds (float32 "
                              "tolerance 1e-6 added by review after the full run: slot accuracy counts held-out "
@@ -143,7 +169,7 @@ PAPER = Paper(
                   C.beats_in_seeds("gen/rougeL/perce", "gen/rougeL/ce", label="PerCE ROUGE-L", control_label="CE"),
                   C.beats_in_seeds("gen/meteor/perce", "gen/meteor/ce", label="PerCE METEOR", control_label="CE"),
               ).gated(
-                  _GATES[0],
+                  _GATES[0], *BASE_GATES,
                   C.gate("gate/oracle_gain", at_least=0.03 - 1e-6, frac=0.8,
                          why="oracle-mask weights beat CE by >= 0.03 slot accuracy in >= 80% of seeds (float32 "
                              "tolerance 1e-6 added by review after the full run: slot accuracy counts held-out "
