@@ -140,7 +140,7 @@ def test_reflect_sampled_agreement_and_grpo_run(judge):
     agree = sampled_agreement(judge, encode_prompts(items), y, k=3, generator=torch.Generator().manual_seed(0))
     assert agree.shape == (4,) and ((agree >= 0) & (agree <= 1)).all()
     for cpa in (True, False):
-        hist = grpo_judge(copy.deepcopy(judge), items, steps=1, cpa=cpa, batch=4, group=2, seed=0)
+        hist = grpo_judge(copy.deepcopy(judge), items, steps=1, cpa=cpa, batch=4, group=2, temperature=1.5, seed=0)
         assert len(hist.steps) == 1 and 0.0 <= hist.steps[0].reward <= 1.0
 
 
@@ -199,8 +199,9 @@ def test_copying_reflection_makes_every_gating_rule_equal(monkeypatch):
     assert m["never/acc"] == m["always/acc"] and m["reflect/overturn_own"] == 0.0
 
 
-def test_copying_reflection_earns_half_the_cpa_reward_and_the_review_gate_holds_it():
-    """Under CPA a reflection that copies its opening earns exactly 0.5, the level the review gate is set against."""
+def test_copying_reflection_earns_half_the_cpa_reward_and_the_gates_hold_it():
+    """Under CPA a copying reflection earns exactly 0.5 at every step (no rise, no group spread), and it makes
+    always-reflect equal never-reflect: the rise gate holds cpa-revisions and the helps gate gated-frontier."""
     from icml26.alignment.camel import PAPER
 
     y = np.random.default_rng(1).integers(0, 2, size=64).astype(float)
@@ -210,10 +211,38 @@ def test_copying_reflection_earns_half_the_cpa_reward_and_the_review_gate_holds_
     assert np.mean(rewards) == 0.5
     claims = {c.id: c for c in PAPER.claims}
     base = {"gate/sft_acc": 0.8, "gated/acc30": 0.80, "random/acc30": 0.70, "gated/acc50": 0.80,
-            "random/acc50": 0.70, "gated/gap_to_always_le50": 0.0, "cpa/p_correct_wrong_prefix": 0.9,
-            "own/p_correct_wrong_prefix": 0.1, "cpa/flip_correct_prefix": 0.0}
+            "random/acc50": 0.70, "sft/fast_acc": 0.75, "gated/gap_to_always_le50": 0.0,
+            "cpa/p_correct_wrong_prefix": 0.9, "own/p_correct_wrong_prefix": 0.1, "cpa/flip_correct_prefix": 0.0}
+    trained = [dict(base, **{"cpa/grpo_reward_gain": 0.1, "reflect/always_gain": 0.05}) for _ in range(5)]
+    copying = [dict(base, **{"cpa/grpo_reward_gain": 0.0, "reflect/always_gain": 0.0}) for _ in range(5)]
     for cid in ("gated-frontier", "cpa-revisions"):
-        trained = [dict(base, **{"cpa/grpo_reward_last": 0.9}) for _ in range(5)]
-        copying = [dict(base, **{"cpa/grpo_reward_last": 0.5}) for _ in range(5)]
         assert PAPER.verdict(claims[cid], trained).status == "reproduced"
         assert PAPER.verdict(claims[cid], copying).status == "not-checkable"
+    below_sft = [dict(r, **{"sft/fast_acc": 0.85}) for r in trained]  # the plain SFT judge is a named baseline
+    assert PAPER.verdict(claims["gated-frontier"], below_sft).status == "partly"
+
+
+def test_revision_traces_open_wrongly_unscored_and_sft_schedules_run():
+    from icml26.alignment.camel.method import sft_judge
+
+    items = make_items(3, seed=2)
+    ids, tgt = sft_batch(items, 64, [True, False, True])
+    tok = tokenizer()
+    for i, it in enumerate(items):
+        n_prompt = len(tok.encode(prompt_text(it), bos=True))
+        wrong = i != 1
+        assert int(ids[i, n_prompt]) == verdict_ids()[1 - it.label if wrong else it.label]
+        assert (int(tgt[i, n_prompt - 1]) == -100) == wrong  # the wrong opening is never a target
+        scored = tok.decode(tgt[i][tgt[i] != -100].tolist())
+        assert scored == ("" if wrong else VERDICTS[it.label]) + reflection_text(it)  # gold reflection either way
+    with pytest.raises(ValueError, match="revise"):
+        sft_batch(items, 64, [True])
+    pool = make_items(32, seed=3)
+    for schedule, rf in (("cosine", 0.0), ("constant", 0.5)):
+        losses = sft_judge(new_judge(d_model=16, n_layers=1, n_heads=2, seed=0), pool, steps=3, batch=4,
+                           schedule=schedule, revise_frac=rf)
+        assert len(losses) == 3 and all(np.isfinite(losses))
+    with pytest.raises(ValueError, match="schedule"):
+        sft_judge(new_judge(d_model=16, n_layers=1, n_heads=2), pool, steps=1, schedule="linear")
+    with pytest.raises(ValueError, match="revise_frac"):
+        sft_judge(new_judge(d_model=16, n_layers=1, n_heads=2), pool, steps=1, revise_frac=1.5)

@@ -16,7 +16,20 @@ from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
 _SFT_GATE = C.gate("gate/sft_acc", at_least=0.6, frac=1.0, why="the SFT judge's verdict accuracy is >= 0.6")
-_COMMON = {"levels": [1], "sft_lr": 3e-3, "d_model": 48, "grpo_lr": 2e-4, "rate": 0.3}
+_COMMON = {"levels": [1], "sft_lr": 3e-3, "d_model": 48, "grpo_lr": 2e-4, "rate": 0.3, "sft_schedule": "constant",
+           "revise_frac": 0.1, "grpo_beta": 0.1, "grpo_temperature": 1.5}
+_REVISED = ("revised in a second session knowing the first full run's verdicts (gated-frontier and cpa-revisions "
+            "not-checkable, 2/5 seeds past the old reward-level gate): ")
+_HELPS_GATE = C.gate(
+    "reflect/always_gain", at_least=0.01, frac=0.8,
+    why="reflecting helps: always-reflect accuracy - never-reflect accuracy >= 0.01 in >= 4/5 seeds (gate "
+        + _REVISED + "replaces the CPA reward-level gate; without it 'within 1 point of always-reflect' is met "
+        "because always-reflect is no better than never-reflect)")
+_RISE_GATE = C.gate(
+    "cpa/grpo_reward_gain", at_least=0.03, frac=0.8,
+    why="GRPO moved the CPA arm: last-quarter minus first-quarter CPA GRPO reward >= 0.03 (about two standard "
+        "errors of the difference at 12 steps x 128 rollouts a quarter) in >= 4/5 seeds (gate " + _REVISED
+        + "a rise replaces the absolute level 0.55, which a reflection that revises from SFT passes untrained)")
 
 PAPER = Paper(
     slug="camel",
@@ -29,45 +42,35 @@ PAPER = Paper(
         "Kept: the single verdict token and its log-probability margin |log p(A) - log p(B)| as confidence; the "
         "threshold gate (reflect iff margin < tau; tau traced over the reflection rate it induces, and an operating "
         "tau fixed on validation items at a 30% rate); SFT then GRPO on the reflection with a binary reward "
-        "1[final verdict correct], group-normalised advantages (icml26.nn.rl, TRL's loss), no KL; counterfactual "
-        "prefix augmentation = every training item opened once with the correct and once with the wrong verdict "
-        "(the paper's CPA ratio is not given; 1:1 is our choice), against the control opened with the model's own "
-        "greedy verdict, with the same number of rollouts per step. Replaced: the 14B judge and RewardBench / "
-        "RM-Bench / JudgeBench by a 2-layer char-level TinyLM (d = 48) judging which of two answers to a level-1 "
-        "icml26.tasks arithmetic problem (two operands below 10, + or -) is correct; the distractor is the answer "
-        "+- 1, 2, 3, 10 or 20 (small offsets are the hard items); the free-text reflection by the task's scratchpad "
-        "('3+4=7;#7') followed by '>' and the final verdict, written with its own tokens 'a'/'b' (the opening uses "
-        "'A'/'B'; with shared tokens, whose embedding rows TinyLM ties to its output head, GRPO on the final verdict "
-        "moved the opening verdict in our trials); the SFT traces (1000 steps of 64 on 20k items) always "
-        "open with the gold verdict, as traces distilled from a correct teacher would, so revision is never shown "
-        "in SFT; GRPO is 50 steps of 128 rollouts (16 items x 8, or 8 items x 2 openings x 8) at lr 2e-4 from the "
-        "same SFT judge in both arms; the benchmarks' accuracies by held-out accuracy on 400 items per seed. The "
-        "costly confidence proxy is the agreement of 8 sampled full judgements (verdict + reflection at "
-        "temperature 1) with the fast verdict, on 200 of the test items. The SFT judge is cached on disk by "
-        "(seed, config). The paper's own SFT data, tau, GRPO hyperparameters and CPA ratio were not found in the "
-        "sources we could read (the arXiv HTML's method section was not retrievable; summaries only). Measured in "
-        "the full run (5 seeds; "
-        "checks unchanged after it): the SFT judge's fast verdict is right 0.786 of the time (seed mean) and the CAMEL "
-        "judge's margin AUROC is 0.81 (0.78 to 0.85), at or above the 8-sample proxy in 3 seeds and at most 0.024 "
-        "below it in the other 2; the CPA GRPO reward rose only in seeds 2 and 3 (0.58 -> 0.64, 0.52 -> 0.58) and "
-        "stayed near the copying level 0.5 in seeds 0, 1 and 4 (in seeds 0 and 4 the reflection copies every "
-        "opening, so gated = random = never = always); reflecting on every item helps in one seed (0.74 vs 0.69) "
-        "and hurts in two (0.69 "
-        "vs 0.74, 0.62 vs 0.73), so 'within 1 point of always-reflect' is met mostly because always-reflect is not "
-        "better than never-reflect here. A trial outside the stored runs (seed 0 only, after the full run) that mixed "
-        "reasoning-first traces into SFT gave CPA P(correct | wrong opening) 0.49 vs 0.00 for own openings, but 0.25 "
-        "flips of correct openings and a reflection less accurate than the fast verdict (0.64 vs 0.69); it was not "
-        "adopted. Review after the full run (stored rows unchanged): GRPO lowered the fast verdict in both arms (seed "
-        "mean 0.786 after SFT, 0.747 after CPA GRPO, 0.749 after own-opening GRPO; -0.10 and -0.09 in CPA seeds 2 "
-        "and 3), and the own-opening arm's GRPO reward fell in seeds 2, 3 and 4 (e.g. 0.86 -> 0.73), so the "
-        "separate final-verdict tokens did not keep the reflection's training off the opening verdict; CAMEL's "
-        "held-out accuracy at the operating tau (0.752) is below the SFT judge's fast verdict alone in 4 of 5 seeds. "
-        "The SFT judge's scratchpad (checked by review on seeds 0 and 3, 400 test items) computes the right answer "
-        "after every correct opening but rationalises a wrong one (right on 22% and 34%, e.g. '0+2=3;#3>b'), so "
-        "overturning needs GRPO to unlearn this, which is what CPA is for; the best seed's reflection is 0.74 "
-        "accurate from its own openings. "
-        "gated-frontier and cpa-revisions are therefore gated (by review) on the CPA reflection beating the copying "
-        "level of the GRPO reward (0.5), met in 2/5 seeds, and are not-checkable."
+        "1[final verdict correct], group-normalised advantages (icml26.nn.rl, TRL's loss); counterfactual prefix "
+        "augmentation = every training item opened once with the correct and once with the wrong verdict (the "
+        "paper's CPA ratio is not given; 1:1 is our choice), against the control opened with the model's own greedy "
+        "verdict, with the same number of rollouts per step. Replaced: the 14B judge and RewardBench / RM-Bench / "
+        "JudgeBench by a 2-layer char-level TinyLM (d = 48) judging which of two answers to a level-1 icml26.tasks "
+        "arithmetic problem (two operands below 10, + or -) is correct; the distractor is the answer +- 1, 2, 3, 10 "
+        "or 20 (small offsets are the hard items); the free-text reflection by the task's scratchpad ('3+4=7;#7') "
+        "followed by '>' and the final verdict, written with its own tokens 'a'/'b' (the opening uses 'A'/'B'); "
+        "SFT is 1000 steps of 64 on 20k items with AdamW, a 20-step warm-up and then a constant lr 3e-3; 90% of "
+        "the SFT traces open with the gold verdict and 10% with the wrong one, which is context only (never a "
+        "target), each followed by the gold scratchpad and gold final verdict (revision traces); GRPO is 50 steps "
+        "of 128 rollouts (16 items x 8, or 8 items x 2 openings x 8) sampled at temperature 1.5, lr 2e-4, k3 KL "
+        "to the SFT judge with beta 0.1, from the same SFT judge in both arms; the benchmarks' accuracies by "
+        "held-out accuracy on 400 items per seed. The costly confidence proxy is the agreement of 8 sampled full "
+        "judgements (verdict + reflection at temperature 1) with the fast verdict, on 200 of the test items. The "
+        "SFT judge is cached on disk by (seed, config). The paper's own SFT data, tau, GRPO hyperparameters and "
+        "CPA ratio were not found in the sources we could read (summaries only). "
+        "Revised in a second session, knowing the first full run's verdicts (gated-frontier and cpa-revisions "
+        "not-checkable): in that run the SFT traces all opened with the gold verdict and SFT used a cosine-decayed "
+        "lr, GRPO sampled at temperature 1 without KL; the reflection copied its opening (a copier earns exactly "
+        "0.5 CPA reward with zero spread within a group, so GRPO had no signal; the CPA reward rose in 2/5 seeds), "
+        "after a wrong opening the scratchpad bent the arithmetic to fit (e.g. '0+2=3;#3>b'), and GRPO lowered the "
+        "fast verdict (seed mean 0.786 after SFT, 0.747 after CPA GRPO). The revised setting (constant SFT lr, as "
+        "the shared arithmetic policy's fix; 10% revision traces; rollout temperature 1.5; KL to the SFT judge) was "
+        "chosen on a development seed (99) outside the profiles on premise metrics only (SFT reflection after a "
+        "wrong opening: 0.03 right with gold-only traces, 0.45 with 10% revision traces; CPA GRPO reward rise: "
+        "+0.015 at temperature 1, +0.031 at 1.5 with KL; fast verdict 0.757 after SFT, 0.750 after GRPO), never "
+        "on the claims' comparisons. With revision traces SFT itself teaches revising, so cpa-revisions now asks "
+        "whether CPA keeps or grows it against own-opening GRPO. The gates were revised with it (see the claims)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -99,19 +102,18 @@ PAPER = Paper(
                         "30% and 50% reflection, and within 1 point of always reflecting at <= 50% reflection.",
               paper_value="qualitative: a strictly better accuracy-efficiency Pareto frontier; a summary reports "
                           "+2.3 / +9.4 / +6.4 points over ungated variants (baselines unconfirmed)",
-              control="random gating at the same reflection rate (never and always reflecting reported)",
+              control="random gating at the same reflection rate, and the plain SFT judge never reflecting "
+                      "(added as a named baseline " + _REVISED + "GRPO had lowered the fast verdict below the SFT "
+                      "judge's); never and always reflecting (CAMEL judge) reported",
               check=C.all_of(
                   C.beats_in_seeds("gated/acc30", "random/acc30", margin=0.0025, frac=0.8,
                                    label="gated @30%", control_label="random @30%"),
                   C.beats_in_seeds("gated/acc50", "random/acc50", margin=0.0025, frac=0.8,
                                    label="gated @50%", control_label="random @50%"),
+                  C.beats_in_seeds("gated/acc30", "sft/fast_acc", margin=0.0025, frac=0.8,
+                                   label="gated @30%", control_label="SFT judge, never reflecting"),
                   C.threshold("gated/gap_to_always_le50", at_most=0.01, frac=0.8,
-                              label="always-reflect acc - best gated acc at <= 50%")).gated(_SFT_GATE, C.gate(
-                  "cpa/grpo_reward_last", at_least=0.55, frac=0.8,
-                  why="the CPA-trained reflection beats copying its opening (last-quarter CPA GRPO reward >= 0.55, "
-                      "where a reflection that copies every opening earns exactly 0.5) in >= 4/5 seeds; gate added by "
-                      "review after the full run: the pre-registered SFT gate is passed by a reflection that copies "
-                      "every opening, as SFT never shows a revision"))),
+                              label="always-reflect acc - best gated acc at <= 50%")).gated(_SFT_GATE, _HELPS_GATE)),
         Claim(id="cpa-revisions", kind="headline",
               statement="Counterfactual prefix augmentation produces genuine revisions: opened with the wrong "
                         "verdict, the reflection ends correct more often than after GRPO from own openings (by >= "
@@ -124,12 +126,7 @@ PAPER = Paper(
                                    label="P(correct | wrong opening), CPA",
                                    control_label="P(correct | wrong opening), own openings"),
                   C.threshold("cpa/flip_correct_prefix", at_most=0.1, frac=0.8,
-                              label="P(flip | correct opening), CPA")).gated(_SFT_GATE, C.gate(
-                  "cpa/grpo_reward_last", at_least=0.55, frac=0.8,
-                  why="the CPA-trained reflection beats copying its opening (last-quarter CPA GRPO reward >= 0.55, "
-                      "where a reflection that copies every opening earns exactly 0.5) in >= 4/5 seeds; gate added by "
-                      "review after the full run: the pre-registered SFT gate is passed by a reflection that copies "
-                      "every opening, as SFT never shows a revision"))),
+                              label="P(flip | correct opening), CPA")).gated(_SFT_GATE, _RISE_GATE)),
         Claim(id="benchmarks-82-9", kind="headline",
               statement="82.9% average accuracy over RewardBench, RM-Bench and JudgeBench with a 14B judge, 3.2 "
                         "points above the best prior model.",

@@ -2,17 +2,18 @@
 
 Each seed:
 
-1. supervised fine-tuning (``sft_judge``) of a fresh char-level TinyLM on gold traces
-   (prompt, gold verdict, scratchpad reflection, gold final verdict), cached on disk by
-   (seed, config) like the shared arithmetic policy;
-2. GRPO on the reflection (binary reward 1[final verdict correct], groups of 8, no KL) in two
-   arms from the same SFT judge and the same number of rollouts: CAMEL with counterfactual
-   prefix augmentation (every item opened with both verdicts) and the control opened with the
-   model's own verdict only. A reflection that copies its opening earns a CPA reward of exactly
-   0.5 (half of the openings are wrong), which is why the claims that need a trained reflection
-   (``gated-frontier``, ``cpa-revisions``) are gated on ``cpa/grpo_reward_last`` (gate added by
-   review after the full run); with a copying reflection gated, random, never and always
-   reflecting give the same accuracy by construction;
+1. supervised fine-tuning (``sft_judge``, constant lr after warm-up) of a fresh char-level
+   TinyLM on gold traces (prompt, gold verdict, scratchpad reflection, gold final verdict), 10%
+   of them opened with the wrong verdict as unscored context (revision traces), cached on disk
+   by (seed, config) like the shared arithmetic policy;
+2. GRPO on the reflection (binary reward 1[final verdict correct], groups of 8, rollouts at
+   temperature 1.5, KL to the SFT judge) in two arms from the same SFT judge and the same number
+   of rollouts: CAMEL with counterfactual prefix augmentation (every item opened with both
+   verdicts) and the control opened with the model's own verdict only. A reflection that copies
+   its opening earns a CPA reward of exactly 0.5 at every step, so ``cpa-revisions`` is gated on
+   the rise of the CPA reward (``cpa/grpo_reward_gain``), and ``gated-frontier`` on reflecting
+   helping at all (``reflect/always_gain`` = always - never reflecting); with a copying
+   reflection gated, random, never and always reflecting give the same accuracy by construction;
 3. measurements on held-out items:
 
 * margin: AUROC of the verdict margin |log p(A) - log p(B)| of the CAMEL judge for the
@@ -20,7 +21,7 @@ Each seed:
   of 8 sampled full judgements with the fast verdict (claim ``margin-predicts``);
 * frontier: accuracy against the reflection rate for confidence gating (reflect the least
   confident fraction), random gating at the same rate (its exact expectation), never and
-  always reflecting (claim ``gated-frontier``);
+  always reflecting, and the plain SFT judge never reflecting (claim ``gated-frontier``);
 * revisions: with every item opened by the wrong verdict, the fraction the reflection
   overturns to the correct one, and with the correct opening, the fraction it flips away, for
   both GRPO arms (claim ``cpa-revisions``);
@@ -56,6 +57,8 @@ def sft_model(seed: int, p: Profile) -> torch.nn.Module:
     cfg = {"seed": seed, "levels": list(p["levels"]), "offsets": list(OFFSETS), "n_train": p["n_train"],
            "sft_steps": p["sft_steps"], "sft_batch": p["sft_batch"], "sft_lr": p["sft_lr"], "d_model": p["d_model"],
            "v": 1}
+    if p["sft_schedule"] != "cosine":  # the first recipe keeps its original cache key
+        cfg["schedule"] = p["sft_schedule"]
     digest = hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
     path = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "camel_judge" / f"{digest}.pt"
     model = new_judge(d_model=p["d_model"], seed=seed)
@@ -66,7 +69,8 @@ def sft_model(seed: int, p: Profile) -> torch.nn.Module:
         except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
             model = new_judge(d_model=p["d_model"], seed=seed)
     train = make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
-    sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed)
+    sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed,
+              schedule=p["sft_schedule"])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     torch.save(model.state_dict(), tmp)
@@ -114,7 +118,7 @@ def frontier(model, items: list[JudgeItem]) -> dict:
     return {"frontier/rates": list(RATES), "frontier/gated": gated, "frontier/random": rand,
             "gated/acc30": gated[RATES.index(0.3)], "random/acc30": rand[RATES.index(0.3)],
             "gated/acc50": gated[RATES.index(0.5)], "random/acc50": rand[RATES.index(0.5)],
-            "never/acc": float(f_ok.mean()), "always/acc": always,
+            "never/acc": float(f_ok.mean()), "always/acc": always, "reflect/always_gain": always - float(f_ok.mean()),
             "gated/gap_to_always_le50": always - max(le50),
             "reflect/overturn_own": float((final != fast).mean()),
             "reflect/mean_tokens": float(ref.lengths.mean())}
@@ -175,10 +179,11 @@ def run(profile: Profile, seed: int) -> dict:
     for arm, cpa in (("cpa", True), ("own", False)):
         model = copy.deepcopy(sft)
         hist = grpo_judge(model, train, steps=p["grpo_steps"], cpa=cpa, batch=p["grpo_batch"], group=p["group"],
-                          lr=p["grpo_lr"], seed=seed + 1)
+                          lr=p["grpo_lr"], beta=p["grpo_beta"], temperature=p["grpo_temperature"], seed=seed + 1)
         r = hist.series("reward")
         w = max(1, len(r) // 4)
         out[f"{arm}/grpo_reward_first"], out[f"{arm}/grpo_reward_last"] = float(np.mean(r[:w])), float(np.mean(r[-w:]))
+        out[f"{arm}/grpo_reward_gain"] = out[f"{arm}/grpo_reward_last"] - out[f"{arm}/grpo_reward_first"]
         out[f"{arm}/grpo_reward"] = r
         out.update(fast_metrics(model, test, arm))
         out.update(revision_metrics(model, test, arm))
@@ -206,6 +211,8 @@ def figure(metrics: list[dict]):
         ax1.errorbar(rates, ys.mean(0), yerr=ys.std(0), marker="o", capsize=3, label=label)
     ax1.axhline(np.mean([m["always/acc"] for m in metrics]), ls="--", c="k", lw=0.8, label="always reflect")
     ax1.axhline(np.mean([m["never/acc"] for m in metrics]), ls=":", c="k", lw=0.8, label="never reflect")
+    ax1.axhline(np.mean([m["sft/fast_acc"] for m in metrics]), ls="-.", c="grey", lw=0.8,
+                label="SFT judge, never reflecting")
     ax1.set_xlabel("reflection rate (fraction of items that reflect)")
     ax1.set_ylabel("judge accuracy on held-out pairs")
     ax1.legend(fontsize=8)

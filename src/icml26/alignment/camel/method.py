@@ -210,33 +210,72 @@ def counterfactual_prefixes(labels: np.ndarray, own: np.ndarray, *, cpa: bool) -
     return np.arange(n), o.astype(int)
 
 
+SCHEDULES = ("cosine", "constant")
+
+
 def sft_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int, batch: int = 64, lr: float = 3e-3,
-              seed: int = 0) -> list[float]:
-    """Supervised fine-tuning on gold traces (prompt, gold verdict, reflection); returns the loss per step."""
-    from icml26.nn.train import train_lm
+              seed: int = 0, schedule: str = "cosine", revise_frac: float = 0.0) -> list[float]:
+    """Supervised fine-tuning on gold traces (prompt, gold verdict, reflection); returns the loss per step.
+
+    A fraction ``revise_frac`` of the traces open with the wrong verdict, unscored, followed by
+    the gold reflection (:func:`~.setting.sft_batch`'s revision traces).
+
+    ``schedule="cosine"``: AdamW with warm-up and cosine decay (:func:`icml26.nn.train.train_lm`);
+    ``"constant"``: the same AdamW (weight decay 0.01, grad clip 1) with a linear warm-up of
+    min(20, steps) steps and then a constant lr, which leaves the judge less sharp for GRPO (the
+    shared arithmetic policy's finding, ``icml26.tasks.policy``).
+    """
+    from icml26.nn.train import lm_loss, train_lm
 
     pool = _check_items(items)
     steps = check_int("steps", steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
     lr = check_positive("lr", lr)
+    revise_frac = check_positive("revise_frac", revise_frac, strict=False)
+    if revise_frac > 1:
+        raise ValueError(f"revise_frac must lie in [0, 1], got {revise_frac}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     max_len = model.cfg.max_len
+    warmup = min(20, steps)
 
     def draw(gen: torch.Generator):
         idx = torch.randint(0, len(pool), (batch,), generator=gen).tolist()
-        return sft_batch([pool[i] for i in idx], max_len)
+        if revise_frac == 0:  # the first recipe draws nothing more (same batches as before)
+            return sft_batch([pool[i] for i in idx], max_len)
+        rev = (torch.rand(batch, generator=gen) < revise_frac).tolist()
+        return sft_batch([pool[i] for i in idx], max_len, rev)
 
-    return train_lm(model, draw, steps=steps, lr=lr, warmup=min(20, steps), seed=int(seed))
+    if schedule == "cosine":
+        return train_lm(model, draw, steps=steps, lr=lr, warmup=warmup, seed=int(seed))
+    gen = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    model.train()
+    losses = []
+    for step in range(steps):
+        for g in opt.param_groups:
+            g["lr"] = lr * min(1.0, (step + 1) / warmup)
+        ids, target = draw(gen)
+        loss = lm_loss(model, ids, None, target=target)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(float(loss.detach()))
+    model.eval()
+    return losses
 
 
 def grpo_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int, cpa: bool, batch: int = 16,
-               group: int = 8, lr: float = 5e-4, beta: float = 0.0, seed: int = 0) -> GRPOHistory:
+               group: int = 8, lr: float = 5e-4, beta: float = 0.0, temperature: float = 1.0,
+               seed: int = 0) -> GRPOHistory:
     """GRPO on the reflection after a fixed opening verdict, reward 1[final verdict correct].
 
     Each step draws ``batch`` items (``batch // 2`` with ``cpa``, each then used with both
     openings, so both arms sample the same number of rollouts), computes the model's own
     greedy verdicts, builds the groups with :func:`counterfactual_prefixes`, and takes one
     GRPO step (:func:`icml26.nn.rl.grpo_step`, one epoch per batch; ``beta`` > 0 adds the k3 KL
-    penalty to a frozen copy of the starting judge).
+    penalty to a frozen copy of the starting judge; rollouts are sampled at ``temperature``).
     """
     pool = _check_items(items)
     steps = check_int("steps", steps, minimum=1)
@@ -244,10 +283,12 @@ def grpo_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int
     group = check_int("group", group, minimum=2)
     lr = check_positive("lr", lr)
     beta = check_positive("beta", beta, strict=False)
+    temperature = check_positive("temperature", temperature)
     if not isinstance(cpa, bool):
         raise TypeError(f"cpa must be a bool, got {type(cpa).__name__}")
     tok = tokenizer()
-    cfg = GRPOConfig(group_size=group, max_new=MAX_REFLECT, lr=lr, beta=beta, eos_id=tok.eos_id, pad_id=tok.pad_id)
+    cfg = GRPOConfig(group_size=group, max_new=MAX_REFLECT, lr=lr, beta=beta, temperature=temperature,
+                     eos_id=tok.eos_id, pad_id=tok.pad_id)
     ref = None
     if beta > 0:
         ref = copy.deepcopy(model).eval()

@@ -107,19 +107,29 @@ def encode_prompts(items: list[JudgeItem], prefixes: list[int] | np.ndarray | No
     return rows
 
 
-def sft_batch(items: list[JudgeItem], max_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+def sft_batch(items: list[JudgeItem], max_len: int,
+              revise: list[bool] | np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(batch, seq) ids of the gold trace (prompt, gold v0, reflection, eos) and (batch, seq - 1) targets.
 
-    Targets score the verdict token, the reflection and eos; the prompt is context only.
+    Targets score the verdict token, the reflection and eos; the prompt is context only. Where
+    ``revise[i]`` is true the trace opens with the wrong verdict instead, which is context only
+    (not scored), and the same gold reflection follows: a revision trace, which teaches the
+    scratchpad to recompute the answer whatever the opening, never to open wrongly.
     """
     tok = tokenizer()
+    if revise is not None and len(revise) != len(items):
+        raise ValueError(f"revise must have one entry per item: {len(revise)} vs {len(items)}")
     rows, tgts = [], []
-    for it in items:
+    for i, it in enumerate(items):
         pr = tok.encode(prompt_text(it), bos=True)
-        co = tok.encode(VERDICTS[it.label] + reflection_text(it)) + [tok.eos_id]
+        wrong = bool(revise[i]) if revise is not None else False
+        co = tok.encode(VERDICTS[1 - it.label if wrong else it.label] + reflection_text(it)) + [tok.eos_id]
         seq = (pr + co)[:max_len]
         rows.append(seq)
-        tgts.append(([-100] * (len(pr) - 1) + co)[: len(seq) - 1])
+        tgt = [-100] * (len(pr) - 1) + co
+        if wrong:
+            tgt[len(pr) - 1] = -100
+        tgts.append(tgt[: len(seq) - 1])
     n = max(len(r) for r in rows)
     ids = torch.full((len(rows), n), tok.pad_id, dtype=torch.long)
     target = torch.full((len(rows), n - 1), -100, dtype=torch.long)
