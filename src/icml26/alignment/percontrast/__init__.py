@@ -84,7 +84,17 @@ PAPER = Paper(
         "stress is 10 x lr (was 3 x, which helped CE), with 'CE degrades' as its pre-registered gate; (d) CE and "
         "PerCE each get their lr chosen from {1, 3, 10} x lr on the validation users, and the CE comparison of "
         "the personalisation claim is between the two tuned arms (random and loss-ratio weights stay at 1 x lr "
-        "and are compared with PerCE at 1 x lr)."
+        "and are compared with PerCE at 1 x lr). Measured in the second full run (5 seeds; load average ~7, "
+        "450 s with --jobs 2, over the 3-min budget because of the two extra lr arms per scheme): the base stops "
+        "after 250-350 steps and reads the profile at 0.39-0.56 on the test users (gate met 5/5); the oracle "
+        "gate is met 4/5 (gains 0.05, -0.01, 0.11, 0.13, 0.20); the CE-trained model reads the profile at "
+        "0.71-0.87. Verdicts: personalisation not reproduced (tuned PerCE 0.802 vs tuned CE 0.832, CE's lr "
+        "choice 10/3/3/3/10 x, PerCE's 1/3/3/3/3 x; PerCE at 1 x lr 0.744 vs random weights 0.740 and "
+        "loss-ratio weights 0.825; generic perplexity ratio 1.00); identification not reproduced (AUROC 0.914 vs "
+        "0.963 for rarity, PerContrast ahead in 2/5 seeds); lr-robust not checkable (10 x lr hurt CE by >= 0.03 "
+        "in 3/5 seeds only); cross-task reproduced by the strict-win rule in 4/5 seeds but by a small margin "
+        "(0.417 vs 0.401; random weights 0.395, oracle 0.464, CE trained in-domain on review 0.539); free "
+        "generation partly (ROUGE-L 0.437 vs 0.435, METEOR 0.466 vs 0.471)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -121,7 +131,11 @@ PAPER = Paper(
                              "the profile, and a model that cannot read it gives the unread personal tokens a high "
                              "loss, which favours the loss baseline by construction. Full run of 30 Nov: met in 2/5 "
                              "seeds (0.63, 0.66), and in those two PerContrast still lost to loss (0.88/0.83 vs "
-                             "0.89/0.89) and to rarity (0.96/0.95)"))),
+                             "0.89/0.89) and to rarity (0.96/0.95). Second full run (base trained to an "
+                             "intermediate reading, see the substitution): met in 5/5 seeds (0.71-0.87), so the "
+                             "claim is decided: PerContrast beats the best of loss / rarity in 2/5 seeds (0.997 vs "
+                             "0.952, 0.985 vs 0.982) and loses in 3 (0.88/0.83/0.88 vs 0.96/0.95/0.97; mean 0.914 "
+                             "vs 0.963): not reproduced"))),
         Claim(id="lr-robust", kind="headline",
               statement="PerCE is robust to the learning rate: at 10 x lr it loses less slot accuracy than CE "
                         "(the multiplier was 3 in the first session; raised to 10 in the second, before its "
@@ -142,7 +156,10 @@ PAPER = Paper(
                              "stable. Added by review after the first full run, where 3 x lr did not hurt CE "
                              "(mean +0.064); the second session, before its re-run, raised the multiplier to 10 "
                              "(chosen on development seed 99, not in the profile, by CE's drop alone: 0.38 at 10 x, 0.69 at 30 x; the smaller one that clearly hurts CE) and keeps "
-                             "this gate as its pre-registered premise"))),
+                             "this gate as its pre-registered premise. Second full run: CE's drop at 10 x lr was "
+                             "0.010, 0.065, 0.250, 0.308 and -0.104 (met 3/5, mean 0.106), so the stress still "
+                             "does not reliably hurt CE at this budget and the claim is not decided (on these "
+                             "numbers PerCE's drop, mean 0.035, is lower in 3/5 seeds)"))),
         Claim(id="cross-task", kind="headline",
               statement="PerCE transfers across tasks: trained on the recommend family and tested on the review "
                         "family (held-out users) its slot accuracy beats CE trained on the same family; CE trained "
