@@ -246,3 +246,17 @@ def test_revision_traces_open_wrongly_unscored_and_sft_schedules_run():
         sft_judge(new_judge(d_model=16, n_layers=1, n_heads=2), pool, steps=1, schedule="linear")
     with pytest.raises(ValueError, match="revise_frac"):
         sft_judge(new_judge(d_model=16, n_layers=1, n_heads=2), pool, steps=1, revise_frac=1.5)
+
+
+def test_sft_model_passes_the_profile_recipe_and_keys_the_cache_by_it(monkeypatch, tmp_path):
+    from icml26.alignment.camel import PAPER, experiment
+
+    seen = []
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.setattr(experiment, "sft_judge", lambda model, items, **kw: seen.append(kw))
+    monkeypatch.setattr(experiment, "make_items", lambda n, **kw: make_items(4, seed=0))
+    experiment.sft_model(0, PAPER.profiles["quick"])
+    assert seen[0]["schedule"] == PAPER.profiles["quick"]["sft_schedule"]
+    assert seen[0]["revise_frac"] == PAPER.profiles["quick"]["revise_frac"] > 0
+    experiment.sft_model(0, PAPER.profiles["quick"])  # now read from the cache
+    assert len(seen) == 1 and len(list((tmp_path / "camel_judge").glob("*.pt"))) == 1

@@ -59,6 +59,8 @@ def sft_model(seed: int, p: Profile) -> torch.nn.Module:
            "v": 1}
     if p["sft_schedule"] != "cosine":  # the first recipe keeps its original cache key
         cfg["schedule"] = p["sft_schedule"]
+    if p["revise_frac"] > 0:
+        cfg["revise_frac"] = p["revise_frac"]
     digest = hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
     path = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "camel_judge" / f"{digest}.pt"
     model = new_judge(d_model=p["d_model"], seed=seed)
@@ -70,7 +72,7 @@ def sft_model(seed: int, p: Profile) -> torch.nn.Module:
             model = new_judge(d_model=p["d_model"], seed=seed)
     train = make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
     sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed,
-              schedule=p["sft_schedule"])
+              schedule=p["sft_schedule"], revise_frac=p["revise_frac"])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     torch.save(model.state_dict(), tmp)
@@ -174,6 +176,7 @@ def run(profile: Profile, seed: int) -> dict:
     out: dict = {**identities(seed)}
     sft = sft_model(seed, p)
     out.update(fast_metrics(sft, test, "sft"))
+    out.update(revision_metrics(sft, test, "sft"))  # does SFT alone revise a wrong opening (the premise of GRPO's signal)
     out["gate/sft_acc"] = out["sft/fast_acc"]
     arms = {}
     for arm, cpa in (("cpa", True), ("own", False)):
