@@ -56,7 +56,9 @@ def test_interrupt_keeps_finished_jobs_once(tmp_path):
     store = tmp_path / "r.sqlite"
     env = {**os.environ, "ICML26_EXTRA_PAPERS": EXTRA, "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "icml26.core.cli", "run", "fake-slow", "--jobs", "2", "--store", str(store)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # restore SIGINT's default in the child: pytest-xdist workers ignore SIGINT, and an ignored signal is inherited
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # interrupt as soon as the run reports its first finished job (polling the store raced with the
     # writer on a loaded machine: the run could finish before a poll saw a row)
     head = []
