@@ -217,4 +217,12 @@ def EXAMPLES():
         (linear_cka, {"x": p, "y": q}),
         (permutation_pearson, {"x": p[:, 0].copy(), "y": p[:, 1].copy(), "n_perm": 50}),
         (granger_p, {"x": t, "y": t[::-1].copy(), "maxlag": 2}),
+        (_setting().captions, {"n": 5, "seed": 0}),
+        (_setting().orthographic_region, {"texts": ["the red dog runs", "a cat sleeps"]}),
     ]
+
+
+def _setting():
+    from icml26.science.brain_convergence import setting
+
+    return setting
