@@ -246,10 +246,12 @@ def make_policy(n_items: int, hidden: int = 64):
     """
     import torch
 
+    from icml26.nn.mlp import mlp
+
     n_items = _check_count("n_items", n_items)
     hidden = _check_count("hidden", hidden)
-    return torch.nn.Sequential(torch.nn.Linear(n_items, hidden), torch.nn.Linear(hidden, hidden),
-                               torch.nn.Tanh(), torch.nn.Linear(hidden, n_items)).double()
+    # the authors' first layer has no activation after it; the rest is the shared tanh MLP
+    return torch.nn.Sequential(torch.nn.Linear(n_items, hidden), *mlp([hidden, hidden, n_items], activation="tanh")).double()
 
 
 def _check_count(name: str, x) -> int:

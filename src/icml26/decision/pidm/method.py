@@ -35,6 +35,7 @@ import torch
 from torch import nn
 
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
+from icml26.nn.mlp import mlp
 
 
 def _finite(name: str, x) -> float:
@@ -59,19 +60,6 @@ def _as_2d(name: str, x, width: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or inf")
     return x
-
-
-def mlp(d_in: int, d_out: int, hidden: int = 128, depth: int = 2) -> nn.Sequential:
-    """ReLU MLP with ``depth`` hidden layers of width ``hidden``."""
-    d_in, d_out = check_int("d_in", d_in, minimum=1), check_int("d_out", d_out, minimum=1)
-    hidden, depth = check_int("hidden", hidden, minimum=1), check_int("depth", depth, minimum=1)
-    layers: list[nn.Module] = []
-    d = d_in
-    for _ in range(depth):
-        layers += [nn.Linear(d, hidden), nn.ReLU()]
-        d = hidden
-    layers.append(nn.Linear(d, d_out))
-    return nn.Sequential(*layers)
 
 
 @dataclass
@@ -110,7 +98,7 @@ def fit_regressor(X, Y, loss: str = "l1", hidden: int = 128, depth: int = 2, ste
     g = torch.Generator().manual_seed(int(seed))
     torch.manual_seed(int(seed))
     x_mean, x_std = X.mean(0), X.std(0) + 1e-6
-    net = mlp(X.shape[1], Y.shape[1], hidden, depth)
+    net = mlp([X.shape[1], *[hidden] * depth, Y.shape[1]], activation="relu")
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     Xt = torch.from_numpy((X - x_mean) / x_std)
     Yt = torch.from_numpy(Y)

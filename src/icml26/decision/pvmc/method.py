@@ -48,6 +48,7 @@ import torch
 from torch import Tensor, nn
 
 from icml26.core.validate import check_finite, check_int, check_positive
+from icml26.nn.mlp import mlp
 
 # --------------------------------------------------------------------------- validation
 
@@ -339,8 +340,7 @@ class GaussianWindowProposal(nn.Module):
         window, hidden = check_int("window", window, minimum=0), check_int("hidden", hidden, minimum=1)
         self.dx, self.dy, self.k = dx, dy, window
         width = 2 * window + 1
-        self.net = nn.Sequential(nn.Linear(width * (dy + 1), hidden, dtype=dtype), nn.Tanh(),
-                                 nn.Linear(hidden, 2 * dx, dtype=dtype))
+        self.net = mlp([width * (dy + 1), hidden, 2 * dx], activation="tanh", dtype=dtype)
 
     def params(self, y: Tensor) -> tuple[Tensor, Tensor]:
         """y (B, T+1, dy) -> mean (B, T+1, dx), log_std (B, T+1, dx)."""

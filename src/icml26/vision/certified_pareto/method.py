@@ -37,6 +37,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icml26.core.validate import as_array, check_positive
+from icml26.nn.mlp import mlp
 from icml26.vision.certified_pareto.bounds import input_box, margin_lower_bounds, worst_case_logits
 
 METHODS = ("ibp", "crown-ibp", "sabr", "mtl-ibp")
@@ -54,17 +55,14 @@ def make_mlp(widths: Sequence[int] = (64, 128, 128, 10), init: str = "ibp") -> n
         raise ValueError(f"widths must list >= 2 positive layer sizes, got {widths}")
     if init not in ("ibp", "default"):
         raise ValueError(f"init must be 'ibp' or 'default', got {init!r}")
-    layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:])):
-        lin = nn.Linear(a, b)
-        if init == "ibp":
-            with torch.no_grad():
-                lin.weight.normal_(0.0, math.sqrt(2 * math.pi) / a)
-                lin.bias.zero_()
-        layers.append(lin)
-        if i < len(widths) - 2:
-            layers.append(nn.ReLU())
-    return nn.Sequential(*layers)
+    net = mlp(widths, activation="relu")
+    if init == "ibp":
+        with torch.no_grad():
+            for lin in net:
+                if isinstance(lin, nn.Linear):
+                    lin.weight.normal_(0.0, math.sqrt(2 * math.pi) / lin.in_features)
+                    lin.bias.zero_()
+    return net
 
 
 # ---------------------------------------------------------------- schedules

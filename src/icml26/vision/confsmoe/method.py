@@ -54,6 +54,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from icml26.core.validate import as_array, as_rng, check_finite, check_int, check_positive
+from icml26.nn.mlp import mlp
 
 GATES = ("confidence", "softmax", "laplace")
 ROUTER_GRADS = ("straight_through", "none")
@@ -313,12 +314,12 @@ class ConfSMoEClassifier(nn.Module):
         if ffn == "sparse":
             self.moe = SparseMoE(d, n_experts, top_k, n_classes, gate, router_grad)
         else:
-            self.dense = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
+            self.dense = mlp([d, d, d], activation="gelu")
         if imputation == "two_stage":
             self.w_q = nn.Linear(d, d)
             self.w_k = nn.Linear(d, d)
             self.norm_imp = nn.LayerNorm(d)
-        self.head = nn.Sequential(nn.Linear(self.M * d, d), nn.LayerNorm(d), nn.Linear(d, n_classes))
+        self.head = mlp([self.M * d, d, n_classes], layer_norm=True, activation="identity")  # Linear-LayerNorm-Linear
         self.pools: list[torch.Tensor] | None = None
 
     def set_pools(self, pools: list[torch.Tensor]) -> None:
