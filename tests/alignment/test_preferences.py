@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import torch
 
+from icml26.alignment import _preferences as P
 from icml26.alignment._preferences import (dpo_loss, fit_bradley_terry, fit_plackett_luce, implicit_feedback,
                                            ipo_loss, kl_optimal_policy, pairwise_comparisons, plackett_luce_rankings,
                                            population, regularised_value, reward_model_loss, simpo_loss)
@@ -93,3 +94,49 @@ def test_bad_input():
         dpo_loss(torch.zeros(1), torch.zeros(1), torch.zeros(1), torch.zeros(1), beta=0.0)
     with pytest.raises(ValueError, match="rankings"):
         fit_plackett_luce(3, [[0]])
+
+
+def test_linear_bt_equals_sklearn_ridge_logistic_regression():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    dX = rng.normal(size=(400, 4))
+    y = (rng.random(400) < 1 / (1 + np.exp(-dX @ np.array([1.0, -0.5, 0.0, 2.0])))).astype(float)
+    ours = P.fit_linear_bradley_terry(dX, y, l2=2.0)
+    sk = LogisticRegression(C=1 / 2.0, fit_intercept=False, tol=1e-12, max_iter=10000).fit(dX, y).coef_[0]
+    assert np.allclose(ours, sk, atol=1e-6)
+
+
+def test_linear_bt_soft_labels_and_weights_equal_replicated_hard_labels():
+    rng = np.random.default_rng(4)
+    dX = rng.normal(size=(30, 3))
+    p = rng.uniform(0.1, 0.9, 30)
+    w = rng.integers(1, 4, 30).astype(float)
+    soft = P.fit_linear_bradley_terry(dX, p, weights=w, l2=0.5)
+    # the weighted soft-label likelihood is that of w*p wins and w*(1-p) losses per pair
+    X2 = np.vstack([dX, dX])
+    y2 = np.r_[np.ones(30), np.zeros(30)]
+    hard = P.fit_linear_bradley_terry(X2, y2, weights=np.r_[w * p, w * (1 - p)], l2=0.5)
+    assert np.allclose(soft, hard, atol=1e-9)
+
+
+def test_linear_bt_with_vanishing_ridge_leaves_unconstrained_direction_alone():
+    # tabular features of 3 items: utilities are defined up to a constant shift
+    X = np.eye(3)
+    r = np.array([0.0, 1.0, -1.0])
+    a, b = np.divmod(np.arange(9), 3)
+    probs = 1 / (1 + np.exp(-(r[a] - r[b])))
+    theta = P.fit_linear_bradley_terry(X[a] - X[b], probs, weights=np.full(9, 1 / 9), l2=1e-12, tol=1e-13)
+    assert np.allclose(theta - theta.mean(), r - r.mean(), atol=1e-7)
+    assert abs(theta.mean()) < 1e-6
+
+
+def test_linear_bt_bad_input():
+    with pytest.raises(ValueError, match="y"):
+        P.fit_linear_bradley_terry(np.zeros((2, 2)), np.array([0.0, 2.0]))
+    with pytest.raises(ValueError, match="weights"):
+        P.fit_linear_bradley_terry(np.zeros((2, 2)), np.array([0.0, 1.0]), weights=np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="theta0"):
+        P.fit_linear_bradley_terry(np.zeros((2, 2)), np.array([0.0, 1.0]), theta0=np.zeros(3))
+    with pytest.raises(ValueError, match="l2"):
+        P.fit_linear_bradley_terry(np.zeros((2, 2)), np.array([0.0, 1.0]), l2=-1.0)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import check_grad
 
-from icml26.alignment._data import BETA_BAR_5, preset, sample_preferences
+from icml26.alignment._preferences import BETA_BAR_5, preset, sample_preferences
 from icml26.alignment.sign_estimator.method import (
     _ramp_objective, angle_deg, bradley_terry, disagreement, em_mixture_logit, sign_estimator,
     sign_loss, zero_one_loss)

@@ -59,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml26.alignment._preferences import fit_linear_bradley_terry
 from icml26.core.validate import as_array, as_rng, as_vector, check_int, check_positive
 
 __all__ = [
@@ -302,7 +303,7 @@ def optimistic_reward(phi: np.ndarray, theta_hat: np.ndarray, pi0: np.ndarray, S
 
 def fit_linear_bt(dphi: np.ndarray, y: np.ndarray, lam: float = 1.0, theta0: np.ndarray | None = None,
                   n_newton: int = 25, tol: float = 1e-10) -> np.ndarray:
-    """Regularised BT (logistic) MLE for a linear reward.
+    """Regularised BT (logistic) MLE for a linear reward (the shared ``fit_linear_bradley_terry``).
 
     Minimises ``sum_i -log sigma(s_i theta^T dphi_i) + lam / 2 ||theta||^2`` with ``s_i = 2 y_i - 1``
     by Newton's method (warm start ``theta0``). ``dphi: (n, d)`` feature differences
@@ -318,17 +319,8 @@ def fit_linear_bt(dphi: np.ndarray, y: np.ndarray, lam: float = 1.0, theta0: np.
     n_newton = check_int("n_newton", n_newton, minimum=1)
     tol = check_positive("tol", tol)
     d = dphi.shape[1]
-    theta = np.zeros(d) if theta0 is None else as_vector("theta0", theta0, d).copy()
-    for _ in range(n_newton):
-        z = dphi @ theta
-        p = 0.5 * (1.0 + np.tanh(0.5 * z))
-        g = dphi.T @ (p - y) + lam * theta
-        H = (dphi * (p * (1 - p))[:, None]).T @ dphi + lam * np.eye(d)
-        step = np.linalg.solve(H, g)
-        theta -= step
-        if np.max(np.abs(step)) < tol:
-            break
-    return theta
+    theta0 = None if theta0 is None else as_vector("theta0", theta0, d)
+    return fit_linear_bradley_terry(dphi, y, l2=lam, theta0=theta0, tol=tol, max_iter=n_newton)
 
 
 def suboptimality(r_hat: np.ndarray, r_star: np.ndarray, pi0: np.ndarray, eta: float, div: FDivergence) -> float:

@@ -51,6 +51,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
+from icml26.alignment._preferences import fit_linear_bradley_terry
 from icml26.core.validate import as_array, as_vector, check_int, check_positive
 
 __all__ = [
@@ -169,13 +170,15 @@ def _bt_loss_and_grad(coef, X, mu, P, ridge=0.0):
     return loss, grad
 
 
-def _fit_linear_bt(X, mu, P, x0=None, gtol=1e-12) -> np.ndarray:
+def _fit_linear_bt(X, mu, P, x0=None) -> np.ndarray:
+    """Population BT fit of ``s = X @ coef``: every ordered pair ``(a, b)`` is one comparison with
+    feature difference ``X[a] - X[b]``, soft label ``P[a, b]`` and weight ``mu[a, b]``."""
     # A vanishing ridge only pins the direction in which scores shift by a constant
     # (e.g. tabular features); it does not move the preferences the fit implies.
-    x0 = np.zeros(X.shape[1]) if x0 is None else x0
-    res = minimize(_bt_loss_and_grad, x0, args=(X, mu, P, 1e-12), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 5000, "gtol": gtol, "ftol": 1e-16})
-    return res.x
+    K = X.shape[0]
+    a, b = np.divmod(np.arange(K * K), K)
+    return fit_linear_bradley_terry(X[a] - X[b], P[a, b], weights=mu[a, b], l2=1e-12, theta0=x0, tol=1e-13,
+                                    max_iter=200)
 
 
 def fit_reward_mle(Psi, mu, r_star) -> np.ndarray:

@@ -12,7 +12,7 @@ ordinally consistent, with an ``O~(n^{-1/3})`` direction error for linear utilit
 Public API: :func:`sign_estimator`, :func:`bradley_terry` (RLHF baseline),
 :func:`em_mixture_logit` (panel baseline), :func:`sign_loss`, :func:`zero_one_loss`,
 :func:`angle_deg`, :func:`disagreement`. Synthetic heterogeneous preferences come from
-``icml26.alignment._data`` (the paper's ``setting``: one module shared by the cluster).
+``icml26.alignment._preferences`` (the paper's ``setting``: one module shared by the cluster).
 """
 
 from icml26.core import checks as C

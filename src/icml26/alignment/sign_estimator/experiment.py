@@ -8,7 +8,7 @@ proxy), its RLHF baseline (BT / cross-entropy fit) and its error measures (angle
 ``beta_bar`` in degrees; share of fresh pairs ordered differently from ``beta_bar``).
 
 What it replaces: the digital-twin LLM persona panel (text completions embedded as
-features, personas from an LLM) by synthetic populations from ``icml26.alignment._data``:
+features, personas from an LLM) by synthetic populations from ``icml26.alignment._preferences``:
 
 * ``two``: two equally likely user types whose taste deviations are symmetric, with a
   feature design that correlates the contested direction with the signal;
@@ -31,7 +31,7 @@ from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
 from icml26.core.stats import bootstrap_ci, fmt_p, loglog_slope, paired_test, seeds_of
 
-from icml26.alignment._data import preset, sample_preferences
+from icml26.alignment._preferences import preset, sample_preferences
 from icml26.alignment.sign_estimator.method import (
     angle_deg, bradley_terry, disagreement, em_mixture_logit, sign_estimator)
 
