@@ -1,0 +1,189 @@
+"""Known-answer tests of the LightAVSeg reproduction (arXiv:2605.08805)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from icml26.vision.lightavseg import method as M  # noqa: E402
+from icml26.vision.lightavseg import setting as S  # noqa: E402
+from icml26.vision.lightavseg._checks import non_inferior  # noqa: E402
+
+
+# ----------------------------------------------------------------------------- setting
+def test_log_mel_matches_librosa():
+    librosa = pytest.importorskip("librosa")
+    wave = np.random.default_rng(0).normal(size=2000)
+    ours = S.log_mel(wave, sr=8000, n_fft=256, hop=128, n_mels=32)
+    ref = librosa.feature.melspectrogram(y=wave, sr=8000, n_fft=256, hop_length=128, n_mels=32, center=True,
+                                         pad_mode="constant", power=2.0)
+    np.testing.assert_allclose(ours, np.log(1e-6 + ref.T), rtol=1e-4, atol=1e-4)
+
+
+def test_scenes_masks_and_counts():
+    sc = S.make_scenes(40, 24, 3)
+    assert sc.images.shape == (40, 3, 24, 24) and sc.masks.shape == (40, 24, 24)
+    assert sc.audio.shape[:2] == (40, 1)
+    assert np.all((sc.n_sound >= 1) & (sc.n_sound <= 3))
+    n_obj = (sc.classes >= 0).sum(1)
+    assert np.all((n_obj >= 2) & (n_obj <= 4))
+    assert np.all(sc.masks.reshape(40, -1).sum(1) > 0)
+    # classes within a frame are distinct: a silent distractor never shares the class of a sounding object
+    for row in sc.classes:
+        cls = row[row >= 0]
+        assert len(set(cls.tolist())) == len(cls)
+    again = S.make_scenes(40, 24, 3)
+    np.testing.assert_array_equal(sc.images, again.images)
+    np.testing.assert_array_equal(sc.audio, again.audio)
+
+
+def test_class_tone_unit_rms_and_fundamental():
+    rng = np.random.default_rng(0)
+    w = S.class_tone(0, 8000, 8000, rng) / 1.0
+    rms = np.sqrt(np.mean(w ** 2))
+    assert 0.6 <= rms <= 1.0
+    spec = np.abs(np.fft.rfft(w))
+    peak = np.argmax(spec)  # 1 Hz bins: the strongest partial of the flattest-tilt-but-one class is the fundamental
+    assert abs(peak - S.F0[0]) <= 0.04 * S.F0[0]
+
+
+# ----------------------------------------------------------------------------- interaction modules
+def test_grounding_response_equals_explicit_sum():
+    torch.manual_seed(0)
+    m = M.SemanticFilterGrounding(6, 5, d=4).eval()
+    feat, a = torch.randn(2, 6, 3, 3), torch.randn(2, 5)
+    filtered = torch.sigmoid(m.gate(a))[:, :, None, None] * feat
+    k = m.key(filtered)
+    q = m.query(a)
+    resp = torch.zeros(2, 1, 3, 3)
+    for b in range(2):
+        for i in range(3):
+            for j in range(3):
+                resp[b, 0, i, j] = sum(q[b, c] * k[b, c, i, j] for c in range(4)) / 2.0
+    expected = filtered + m.fuse(torch.cat([filtered, resp], 1))
+    torch.testing.assert_close(m(feat, a), expected)
+
+
+def test_light_interaction_is_local_and_attention_is_global():
+    torch.manual_seed(0)
+    feat, a, tok = torch.randn(1, 8, 5, 5), torch.randn(1, 4), torch.randn(1, 3, 4)
+    bumped = feat.clone()
+    bumped[0, :, 2, 2] += torch.randn(8)  # not constant over channels: LayerNorm would remove that
+    for kind, local in (("light", True), ("concat", True), ("none", True), ("attention", False)):
+        m = M.make_interaction(kind, 8, 4).eval()
+        diff = (m(bumped, a, tok) - m(feat, a, tok)).abs().sum(1)[0]
+        changed = diff > 1e-6
+        if local:
+            assert changed.sum() == 1 and changed[2, 2], kind
+        else:
+            assert changed.all(), kind
+
+
+def test_gate_halves_features_when_weights_are_zero():
+    m = M.SemanticFilterGrounding(4, 3, d=2)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.zero_()
+    feat = torch.randn(1, 4, 2, 2)
+    # zero weights: gate = sigmoid(0) = 0.5, response 0, fuse 0 -> output = 0.5 * features
+    torch.testing.assert_close(m(feat, torch.randn(1, 3)), 0.5 * feat)
+
+
+def test_attention_matches_torch_sdpa():
+    torch.manual_seed(0)
+    m = M.DenseAttentionFusion(8, 4, heads=2)
+    q, k, v = torch.randn(2, 5, 8), torch.randn(2, 7, 8), torch.randn(2, 7, 8)
+    ours = m._attend(q, k, v)
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        q.view(2, 5, 2, 4).transpose(1, 2), k.view(2, 7, 2, 4).transpose(1, 2), v.view(2, 7, 2, 4).transpose(1, 2))
+    torch.testing.assert_close(ours, ref.transpose(1, 2).reshape(2, 5, 8))
+
+
+def test_flops_scale_linear_vs_quadratic():
+    light = [M.interaction_flops("light", 32, s) for s in (16, 32)]
+    attn = [M.interaction_flops("attention", 32, s) for s in (32, 64)]
+    assert 3.9 <= light[1] / light[0] <= 4.0  # x4 pixels, x4 cost (up to the audio-only linear layers)
+    assert attn[1] / attn[0] > 12  # x4 pixels, close to x16 cost
+
+
+def test_model_shapes_and_alignment_heads_are_not_deployed():
+    torch.manual_seed(0)
+    a, b = M.AVSegModel("light"), M.AVSegModel("light")
+    logits, feats = a(torch.rand(2, 3, 32, 32), torch.randn(2, 1, 16, 32))
+    assert logits.shape == (2, 32, 32) and [f.shape[1] for f in feats] == [16, 32, 48]
+    assert M.count_parameters(a) == M.count_parameters(b)
+    for kind in M.INTERACTIONS:
+        out, _ = M.AVSegModel(kind)(torch.rand(1, 3, 32, 32), torch.randn(1, 1, 16, 32))
+        assert out.shape == (1, 32, 32)
+
+
+# ----------------------------------------------------------------------------- losses and metrics
+def test_frame_iou_matches_torchmetrics():
+    tm = pytest.importorskip("torchmetrics.functional.classification")
+    g = torch.Generator().manual_seed(0)
+    logits, target = torch.randn(5, 9, 9, generator=g), (torch.rand(5, 9, 9, generator=g) > 0.6).float()
+    ours = M.frame_iou(logits, target)
+    for i in range(5):
+        ref = tm.binary_jaccard_index(torch.sigmoid(logits[i]).flatten(), target[i].flatten().long())
+        assert math.isclose(float(ours[i]), float(ref), abs_tol=1e-6)
+    # an empty prediction of an empty target is a perfect frame
+    assert float(M.frame_iou(-torch.ones(1, 4, 4), torch.zeros(1, 4, 4))[0]) == 1.0
+
+
+def test_seg_loss_gradcheck_and_perfect_prediction():
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(2, 4, 4, generator=g, dtype=torch.float64, requires_grad=True)
+    target = (torch.rand(2, 4, 4, generator=g) > 0.5).double()
+    assert torch.autograd.gradcheck(lambda x: M.seg_loss(x, target), (logits,))
+    perfect = (target * 2 - 1) * 30
+    assert float(M.seg_loss(perfect, target)) < 0.03
+
+
+def test_alignment_loss_known_values():
+    same = torch.ones(4, 3)
+    assert math.isclose(float(M.alignment_loss(same, same)), math.log(4), rel_tol=1e-6)  # uniform over the batch
+    eye = torch.eye(4)
+    assert float(M.alignment_loss(eye, eye, temperature=0.01)) < 1e-6  # matched and orthogonal
+
+
+def test_masked_pool_full_mask_is_mean():
+    feat = torch.randn(2, 3, 4, 4)
+    torch.testing.assert_close(M.masked_pool(feat, torch.ones(2, 8, 8)), feat.mean((2, 3)))
+    mask = torch.zeros(2, 4, 4)
+    mask[:, 0, 0] = 1
+    torch.testing.assert_close(M.masked_pool(feat, mask), feat[:, :, 0, 0])
+
+
+def test_training_lowers_the_loss():
+    sc = S.make_scenes(48, 32, 0)
+    torch.manual_seed(0)
+    m = M.AVSegModel("light")
+    h = M.train_model(m, sc.images, sc.masks, (sc.audio - sc.audio.mean()) / sc.audio.std(), steps=30, batch=16,
+                      lr=3e-3, align_weight=0.1)
+    assert len(h["loss"]) == 30 and h["loss_drop"] > 1.0
+
+
+# ----------------------------------------------------------------------------- checks
+def test_non_inferiority_check():
+    chk = non_inferior("m", "c", margin=2.0)
+    close = [{"m": 50.0 + d, "c": 50.0} for d in (-0.5, 0.3, -0.2, 0.1, 0.4)]
+    far = [{"m": 45.0 + d, "c": 50.0} for d in (-0.5, 0.3, -0.2, 0.1, 0.4)]
+    assert chk(close).status == "reproduced"
+    assert chk(far).status == "not-reproduced"
+    assert chk(chk.contradict(close)).status == "not-reproduced"
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="kind"):
+        M.make_interaction("dense", 8, 4)
+    with pytest.raises(ValueError, match="target"):
+        M.seg_loss(torch.zeros(2, 4, 4), torch.zeros(2, 4, 5))
+    with pytest.raises(ValueError, match="audio"):
+        M.alignment_loss(torch.zeros(3, 4), torch.zeros(2, 4))
+    with pytest.raises(TypeError, match="model"):
+        M.train_model("model", np.zeros((2, 3, 8, 8)), np.zeros((2, 8, 8)), np.zeros((2, 1, 4, 4)), steps=1)
