@@ -1,0 +1,215 @@
+"""Known answers for the MPF reconstruction (arXiv 2605.25503): coupling, gradients, extraction, counting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.science.mpf import setting as S
+from icml26.science.mpf.method import (
+    LossWeights,
+    Spec,
+    StackedFields,
+    count_components,
+    extract,
+    grid_points,
+    make_pool,
+    metric_phase_field,
+    mpf_losses,
+    phase_indicator,
+    resample_polyline,
+    train_stack,
+)
+
+
+# ----------------------------------------------------------------------------- the coupling
+def test_phase_indicator_is_tanh_and_bounded():
+    th = np.linspace(-3, 3, 13)
+    assert np.allclose(phase_indicator(th, 2.0), np.tanh(2.0 * th))
+    assert np.all(np.abs(phase_indicator(th, 100.0)) <= 1)
+
+
+def test_coupling_sign_and_metric_limits():
+    rng = np.random.default_rng(0)
+    r, th = rng.uniform(0, 1, 500), rng.normal(size=500)
+    f = metric_phase_field(r, th, 10.0, gamma=1.0, tau=0.05)
+    assert np.all(np.sign(f) == np.sign(th))  # the zero set of f is the phase's
+    # far from the data (r >> tau) with a saturated phase, f = +-r
+    far = metric_phase_field(np.array([2.0]), np.array([0.7]), 100.0, gamma=1.0, tau=0.05)
+    assert far[0] == pytest.approx(2.0, rel=1e-6)
+    # at the data (r = 0): f = gamma * theta, so grad f = gamma grad theta (non-zero)
+    assert metric_phase_field(np.array([0.0]), np.array([0.3]), 10.0, gamma=2.0, tau=0.05)[0] == pytest.approx(0.6)
+
+
+def test_coupling_on_tensors_matches_numpy():
+    r, th = np.array([0.0, 0.2, 0.5]), np.array([0.1, -0.3, 0.0])
+    a = metric_phase_field(r, th, 5.0)
+    b = metric_phase_field(torch.tensor(r), torch.tensor(th), 5.0).numpy()
+    assert np.allclose(a, b)
+
+
+def test_coupling_rejects_negative_metric_and_mismatch():
+    with pytest.raises(ValueError, match="r"):
+        metric_phase_field(np.array([-0.1]), np.array([0.0]), 1.0)
+    with pytest.raises(ValueError, match="shape"):
+        metric_phase_field(np.array([0.1, 0.2]), np.array([0.0]), 1.0)
+
+
+# ----------------------------------------------------------------------------- the network
+@pytest.mark.parametrize("dim", [2, 3])
+def test_forward_mode_gradients_match_autograd(dim):
+    torch.manual_seed(0)
+    net = StackedFields(3, dim, width=16, n_freq=4, seed=1)
+    x = (torch.rand(3, 20, dim) * 2 - 1).requires_grad_(True)
+    v, g = net(x)
+    for k in range(2):
+        ref = torch.autograd.grad(v[..., k].sum(), x, retain_graph=True)[0]
+        assert torch.allclose(ref, g[:, :, k, :], atol=1e-5)
+    v2, _ = net(x.detach(), grad=False)
+    assert torch.allclose(v.detach(), v2)
+
+
+def test_stacked_models_are_independent():
+    net = StackedFields(2, 2, width=8, n_freq=4, seed=0)
+    x = torch.rand(2, 5, 2)
+    v, g = net(x)
+    v.sum().backward()
+    # zeroing model 1's input changes nothing of model 0
+    x2 = x.clone(); x2[1] = 0
+    assert torch.allclose(net(x2, grad=False)[0][0], v[0].detach())
+
+
+def test_mpf_loss_gradient_check():
+    """The MPF loss is differentiable in beta: finite differences agree with autograd."""
+    torch.manual_seed(0)
+    v_s, g_s = torch.randn(1, 8, 2, dtype=torch.float64), torch.randn(1, 8, 2, 2, dtype=torch.float64)
+    v_q, g_q = torch.randn(1, 8, 2, dtype=torch.float64), torch.randn(1, 8, 2, 2, dtype=torch.float64)
+    v_q[..., 0] = v_q[..., 0].abs()
+    d_q = torch.rand(1, 8, dtype=torch.float64)
+    beta = torch.tensor([3.0], dtype=torch.float64, requires_grad=True)
+    loss = mpf_losses(v_s, g_s, v_q, g_q, d_q, beta, LossWeights()).sum()
+    (gb,) = torch.autograd.grad(loss, beta)
+    eps = 1e-6
+    lp = mpf_losses(v_s, g_s, v_q, g_q, d_q, beta.detach() + eps).sum()
+    lm = mpf_losses(v_s, g_s, v_q, g_q, d_q, beta.detach() - eps).sum()
+    assert float(gb) == pytest.approx(float((lp - lm) / (2 * eps)), rel=1e-5, abs=1e-8)
+
+
+# ----------------------------------------------------------------------------- extraction
+def _grid_values(dim, res, bound, r_fn, ph_fn):
+    _, pts = grid_points(dim, res, bound)
+    v = np.stack([r_fn(pts), ph_fn(pts)], axis=-1)
+    return v.reshape((res,) * dim + (2,))
+
+
+def test_extract_exact_circle_all_arms():
+    """With the exact distance fields of a circle, every arm recovers it to within a fraction of a cell."""
+    res, bound = 129, 1.0
+    d = lambda p: np.linalg.norm(p, axis=1) - 0.6  # noqa: E731
+    v = _grid_values(2, res, bound, lambda p: np.abs(d(p)), d)
+    gt = S.ground_truth(S.get_shape("circle"), 4000)
+    from icml26.science._geometry import chamfer
+
+    h = 2 * bound / (res - 1)
+    for arm in ("mpf", "sdf", "udf"):
+        e = extract(v, arm, bound=bound, level=2.5 * h)
+        assert len(e.points) > 100
+        assert chamfer(e.points, gt) < 0.25 * h, arm
+        assert count_components(e.points, 2 * h) == 1, arm
+
+
+def test_metric_gate_trims_the_phase_beyond_an_open_edge():
+    """An open segment: the phase (a plane) crosses zero along the whole line, the metric gate keeps
+    only the part near the segment; the SDF arm keeps the whole line."""
+    res, bound = 129, 1.0
+    seg = S.Shape("seg", 2, "open", 1, lambda n, rng: np.c_[rng.uniform(-0.5, 0.5, n), np.zeros(n)])
+
+    def udf(p):
+        x = np.clip(p[:, 0], -0.5, 0.5)
+        return np.hypot(p[:, 0] - x, p[:, 1])
+
+    v = _grid_values(2, res, bound, udf, lambda p: p[:, 1])
+    h = 2 * bound / (res - 1)
+    mpf = extract(v, "mpf", bound=bound, level=2.5 * h).points
+    sdf = extract(v, "sdf", bound=bound, level=2.5 * h).points
+    assert np.abs(mpf[:, 0]).max() < 0.5 + 3 * h
+    assert np.abs(sdf[:, 0]).max() > 0.95
+
+
+def test_extract_3d_plane_piece():
+    res, bound = 33, 0.7
+    v = _grid_values(3, res, bound, lambda p: np.where(np.abs(p[:, :2]).max(1) < 0.3, np.abs(p[:, 2]), 1.0),
+                     lambda p: p[:, 2])
+    h = 2 * bound / (res - 1)
+    e = extract(v, "mpf", bound=bound, level=2.5 * h, n_samples=2000)
+    assert len(e.points) == 2000
+    assert np.abs(e.points[:, 2]).max() < 1e-6
+    assert np.abs(e.points[:, :2]).max() < 0.3 + 2 * h
+
+
+def test_extract_empty_when_no_crossing():
+    v = np.ones((16, 16, 2))
+    assert len(extract(v, "sdf", bound=1.0, level=0.1).points) == 0
+
+
+# ----------------------------------------------------------------------------- counting and sampling
+def test_count_components_brute_force():
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0, 1, (50, 2)) * [1, 0.01]
+    b = a + [0, 0.5]
+    assert count_components(np.vstack([a, b]), 0.1) == 2
+    assert count_components(np.vstack([a, b]), 0.6) == 1
+    with pytest.raises(ValueError, match="points"):
+        count_components(np.zeros((0, 2)), 0.1)
+
+
+def test_resample_polyline_length_and_ends():
+    poly = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    pts = resample_polyline(poly, 0.1)
+    assert np.allclose(pts[0], poly[0]) and np.allclose(pts[-1], poly[-1])
+    assert np.linalg.norm(np.diff(pts, axis=0), axis=1).max() <= 0.1 + 1e-9
+
+
+# ----------------------------------------------------------------------------- setting
+def test_shapes_sample_on_themselves():
+    rng = np.random.default_rng(0)
+    p = S.get_shape("circle").sample(100, rng)
+    assert np.allclose(np.linalg.norm(p, axis=1), 0.6)
+    p = S.get_shape("plate2d").sample(100, rng)
+    assert np.allclose(np.abs(p[:, 1]), S.GAP_2D / 2)
+    p = S.get_shape("hemisphere").sample(200, rng)
+    assert np.allclose(np.linalg.norm(p, axis=1), 0.5, atol=0.01) and p[:, 2].min() > -0.05
+    p = S.get_shape("plates3d").sample(200, rng)
+    assert np.allclose(np.abs(p[:, 2]), S.GAP_3D / 2, atol=1e-6)
+
+
+def test_scan_is_reproducible_and_noisy():
+    sh = S.get_shape("halfcircle")
+    a, b = S.scan(sh, 50, 0.01, seed=3), S.scan(sh, 50, 0.01, seed=3)
+    assert np.array_equal(a, b)
+    assert not np.allclose(np.linalg.norm(a, axis=1), 0.6)
+    with pytest.raises(ValueError, match="name"):
+        S.get_shape("nope")
+
+
+def test_pool_distances_are_to_the_cloud():
+    pts = np.array([[0.0, 0.0], [1.0, 0.0]])
+    pool = make_pool(pts, 1.0, n_q=30, seed=0)
+    q, d = pool.q.numpy(), pool.d_q.numpy()
+    ref = np.minimum(np.linalg.norm(q - pts[0], axis=1), np.linalg.norm(q - pts[1], axis=1))
+    assert np.allclose(d, ref, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------- training
+def test_training_fits_a_circle_and_beta_is_learned_only_when_free():
+    sh = S.get_shape("circle")
+    pool = make_pool(S.scan(sh, 500, 0.002, seed=0), 1.0, n_q=3000, seed=0)
+    specs = [Spec(0, "mpf", 3e-3), Spec(0, "mpf", 3e-3, beta=5.0), Spec(0, "sdf", 3e-3), Spec(0, "udf", 3e-3)]
+    res = train_stack([pool], specs, steps=60, batch=64, width=16, n_freq=8, seed=0)
+    assert res.history.shape == (60, 4)
+    assert np.all(res.loss_drop > 1.5)
+    assert res.beta[1] == pytest.approx(5.0)
+    assert res.beta[0] != pytest.approx(10.0)
+    with pytest.raises(ValueError, match="arm"):
+        train_stack([pool], [Spec(0, "nope", 1e-3)], steps=1)
