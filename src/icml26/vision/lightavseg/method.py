@@ -27,8 +27,8 @@ Controls, on the same backbone, decoder and loss (``INTERACTIONS``):
 
 * ``attention``: AVSegFormer-like dense fusion: pre-norm self-attention over the visual tokens
   (O(N^2)), cross-attention from the visual tokens to the audio frame tokens, an MLP;
-* ``concat``: naive fusion, the audio embedding tiled over space, concatenated, 1x1 conv;
-* ``none``: no audio at all (the same 1x1 conv on the visual features alone).
+* ``concat``: naive fusion, the audio embedding tiled over space, concatenated, a per-pixel MLP;
+* ``none``: no audio at all (the same per-pixel MLP on the visual features alone).
 
 Attention is written with explicit matrix products so that FLOP counters see every term.
 """
@@ -161,11 +161,13 @@ class DenseAttentionFusion(nn.Module):
 
 
 class ConcatFusion(nn.Module):
-    """Naive fusion: the audio embedding tiled over space and concatenated, then a 1x1 conv."""
+    """Naive fusion: the audio embedding tiled over space and concatenated with the visual features, then a
+    per-pixel MLP (1x1 conv, ReLU, 1x1 conv) added back to the features."""
 
     def __init__(self, channels: int, audio_dim: int):
         super().__init__()
-        self.fuse = nn.Conv2d(channels + audio_dim, channels, 1)
+        self.fuse = nn.Sequential(nn.Conv2d(channels + audio_dim, channels, 1), nn.ReLU(),
+                                  nn.Conv2d(channels, channels, 1))
 
     def forward(self, feat: torch.Tensor, audio: torch.Tensor, tokens: torch.Tensor | None = None) -> torch.Tensor:
         tiled = audio[:, :, None, None].expand(-1, -1, feat.shape[2], feat.shape[3])
@@ -173,11 +175,11 @@ class ConcatFusion(nn.Module):
 
 
 class NoAudio(nn.Module):
-    """The audio-free arm: the same residual 1x1 conv on the visual features alone."""
+    """The audio-free arm: the same residual per-pixel MLP on the visual features alone."""
 
     def __init__(self, channels: int, audio_dim: int):
         super().__init__()
-        self.fuse = nn.Conv2d(channels, channels, 1)
+        self.fuse = nn.Sequential(nn.Conv2d(channels, channels, 1), nn.ReLU(), nn.Conv2d(channels, channels, 1))
 
     def forward(self, feat: torch.Tensor, audio: torch.Tensor, tokens: torch.Tensor | None = None) -> torch.Tensor:
         return feat + self.fuse(feat)
