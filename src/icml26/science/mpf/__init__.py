@@ -53,7 +53,7 @@ PAPER = Paper(
             "steps": 120, "batch": 64, "sweep_3d": False, "n_points_3d": 3000, "res_3d": 40}),
         "full": Profile("full", seeds=5, timeout_s=1200, params={
             **_COMMON, "shapes_2d": ["plate2d", "halfcircle", "tjunction", "circle", "rings"],
-            "shapes_3d": ["plates3d", "cylinder", "hemisphere"], "steps": 400, "batch": 96, "sweep_3d": False}),
+            "shapes_3d": ["plates3d", "cylinder", "hemisphere"], "steps": 350, "batch": 96, "sweep_3d": False}),
     },
     claims=(
         Claim(
