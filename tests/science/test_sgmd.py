@@ -1,0 +1,202 @@
+"""Known-answer tests for the SGMD reconstruction (arXiv:2605.30116) and its analytic teacher."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.science.sgmd import method as M
+from icml26.science.sgmd import setting as S
+
+
+# ----------------------------------------------------------------------------- the teacher
+def test_score_is_gradient_of_log_density():
+    teacher = S.TrajectoryTeacher()
+    x = torch.tensor(teacher.sample(6, 0)).requires_grad_(True)
+    t = torch.tensor([0.0, 0.1, 0.3, 0.5, 0.8, 0.97], dtype=torch.float64)
+    (g,) = torch.autograd.grad(teacher.log_density(x, t).sum(), x)
+    assert torch.allclose(g, teacher.score(x, t), atol=1e-9)
+
+
+def test_denoiser_matches_single_gaussian_closed_form():
+    mode = S.Mode("slow", (0.3, -0.2), (0.1, 0.05), 0.2, 0.04, 1.0)
+    teacher = S.TrajectoryTeacher((mode,), jitter_sd=0.05)
+    mu, cov = teacher.means[0], teacher.covs[0]
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, S.DIM))
+    for tv in (0.2, 0.6):
+        a = 1 - tv
+        want = mu + (a * cov @ np.linalg.inv(a * a * cov + tv * tv * np.eye(S.DIM)) @ (x - a * mu).T).T
+        got = teacher.denoise(torch.tensor(x), torch.full((4,), tv, dtype=torch.float64)).numpy()
+        np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_samples_match_mixture_moments():
+    teacher = S.TrajectoryTeacher()
+    x, k = teacher.sample(40000, 3, return_modes=True)
+    np.testing.assert_allclose(np.bincount(k) / len(k), teacher.weights, atol=0.01)
+    # standardised: average per-coordinate variance 1
+    assert abs(x.var(0).mean() - 1.0) < 0.03
+    assert (S.nearest_mode(teacher, x[:2000]) == k[:2000]).mean() > 0.97
+
+
+def test_motion_statistics_known_answers():
+    f = np.arange(8)[:, None]
+    traj = np.stack([np.array([1.0, 2.0]) + f * np.array([0.3, 0.4])] * 3)  # constant velocity, |v| = 0.5
+    np.testing.assert_allclose(S.speeds(traj), 0.5)
+    assert S.jerk_energy(traj) == pytest.approx(0.0, abs=1e-20)
+    quad = np.stack([np.concatenate([f ** 3, 0 * f], axis=1).astype(float)])  # third difference = 6
+    assert S.jerk_energy(quad) == pytest.approx(36.0)
+
+
+def test_teacher_jerk_is_jitter_only():
+    teacher = S.TrajectoryTeacher()
+    raw = teacher.to_raw(teacher.sample(20000, 5))
+    # linear motion: the third difference sees only the jitter, 20 sd^2 per axis
+    assert S.jerk_energy(raw) == pytest.approx(2 * 20 * teacher.jitter_sd ** 2, rel=0.03)
+
+
+# ----------------------------------------------------------------------------- the losses
+def _gauss_denoiser(x, t, m, s2):
+    """Exact E[x0 | x_t] for x0 ~ N(m, s2 I) under x_t = (1-t) x0 + t eps."""
+    a = 1 - t
+    return m + (s2 * a / (a * a * s2 + t * t)) * (x - a * m)
+
+
+def test_sgmd_loss_gradient_is_teacher_stopgrad_fisher_gradient():
+    """Under ideal tracking the NR loss's gradient equals grad E|D_theta(x_t) - sg D_T(x_t)|^2 (score identity)."""
+    torch.manual_seed(0)
+    n, d, t = 400000, 2, 0.5
+    m = torch.tensor([0.4, -0.3], dtype=torch.float64, requires_grad=True)
+    log_s = torch.tensor(math.log(0.8), dtype=torch.float64, requires_grad=True)
+    z, eps = torch.randn(n, d, dtype=torch.float64), torch.randn(n, d, dtype=torch.float64)
+    m_t, s2_t = torch.tensor([-0.2, 0.5], dtype=torch.float64), 0.5  # teacher N(m_t, 0.5 I)
+
+    def sample():
+        x0 = m + torch.exp(log_s) * z
+        return x0, (1 - t) * x0 + t * eps
+
+    # exact: differentiate D_theta in its parameters and its input, never the teacher
+    x0, xt = sample()
+    d_theta = _gauss_denoiser(xt, t, m, torch.exp(2 * log_s))
+    d_teach = _gauss_denoiser(xt, t, m_t, s2_t).detach()
+    exact = torch.autograd.grad(((d_theta - d_teach) ** 2).sum(-1).mean(), (m, log_s))
+    # ours: the fake is D_theta with its parameters frozen; gradient only through x_g and x_t
+    x0, xt = sample()
+    d_fake = _gauss_denoiser(xt, t, m.detach(), torch.exp(2 * log_s).detach())
+    d_teach = _gauss_denoiser(xt, t, m_t, s2_t)  # keeps x_t's graph, as in training
+    loss = M.sgmd_generator_loss(x0[None], d_fake[None], d_teach[None])
+    w = float(M.batch_weight(x0[None], d_teach[None]).squeeze())
+    ours = torch.autograd.grad(loss, (m, log_s))
+    for e, o in zip(exact, ours):
+        np.testing.assert_allclose((o / w).numpy(), e.numpy(), rtol=0.03, atol=2e-3)
+
+
+def test_dmd2_loss_gradient_is_weighted_residual():
+    x0 = torch.randn(2, 5, 3, requires_grad=True)
+    d_fake, d_teacher = torch.randn(2, 5, 3), torch.randn(2, 5, 3)
+    (g,) = torch.autograd.grad(M.dmd2_generator_loss(x0, d_fake, d_teacher), x0)
+    w = 1 / ((x0 - d_teacher).abs().mean(-1, keepdim=True) + 1e-6)
+    torch.testing.assert_close(g, (w * (d_fake - d_teacher) / 5).detach())
+
+
+def test_detached_teacher_biases_the_identity_term():
+    """The identity term needs the teacher's input Jacobian: detaching it changes the gradient."""
+    torch.manual_seed(0)
+    x0 = torch.randn(1, 2000, 2, dtype=torch.float64, requires_grad=True)
+    xt = 0.5 * x0 + 0.5 * torch.randn(1, 2000, 2, dtype=torch.float64)
+    g1 = torch.autograd.grad(M.sgmd_generator_loss(x0, 0.9 * xt, 0.3 * xt ** 2), x0, retain_graph=True)[0]
+    g2 = torch.autograd.grad(M.sgmd_generator_loss(x0, 0.9 * xt, (0.3 * xt ** 2).detach()), x0)[0]
+    assert not torch.allclose(g1, g2)
+
+
+def test_dsm_loss_is_minimised_by_the_exact_denoiser():
+    teacher = S.TrajectoryTeacher()
+    torch.manual_seed(1)
+    x0 = torch.tensor(teacher.sample(20000, 2))
+    t = torch.rand(20000, dtype=torch.float64) * 0.9 + 0.05
+    xt = (1 - t[:, None]) * x0 + t[:, None] * torch.randn_like(x0)
+    d = teacher.denoise(xt, t)
+    exact = ((d - x0) ** 2).sum(-1).mean()
+    off = ((0.95 * d - x0) ** 2).sum(-1).mean()
+    assert exact < off
+
+
+# ----------------------------------------------------------------------------- networks and training
+def test_ensemble_members_are_independent_and_adam_mask_freezes():
+    net = M.Ensemble(3, 4, 8, generator=torch.Generator().manual_seed(0))
+    x, t = torch.randn(3, 6, 4), torch.rand(3, 6)
+    before = net(x, t).detach()
+    opt = M.BatchedAdam(list(net.parameters()), [1e-2, 1e-2, 1e-2])
+    net(x, t)[1].sum().backward()  # gradient only in member 1
+    opt.step(mask=torch.tensor([1.0, 1.0, 0.0]))
+    after = net(x, t).detach()
+    assert torch.equal(before[0], after[0]) and torch.equal(before[2], after[2])
+    assert not torch.allclose(before[1], after[1])
+
+
+def test_ensemble_is_identity_near_t0():
+    net = M.Ensemble(2, 4, 8)
+    x = torch.randn(2, 5, 4)
+    torch.testing.assert_close(net(x, torch.zeros(2, 5)), x)
+
+
+def test_pass_cost_closed_form():
+    assert M.pass_cost(M.Arm("a", "dmd2", 5, 1e-3, 1e-3), 0) == 3 + 1 + 1 + 5 * 4
+    assert M.pass_cost(M.Arm("b", "sgmd", 1, 1e-3, 1e-3), 3) == 6 + 3 + 3 + 1 * 7
+
+
+def test_distill_runs_and_counts_passes():
+    teacher = S.TrajectoryTeacher()
+    net, hist = M.prefit_fake(teacher, steps=30, batch=32, lr=2e-3, hidden=16, seed=0)
+    assert len(hist) == 30 and all(np.isfinite(hist))
+    arms = [M.Arm("s", "sgmd", 1, 1e-3, 1e-3), M.Arm("d", "dmd2", 1, 1e-3, 1e-3)]
+    ref = teacher.sample(100, 1)
+    res = M.distill(teacher, net, arms, steps=4, batch=16, eval_every=2, evaluate=lambda x: M.sliced_w2(x, ref),
+                    n_eval=50, seed=0)
+    assert res.steps == [0, 2, 4] and res.final.shape == (2, 50, S.DIM)
+    assert res.passes[-1][0] > res.passes[-1][1] > 0  # SGMD pays a backward through the fake
+    # both arms start from the same generator and evaluation noise
+    assert res.sw2[0][0] == pytest.approx(res.sw2[0][1])
+
+
+def test_sliced_w2_known_answers():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((500, 3))
+    assert M.sliced_w2(x, x) == pytest.approx(0.0, abs=1e-12)
+    # a shift c: SW2 = sqrt(mean_theta (theta . c)^2), ~|c|/sqrt(d) for uniform directions
+    c = np.array([3.0, 0.0, 0.0])
+    assert M.sliced_w2(x + c, x, n_projections=4000) == pytest.approx(3 / math.sqrt(3), rel=0.05)
+
+
+def test_passes_to_threshold_needs_two_consecutive_evaluations():
+    from icml26.science.sgmd.experiment import passes_to
+
+    assert passes_to(0.2, [0, 10, 20, 30], [0.5, 0.19, 0.1, 0.3]) == 10
+    assert passes_to(0.2, [0, 10, 20, 30], [0.5, 0.19, 0.3, 0.1]) == math.inf  # a single dip is not enough
+    assert passes_to(0.05, [0, 10, 20], [0.5, 0.19, 0.1]) == math.inf
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("bad, exc", [({"x0": torch.full((1, 2, 3), float("nan"))}, ValueError),
+                                      ({"x0": torch.zeros(2, 3)}, ValueError),
+                                      ({"d_fake": np.zeros((1, 2, 3))}, TypeError)])
+def test_loss_rejects_bad_input(bad, exc):
+    args = {"x0": torch.zeros(1, 2, 3), "d_fake": torch.zeros(1, 2, 3), "d_teacher": torch.zeros(1, 2, 3)}
+    args.update(bad)
+    with pytest.raises(exc, match=next(iter(bad))):
+        M.sgmd_generator_loss(**args)
+
+
+def test_arm_and_teacher_validate():
+    with pytest.raises(ValueError, match="method"):
+        M.Arm("x", "gan", 1, 1e-3, 1e-3)
+    with pytest.raises(ValueError, match="lr_gen"):
+        M.Arm("x", "sgmd", 1, -1.0, 1e-3)
+    with pytest.raises(ValueError, match="t must lie"):
+        S.TrajectoryTeacher().score(torch.zeros(2, S.DIM), torch.tensor([0.5, 1.0]))
+    with pytest.raises(ValueError, match="x must have"):
+        S.TrajectoryTeacher().score(torch.zeros(2, 3), torch.tensor([0.5, 0.5]))
