@@ -258,7 +258,11 @@ def check_faster_than_dmd2(ms) -> Verdict:
                      f"seeds (< 60%)")
     measured = (f"passes-to-threshold ratio best-DMD2 / SGMD {mean:.2f} [{lo:.2f}, {hi:.2f}] (95% bootstrap CI); "
                 f"per seed {', '.join(f'{x:.2f}' for x in r)}; CPU-time ratio {np.nanmean(cpu):.2f}")
+    reach = "; ".join(f"{f} reached it in {int(sum(m[f + '/reached'] for m in ms))}/{len(ms)} seeds"
+                      for f in FAMILIES)
     evidence = (f"rule: mean ratio >= 2 with CI lower bound > 1 (partly: CI above 1 only); {ok.size} seeds; "
+                f"{reach} (where SGMD reached the threshold and no DMD2 run did, the ratio is the lower bound "
+                f"min DMD2 total passes / SGMD passes; where only DMD2 did, 0); "
                 f"best DMD2 per seed: {', '.join(str(m['speed/best_dmd2']) for m in ms)}; premise (DMD2(1) end SW2 "
                 f"minus DMD2(5)): {', '.join(f'{x:+.3f}' for x in prem)}; pre-fit excess drop min {drop.min():.3g}")
     if gates:
