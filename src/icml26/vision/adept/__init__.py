@@ -52,12 +52,12 @@ PAPER = Paper(
         "the gymnasium tool env's log."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            "n_train": 60, "n_test": 40, "n_shift": 30, "dur": 0.5, "conflict_rate": 0.3, "encoder_steps": 150,
-            "sft_steps": 100, "grpo_steps": 30, "batch": 16, "group": 4, "hidden": 32, "env_items": 5},
+            "n_train": 40, "n_test": 24, "n_shift": 24, "dur": 0.5, "conflict_rate": 0.3, "encoder_steps": 100,
+            "sft_steps": 80, "grpo_steps": 20, "batch": 8, "group": 4, "inner": 1, "hidden": 32, "env_items": 4},
             timeout_s=300),
         "full": Profile("full", seeds=5, params={
             "n_train": 250, "n_test": 120, "n_shift": 120, "dur": 0.5, "conflict_rate": 0.3, "encoder_steps": 400,
-            "sft_steps": 300, "grpo_steps": 150, "batch": 32, "group": 8, "hidden": 64, "env_items": 20},
+            "sft_steps": 300, "grpo_steps": 150, "batch": 24, "group": 8, "inner": 1, "hidden": 64, "env_items": 20},
             timeout_s=900),
     },
     claims=(

@@ -177,7 +177,7 @@ def agents(data: dict, sup: dict, profile: Profile, seed: int) -> dict:
     for name, kw in AGENTS.items():
         agent = copy.deepcopy(base)
         cfg = M.GRPOSettings(steps=int(profile["grpo_steps"]), batch=int(profile["batch"]), group=int(profile["group"]),
-                             **kw)
+                             inner=int(profile["inner"]), **kw)
         hist = M.train_adept(agent, sup["fit"], data["fit"]["primary"], data["fit"]["minor"], cfg, seed=seed + 17)
         w = max(1, len(hist) // 10)
         out[f"grpo/{name}/rise"] = float(np.mean(hist[-w:]) / max(np.mean(hist[:w]), 1e-9) - 1)
