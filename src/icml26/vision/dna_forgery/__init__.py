@@ -17,7 +17,7 @@ _BACKBONE_QUICK = {"widths": [16, 32, 32, 64, 64, 64], "n_crops": 4000, "epochs"
                    "short_side": 128}
 _BACKBONE_FULL = {"widths": [16, 32, 32, 64, 64, 64], "n_crops": 8000, "epochs": 3, "batch": 64, "lr": 2e-3,
                   "short_side": 128}
-_COMMON = {"backbone_seed": 0, "shots": [8, 32], "layer_shots": 32, "jpeg_shots": 32, "jpeg_quality": 50,
+_COMMON = {"backbone_seed": 0, "gen_levels": 3, "shots": [8, 32], "layer_shots": 32, "jpeg_shots": 32, "jpeg_quality": 50,
            "spectral_amp": 0.04, "n_boot": 30, "random_draws": 5, "ft_lr": 1e-3, "mask_points": 5, "mask_random": 3}
 
 #: Preconditions, pre-registered: the backbone learned its pretraining task (source photo of a
@@ -52,7 +52,8 @@ PAPER = Paper(
         "(scikit-image's astronaut, camera, coffee, chelsea, rocket, coins, moon, immunohistochemistry, brick, "
         "grass; scikit-learn's china and flower) a 32x32 crop comes from; so the 'latent forgery knowledge' "
         "tested is whatever this small backbone learned, never from fakes. Replaces GenImage/ForenSynths/HIFI-Gen "
-        "by fakes from five generator families trained in-run on the same crops: transposed-conv, "
+        "by fakes from five generator families trained in-run on the same crops (briefly: 60 Adam steps, "
+        "a 4x4 latent, so their artefacts are visible to a frozen probe on seen families): transposed-conv, "
         "nearest-upsampling and bilinear-upsampling autoencoders, a small VAE and a spectral-peak injector "
         "(a cosine pattern added to real crops); seen = transposed-conv and nearest, unseen = bilinear, VAE, "
         "spectral. Readings (the method section was not retrievable): decoupling = cross-validated forensic "
@@ -67,11 +68,11 @@ PAPER = Paper(
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
-            **_COMMON, "backbone": _BACKBONE_QUICK, "gen_crops": 800, "gen_steps": 40, "gen_width": 8,
-            "sem_n": 240, "test_real": 150, "test_per_gen": 50, "mask_shots": 32, "mask_test": 90,
+            **_COMMON, "backbone": _BACKBONE_QUICK, "gen_crops": 800, "gen_steps": 60, "gen_width": 8,
+            "sem_n": 180, "test_real": 150, "test_per_gen": 50, "mask_shots": 32, "mask_test": 90,
             "ft_steps": 20, "n_boot": 15, "random_draws": 3, "mask_random": 1, "mask_points": 4}),
         "full": Profile("full", seeds=5, timeout_s=600, params={
-            **_COMMON, "backbone": _BACKBONE_FULL, "gen_crops": 2000, "gen_steps": 150, "gen_width": 12,
+            **_COMMON, "backbone": _BACKBONE_FULL, "gen_crops": 2000, "gen_steps": 60, "gen_width": 12,
             "sem_n": 360, "test_real": 450, "test_per_gen": 150, "mask_shots": 64, "mask_test": 300,
             "ft_steps": 60}),
     },

@@ -60,6 +60,7 @@ def build_world(p: Profile, seed: int) -> dict:
     gens = {}
     for i, kind in enumerate((*SEEN, *UNSEEN)):
         gens[kind] = train_generator(kind, gen_x, steps=int(p["gen_steps"]), width=int(p["gen_width"]),
+                                     levels=int(p["gen_levels"]),
                                      amplitude=float(p["spectral_amp"]), seed=seed * 10 + i)
     n_pool = max(max(p["shots"]), int(p["mask_shots"]))
     real_pool, _ = sample_crops(n_pool, rng, sources=srcs)
@@ -232,7 +233,8 @@ def run(profile: Profile, seed: int) -> dict:
     w = build_world(p, seed)
     drops = [g.loss_first / g.loss_last for g in w["gens"].values() if g.model is not None]
     out: dict = {"backbone/val_acc": w["record"]["val_acc"], "backbone/chance": 1 / len(SOURCES),
-                 "gen/min_loss_drop": float(min(drops)), "shots": list(p["shots"])}
+                 "gen/min_loss_drop": float(min(drops)), "shots": list(p["shots"]),
+                 "layer_shots": int(p["layer_shots"])}
     fits = {}
     for n in p["shots"]:
         m, fits[n] = detectors_at(w, int(n), p, seed)
@@ -273,9 +275,9 @@ def figure(metrics: list[dict]):
     ax[1].set_ylabel("unseen AUC of the refitted final-layer probe")
     ax[1].set_title("masking ablation")
     ax[1].legend(fontsize=7)
-    n = int(metrics[0].get("layer_shots", shots[-1])) if "layer_shots" in metrics[0] else shots[-1]
+    n = int(metrics[0].get("layer_shots", shots[-1]))
     for r in metrics:
-        per = r.get(f"n{n}/layer_auc", r[f"n{shots[-1]}/layer_auc"])
+        per = r[f"n{n}/layer_auc"]
         ax[2].plot(range(1, len(per) + 1), per, "-", color="tab:blue", alpha=0.5)
         ax[2].plot(r["layer/chosen"] + 1, per[int(r["layer/chosen"])], "r*", ms=12)
     ax[2].set_xlabel("backbone layer")

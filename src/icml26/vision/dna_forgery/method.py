@@ -71,6 +71,11 @@ def triadic_scores(real: np.ndarray, fake: np.ndarray, sem_acts: np.ndarray, sem
     ``sem_labels (k,)``: activations on real images with semantic labels. Returns ``disc``, ``stab``,
     ``sem`` and ``fused = disc * stab * sem``, each ``(C,)`` in [0, 1].
     """
+    real = as_array("real", real, ndim=2)
+    fake = as_array("fake", fake, ndim=2)
+    sem_acts = as_array("sem_acts", sem_acts, ndim=2)
+    if sem_acts.shape[1] != real.shape[1]:
+        raise ValueError(f"sem_acts must have {real.shape[1]} units like real, got {sem_acts.shape[1]}")
     n_boot = check_int("n_boot", n_boot, minimum=2)
     rng = as_rng("seed", seed)
     d = np.abs(cohens_d(real, fake))

@@ -234,24 +234,36 @@ def pretrain_backbone(cfg: BackboneConfig | None = None, seed: int = 0, *, cache
 
 # ----------------------------------------------------------------------------- generators
 class _AutoEncoder(nn.Module):
-    """Conv encoder to (C, 8, 8) and a decoder whose upsampling is the artefact family."""
+    """Conv encoder with ``levels`` stride-2 stages to a (C, 32 / 2^levels) latent; the decoder's
+    upsampling is the artefact family (one upsampling stage per level)."""
 
-    def __init__(self, kind: str, width: int = 16):
+    def __init__(self, kind: str, width: int = 16, levels: int = 2):
         super().__init__()
         self.kind = kind
         w = width
-        self.enc = nn.Sequential(nn.Conv2d(3, w, 3, 2, 1), nn.ReLU(), nn.Conv2d(w, 2 * w, 3, 2, 1), nn.ReLU())
-        lat = 2 * w
+        enc: list[nn.Module] = []
+        chans = [3] + [w * 2 ** min(i, 1) for i in range(levels)]
+        for i in range(levels):
+            enc += [nn.Conv2d(chans[i], chans[i + 1], 3, 2, 1), nn.ReLU()]
+        self.enc = nn.Sequential(*enc)
+        lat = chans[-1]
         if kind == "vae":
             self.mu, self.logvar = nn.Conv2d(lat, 8, 1), nn.Conv2d(lat, 8, 1)
             lat = 8
-        if kind == "tconv":
-            self.dec = nn.Sequential(nn.ConvTranspose2d(lat, w, 4, 2, 1), nn.ReLU(), nn.ConvTranspose2d(w, 3, 4, 2, 1))
-        else:
-            mode = "nearest" if kind == "nearest" else "bilinear"
-            up = (lambda: nn.Upsample(scale_factor=2, mode=mode)) if mode == "nearest" else \
-                (lambda: nn.Upsample(scale_factor=2, mode=mode, align_corners=False))
-            self.dec = nn.Sequential(up(), nn.Conv2d(lat, w, 3, 1, 1), nn.ReLU(), up(), nn.Conv2d(w, 3, 3, 1, 1))
+        dec: list[nn.Module] = []
+        outs = [w] * (levels - 1) + [3]
+        cin = lat
+        for i, cout in enumerate(outs):
+            if kind == "tconv":
+                dec.append(nn.ConvTranspose2d(cin, cout, 4, 2, 1))
+            else:
+                dec.append(nn.Upsample(scale_factor=2, mode="nearest") if kind == "nearest" else
+                           nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False))
+                dec.append(nn.Conv2d(cin, cout, 3, 1, 1))
+            if i < len(outs) - 1:
+                dec.append(nn.ReLU())
+            cin = cout
+        self.dec = nn.Sequential(*dec)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         z = self.enc(x)
@@ -293,7 +305,8 @@ class Generator:
 
 
 def train_generator(kind: str, x: np.ndarray, *, steps: int = 200, batch: int = 32, lr: float = 3e-3,
-                    width: int = 16, beta: float = 0.05, amplitude: float = 0.04, seed: int = 0) -> Generator:
+                    width: int = 16, levels: int = 2, beta: float = 0.05, amplitude: float = 0.04,
+                    seed: int = 0) -> Generator:
     """Train one generator family to reconstruct real crops ``x`` ``(n, 3, 32, 32)`` (MSE, + ``beta`` KL for the VAE).
 
     ``spectral`` has no network: its fakes are real crops plus a cosine pattern of ``amplitude``.
@@ -306,11 +319,12 @@ def train_generator(kind: str, x: np.ndarray, *, steps: int = 200, batch: int = 
     check_positive("lr", lr)
     check_positive("amplitude", amplitude)
     seed = check_int("seed", seed, minimum=0)
+    levels = check_int("levels", levels, minimum=1, maximum=4)
     if kind == "spectral":
         return Generator(kind, None, float("nan"), float("nan"), amplitude=float(amplitude), seed=seed)
     with torch.random.fork_rng():
         torch.manual_seed(seed)
-        model = _AutoEncoder(kind, width)
+        model = _AutoEncoder(kind, width, levels)
         xt = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
         opt = torch.optim.Adam(model.parameters(), lr=lr)
         gen = torch.Generator().manual_seed(seed)
