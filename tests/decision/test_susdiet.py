@@ -1,0 +1,206 @@
+"""Unit tests for SusDiet (arXiv:2608.24274): the lambda constancy point first, then known answers."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.decision.susdiet.method import (
+    ConstraintParams,
+    PreferenceModel,
+    RecipeEncoder,
+    bpr_loss,
+    constrained_topk,
+    decision_score,
+    ndcg_at_k,
+    penalty,
+    r_squared,
+    recall_at_k,
+    topk,
+    train_susdiet,
+    uncertainty_weighted_loss,
+    violation_rate,
+)
+from icml26.decision.susdiet.setting import make_world, normalise_indicators
+
+
+def _ranking(F):
+    return np.argsort(-F, axis=1, kind="stable")
+
+
+# ----------------------------------------------------------------------------- the constancy point (resolved first)
+def test_written_score_ranking_is_invariant_to_lambda():
+    """alpha_u^T lambda_u is one number per user: any lambda_u leaves every user's ranking unchanged."""
+    rng = np.random.default_rng(0)
+    y_hat, s = rng.normal(size=(5, 30)), rng.normal(size=(30, 4))
+    alpha = np.abs(rng.normal(size=(5, 4)))
+    ref = _ranking(decision_score(y_hat, alpha, np.zeros((5, 4)), s, "written"))
+    for lam in (rng.normal(size=(5, 4)) * 10, np.full((5, 4), 1e3)):
+        F = decision_score(y_hat, alpha, lam, s, "written")
+        np.testing.assert_array_equal(_ranking(F), ref)
+        # the shift is exactly alpha_u^T lambda_u per user
+        np.testing.assert_allclose(F - decision_score(y_hat, alpha, np.zeros((5, 4)), s, "written"),
+                                   np.repeat((alpha * lam).sum(1, keepdims=True), 30, 1), atol=1e-9)
+
+
+def test_hinge_score_ranking_depends_on_lambda():
+    rng = np.random.default_rng(1)
+    y_hat, s = rng.normal(size=(5, 30)), rng.normal(size=(30, 4))
+    alpha = np.full((5, 4), 2.0)
+    a = _ranking(decision_score(y_hat, alpha, np.full((5, 4), -1.0), s, "hinge"))
+    b = _ranking(decision_score(y_hat, alpha, np.full((5, 4), 1.0), s, "hinge"))
+    assert (a != b).any()
+    # a threshold above every indicator removes the penalty: ranking by y_hat alone
+    np.testing.assert_array_equal(_ranking(decision_score(y_hat, alpha, np.full((5, 4), 99.0), s, "hinge")),
+                                  _ranking(y_hat))
+
+
+def test_written_penalty_loss_pushes_lambda_up_without_bound():
+    """dL_sus/dlambda = -alpha < 0 whatever lambda is: gradient descent raises lambda forever (only l2 resists),
+    and with beta3 < 1/2 the objective in (alpha, lambda) is unbounded below along alpha = lambda."""
+    s = torch.randn(64, 4)
+    for lam0 in (0.0, 10.0, 100.0):
+        lam = torch.full((64, 4), lam0, requires_grad=True)
+        alpha = torch.full((64, 4), 0.5)
+        penalty(alpha, lam, s, "written").mean().backward()
+        assert (lam.grad < 0).all()
+    beta3, m = 1e-4, torch.randn(4)
+    vals = [float(t * torch.ones(4) @ (m - t * torch.ones(4)) + beta3 * 2 * t * t * 4) for t in (1.0, 10.0, 100.0)]
+    assert vals[0] > vals[1] > vals[2]
+
+
+def test_hinge_penalty_closed_form_and_gradient():
+    alpha = torch.tensor([[1.0, 2.0]], requires_grad=True)
+    lam = torch.tensor([[0.5, 0.0]], requires_grad=True)
+    s = torch.tensor([[1.0, -1.0]])
+    p = penalty(alpha, lam, s, "hinge")
+    assert float(p.detach()) == pytest.approx(0.5)  # 1 * 0.5 + 2 * 0
+    p.sum().backward()
+    np.testing.assert_allclose(alpha.grad.numpy(), [[0.5, 0.0]])
+    np.testing.assert_allclose(lam.grad.numpy(), [[-1.0, 0.0]])
+    assert float(penalty(alpha, lam, s, "written")) == pytest.approx(1 * 0.5 + 2 * -1.0)
+
+
+def test_penalty_never_reaches_y_hat():
+    """With fixed recipe features, L_sus has zero gradient on the preference model: y_hat equals the beta2 = 0
+    control's."""
+    w = make_world(n_ingredients=10, n_recipes=30, n_users=6, n_inter=6, n_test=1, seed=0)
+    kw = dict(d=8, hist_len=4, steps=3, batch=8, seed=3)
+    sus = {"s_hat": w.s}
+    a = train_susdiet(w, sus, variants={"v": ("s_hat", "written", False)}, beta2=1.0, **kw)
+    b = train_susdiet(w, sus, variants={}, beta2=0.0, **kw)
+    for (n1, p1), (n2, p2) in zip(a["model"].named_parameters(), b["model"].named_parameters()):
+        assert n1 == n2
+        torch.testing.assert_close(p1, p2)
+
+
+# ----------------------------------------------------------------------------- components
+def test_uncertainty_weighted_loss_closed_form_and_optimum():
+    s_hat, s = torch.zeros(4, 2), torch.tensor([[1.0, 2.0]] * 4)
+    v = torch.tensor([0.0, np.log(4.0)])
+    assert float(uncertainty_weighted_loss(s_hat, s, v)) == pytest.approx(1.0 + (4.0 / 4.0 + np.log(4.0)))
+    # the optimum over v_k is v_k = log(MSE_k)
+    v = torch.zeros(2, requires_grad=True)
+    opt = torch.optim.Adam([v], lr=0.05)
+    for _ in range(2000):
+        opt.zero_grad()
+        uncertainty_weighted_loss(s_hat, s, v).backward()
+        opt.step()
+    np.testing.assert_allclose(v.detach().numpy(), np.log([1.0, 4.0]), atol=1e-2)
+
+
+def test_encoder_ignores_padding_and_shapes():
+    torch.manual_seed(0)
+    enc = RecipeEncoder(10, d=8, n_tasks=4).eval()
+    tok = torch.tensor([[1, 2, 3, 0, 0]])
+    g = torch.tensor([[50.0, 20.0, 10.0, 0.0, 0.0]])
+    z1, s1 = enc(tok, g)
+    tok2 = torch.tensor([[1, 2, 3, 0, 0, 0, 0]])
+    z2, s2 = enc(tok2, torch.cat([g, torch.zeros(1, 2)], 1))
+    assert z1.shape == (1, 8) and s1.shape == (1, 4)
+    torch.testing.assert_close(z1, z2, atol=1e-5, rtol=1e-5)
+
+
+def test_preference_model_score_all_matches_pairwise():
+    w = make_world(n_ingredients=10, n_recipes=25, n_users=4, n_inter=6, n_test=1, seed=1)
+    torch.manual_seed(0)
+    m = PreferenceModel(w.tokens, w.region, w.n_ingredients, w.n_regions, d=8, hist_len=5).eval()
+    hist = torch.tensor([[0, 0, 3, 4, 5], [1, 2, 3, 4, 5]])
+    full = m.score_all(hist)
+    items = torch.tensor([[0, 7, 24], [3, 3, 11]])
+    with torch.no_grad():
+        pair = m(hist, items)
+    torch.testing.assert_close(pair, torch.gather(full, 1, items), atol=1e-5, rtol=1e-5)
+
+
+def test_constraint_params_init_and_global_lambda():
+    c = ConstraintParams(3, 4, global_lambda=True, alpha0=0.5)
+    alpha, lam = c.all()
+    np.testing.assert_allclose(alpha, 0.5, atol=1e-6)
+    assert lam.shape == (3, 4) and (lam == lam[0]).all()
+
+
+def test_bpr_loss_gradient():
+    pos = torch.tensor([1.0], requires_grad=True)
+    neg = torch.tensor([0.0])
+    loss = bpr_loss(pos, neg)
+    assert float(loss) == pytest.approx(np.log1p(np.exp(-1.0)))
+    loss.backward()
+    assert float(pos.grad) == pytest.approx(-1 / (1 + np.e))
+
+
+def test_normalise_indicators_direction_and_scale():
+    raw = np.abs(np.random.default_rng(0).normal(size=(200, 4))) + 0.1
+    s = normalise_indicators(raw)
+    np.testing.assert_allclose(s.mean(0), 0, atol=1e-9)
+    np.testing.assert_allclose(s.std(0), 1, atol=1e-9)
+    # nutrition is higher-is-better, so it is negated: more nutrition -> lower s
+    assert np.corrcoef(raw[:, 0], s[:, 0])[0, 1] < -0.9 and np.corrcoef(raw[:, 1], s[:, 1])[0, 1] > 0.9
+
+
+def test_metrics_known_answers():
+    top = np.array([[5, 1, 2], [7, 8, 9]])
+    rel = np.array([[1], [3]])
+    np.testing.assert_allclose(ndcg_at_k(top, rel), [1 / np.log2(3), 0.0])
+    np.testing.assert_allclose(recall_at_k(top, rel), [1.0, 0.0])
+    s = np.array([[0.0, 0.0]] * 5 + [[2.0, 0.0]] * 5)
+    np.testing.assert_allclose(violation_rate(np.array([[0, 5]]), s, np.array([[1.0, 1.0]])), [0.25])
+    assert r_squared(np.ones((3, 1)) * 2, np.array([[1.0], [2.0], [3.0]]))[0] == pytest.approx(0.0)
+    sc = np.array([[0.1, 0.9, 0.5, 0.7]])
+    np.testing.assert_array_equal(topk(sc, np.array([[False, True, False, False]]), 2), [[3, 2]])
+
+
+@pytest.mark.parametrize("list_mean", [False, True])
+def test_constrained_topk_matches_brute_force(list_mean):
+    rng = np.random.default_rng(3)
+    for trial in range(5):
+        u, s, tau = rng.normal(size=9), rng.normal(size=(9, 2)), rng.normal(0.5, 0.5, size=2)
+        best, best_val = None, -np.inf
+        for combo in itertools.combinations(range(9), 3):
+            c = list(combo)
+            ok = (s[c].mean(0) <= tau + 1e-12).all() if list_mean else (s[c] <= tau).all()
+            if ok and u[c].sum() > best_val:
+                best, best_val = c, u[c].sum()
+        if best is None:
+            continue
+        got = constrained_topk(u, s, tau, 3, list_mean=list_mean)
+        assert u[got].sum() == pytest.approx(best_val)
+
+
+def test_world_is_deterministic_and_pool_does_not_change_catalog():
+    a = make_world(n_ingredients=12, n_recipes=40, n_users=5, n_inter=6, n_test=2, seed=4)
+    b = make_world(n_ingredients=12, n_recipes=40, n_users=5, n_inter=6, n_test=2, seed=4, n_pool=30)
+    np.testing.assert_array_equal(a.tokens, b.tokens)
+    np.testing.assert_array_equal(a.train_seq, b.train_seq)
+    np.testing.assert_allclose(a.s, b.s)
+    assert b.pool_tokens.shape == (30, a.tokens.shape[1]) and a.pool_tokens.shape[0] == 0
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="form"):
+        penalty(np.ones((1, 2)), np.ones((1, 2)), np.ones((1, 2)), "lagrange")
+    with pytest.raises(ValueError, match="alpha"):
+        penalty(np.ones((1, 3)), np.ones((1, 2)), np.ones((1, 2)))
+    with pytest.raises(ValueError, match="n_test"):
+        make_world(n_inter=5, n_test=5)
