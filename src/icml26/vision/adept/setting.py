@@ -285,7 +285,7 @@ def make_probe_env(evidence: dict[str, np.ndarray], primary: np.ndarray, minor: 
         def _make(self, name: str):
             def fn() -> str:
                 e = np.asarray(evidence[name][self.i])
-                return f"{name}: " + " ".join(f"{EMOTIONS[c]}={e[c]:+.2f}" for c in range(C))
+                return f"{name}: " + " ".join(f"{EMOTIONS[c]}={e[c]:+.9f}" for c in range(C))
             return fn
 
         def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):  # type: ignore[override]
