@@ -236,6 +236,12 @@ def check_faster_than_dmd2(ms) -> Verdict:
     Decided only if the fake pre-fit gate (excess DSM error falls >= 5x) passes in every seed
     and DMD2(1) ends worse than DMD2(5) (end SW2) in >= 60% of seeds (the paper's premise).
     """
+    def _fewer(ms, fam: str) -> int:
+        """Seeds in which SGMD reached the threshold and ``fam`` did not, or did with more passes."""
+        return sum(int(m["sgmd/passes_to_thr"] >= 0 and (m[f"{fam}/passes_to_thr"] < 0 or
+                                                          m["sgmd/passes_to_thr"] < m[f"{fam}/passes_to_thr"]))
+                   for m in ms)
+
     r = _ratios(ms)
     ok = r[np.isfinite(r)]
     cpu = np.array([float(m.get("timing/cpu_ratio_vs_best_dmd2", float("nan"))) for m in ms])
@@ -275,15 +281,6 @@ def check_faster_than_dmd2(ms) -> Verdict:
                        + "; ".join(gates) + f". (On these numbers the check would say {status}.) " + evidence,
                        value=mean, ci=(lo, hi), control=control)
     return Verdict(status, measured, evidence, value=mean, ci=(lo, hi), control=control)
-
-
-def _fewer(ms, fam: str) -> int:
-    """Seeds in which SGMD reached the threshold and ``fam`` did not, or did with more passes."""
-    n = 0
-    for m in ms:
-        s, c = m["sgmd/passes_to_thr"], m[f"{fam}/passes_to_thr"]
-        n += int(s >= 0 and (c < 0 or s < c))
-    return n
 
 
 def contradict_faster_than_dmd2(ms):
