@@ -49,7 +49,12 @@ PAPER = Paper(
         "reward = r_tool * 1[correct] * fraction of called tools whose own top emotion is the prediction), the "
         "minority rule (any emotion with >= 1 of 7 votes that is not the plurality) and the turn limit (each tool "
         "at most once) are our readings. Natural-language explanations are not reproduced; the evidence trace is "
-        "the gymnasium tool env's log."),
+        "the gymnasium tool env's log. "
+        "Measured after the full run (not pre-registered claims): the supervised warm start with every tool called "
+        "is more accurate than any GRPO agent (0.710 vs ADEPT 0.667; conflict items 0.519 vs 0.353); the gated agent "
+        "always calls the lexicon and eGeMAPS and rarely anything else, so on conflict items it leans on the words "
+        "(under our reading the agreement term rewards self-consistent evidence); the no-minority agent's best "
+        "consensus threshold sat at the grid floor (0.001) in 3/5 seeds."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "n_train": 40, "n_test": 24, "n_shift": 24, "dur": 0.5, "conflict_rate": 0.3, "encoder_steps": 100,
