@@ -1,0 +1,210 @@
+"""Unit tests for MTNL (ICML 2026 poster 62604): contractions against brute force and tensorly, exact
+unbiasedness of the Bernoulli-mask mean by enumerating every mask, parameter counts, the proximal gate
+step, tensorization, and the heuristic and planted-tensor helpers."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.science.mtnl import method as M
+from icml26.science.mtnl import setting as S
+
+
+def _tr_brute(model):
+    cores = [c.detach().numpy() for c in model.cores]
+    gates = [g.detach().numpy() for g in model.gates]
+    out = np.zeros(model.shape)
+    for idx in itertools.product(*(range(s) for s in model.shape)):
+        prod = np.eye(cores[0].shape[0])
+        for k, i in enumerate(idx):
+            prod = prod @ cores[k][:, i, :] @ np.diag(gates[k])
+        out[idx] = np.trace(prod)
+    return out
+
+
+def test_tensor_ring_matches_trace_formula():
+    gen = torch.Generator().manual_seed(0)
+    m = M.TensorRing((2, 3, 2), 3, gen)
+    with torch.no_grad():
+        for g in m.gates:
+            g.copy_(torch.rand(3, generator=gen) + 0.5)
+    np.testing.assert_allclose(m(0.0).detach().numpy(), _tr_brute(m), rtol=1e-10, atol=1e-12)
+
+
+def test_fctn_matches_brute_force_sum_over_bonds():
+    gen = torch.Generator().manual_seed(1)
+    m = M.FCTN((2, 2, 3), 2, gen)
+    with torch.no_grad():
+        for g in m.gates:
+            g.copy_(torch.rand(2, generator=gen) + 0.5)
+    G = [c.detach().numpy() for c in m.cores]  # G0[i, b01, b02], G1[j, b01, b12], G2[k, b02, b12]
+    l01, l02, l12 = (g.detach().numpy() for g in m.gates)  # edges (0,1), (0,2), (1,2)
+    ref = np.zeros((2, 2, 3))
+    for i, j, k in itertools.product(range(2), range(2), range(3)):
+        for a, b, c in itertools.product(range(2), repeat=3):
+            ref[i, j, k] += G[0][i, a, b] * G[1][j, a, c] * G[2][k, b, c] * l01[a] * l02[b] * l12[c]
+    np.testing.assert_allclose(m(0.0).detach().numpy(), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_tucker_matches_tensorly_with_gates_folded_into_factors():
+    import tensorly as tl
+
+    gen = torch.Generator().manual_seed(2)
+    m = M.Tucker((3, 4, 2), 2, gen)
+    with torch.no_grad():
+        for g in m.gates:
+            g.copy_(torch.rand(2, generator=gen) + 0.5)
+    core = m.cores[0].detach().numpy()
+    factors = [m.cores[k + 1].detach().numpy() * m.gates[k].detach().numpy() for k in range(3)]
+    ref = tl.tucker_to_tensor((core, factors))
+    np.testing.assert_allclose(m(0.0).detach().numpy(), ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("structure", ["tr", "fctn", "tucker"])
+def test_n_params_counts_the_cores(structure):
+    m = M.make_tn(structure, (2, 3, 4), 3)
+    assert m.n_params() == sum(c.numel() for c in m.cores)
+
+
+def test_mixed_tn_is_the_sum_of_its_components():
+    mix = M.build_mtnl((2, 3, 2), [("tr", 2), ("fctn", 2), ("tucker", 2)], seed=3)
+    with torch.no_grad():
+        total = sum(c(0.0) for c in mix.components)
+        torch.testing.assert_close(mix(0.0), total)
+    assert mix.n_params() == sum(c.n_params() for c in mix.components)
+
+
+def test_initial_output_starts_at_the_level():
+    for structure in ("tr", "fctn", "tucker"):
+        m = M.make_tn(structure, (4, 4, 4), 3, torch.Generator().manual_seed(0), level=0.5)
+        with torch.no_grad():
+            assert abs(float(m(0.0).mean()) - 0.5) < 0.3
+
+
+@pytest.mark.parametrize("spec", [[("tr", 2)], [("tucker", 2)], [("tr", 2), ("fctn", 1)]])
+def test_mask_mean_is_exactly_the_deterministic_prediction(spec):
+    """R4: enumerate every Bernoulli mask with its probability; the expectation equals X(lambda)."""
+    p = 0.3
+    mix = M.build_mtnl((2, 2, 2), spec, seed=4)
+    gates = mix.gate_params()
+    sizes = [g.numel() for g in gates]
+    n = sum(sizes)
+    assert n <= 14
+    expect = torch.zeros(mix.shape, dtype=torch.float64)
+    with torch.no_grad():
+        for bits in itertools.product((0, 1), repeat=n):
+            z = torch.tensor(bits, dtype=torch.float64)
+            prob = float(np.prod(np.where(np.array(bits) > 0, 1 - p, p)))
+            chunks = torch.split(z, sizes)
+            k = 0
+            x = torch.zeros(mix.shape, dtype=torch.float64)
+            for comp in mix.components:
+                gs = []
+                for g in comp.gates:
+                    gs.append(g * chunks[k] / (1 - p))
+                    k += 1
+                x += comp.contract(gs)
+            expect += prob * x
+        torch.testing.assert_close(expect, mix(0.0), rtol=1e-10, atol=1e-12)
+
+
+def test_predict_mc_std_is_zero_without_masks_and_mean_converges():
+    rng = np.random.default_rng(0)
+    Y = rng.random((3, 3, 3))
+    fit = M.fit_mtnl(Y, np.ones(Y.shape, bool), [("tr", 2)], steps=5, p=0.2)
+    mean, std = M.predict_mc(fit, T=4000, seed=0)
+    det = M.predict(fit)
+    se = np.sqrt((std ** 2).sum() / 4000)
+    assert np.linalg.norm(mean - det) < 4 * se
+    assert std.mean() > 0
+
+
+def test_fit_recovers_a_low_rank_tensor_ring():
+    Y, clean = S.planted_tensor_ring([4, 4, 4, 4], [2, 2, 2, 2], snr_db=40.0, seed=0)
+    obs = S.random_mask(Y.shape, 0.5, seed=1)
+    fit = M.fit_mtnl(Y, obs, [("tr", 3)], steps=600, lr=0.02, tau=0.0, wd=0.0, p=0.0, seed=0)
+    assert fit.loss_history[-1] < 0.05 * fit.loss_history[0]
+    assert M.rse(M.predict(fit), clean, ~obs) < 0.2
+
+
+def test_proximal_gate_step_reaches_exact_zeros_and_counts_effective_params():
+    Y = np.random.default_rng(0).random((3, 3, 3))
+    fit = M.fit_mtnl(Y, np.ones(Y.shape, bool), [("tr", 3)], steps=50, lr=0.05, tau=50.0, wd=0.0, p=0.0)
+    assert min(fit.model.effective_ranks()[0]) == 0  # a huge prior switches the component off
+    assert fit.model.n_params(effective=True) == 0
+    assert fit.model.n_params() == 3 * 9 * 3
+
+
+def test_ungated_fit_keeps_gates_at_one():
+    Y = np.random.default_rng(0).random((3, 3, 3))
+    fit = M.fit_mtnl(Y, np.ones(Y.shape, bool), [("tr", 2)], steps=10, gated=False, p=0.0)
+    for g in fit.model.gate_params():
+        assert torch.all(g == 1)
+
+
+def test_rse_known_value():
+    X = np.array([[3.0, 4.0]])
+    assert M.rse(np.zeros_like(X), X) == pytest.approx(1.0)
+    assert M.rse(X + np.array([[0.0, 5.0]]), X, np.array([[False, True]])) == pytest.approx(5.0 / 4.0)
+
+
+def test_tensorly_completion_recovers_a_low_rank_cp_tensor():
+    rng = np.random.default_rng(0)
+    A, B, C = rng.random((6, 2)), rng.random((7, 2)), rng.random((5, 2))
+    Y = np.einsum("ir,jr,kr->ijk", A, B, C)
+    obs = S.random_mask(Y.shape, 0.4, seed=0)
+    assert M.rse(M.tensorly_complete(Y, obs, "cp", 2, n_iter=300), Y, ~obs) < 0.05
+    assert M.rse(M.tensorly_complete(Y, obs, "tucker", 2, n_iter=100), Y, ~obs) < 0.1
+
+
+def test_tensorize_roundtrip_and_index_map():
+    img = np.arange(8 * 8 * 3, dtype=float).reshape(8, 8, 3)
+    t = S.tensorize(img, [2, 4])
+    assert t.shape == (2, 2, 4, 4, 3)
+    np.testing.assert_array_equal(S.untensorize(t, [2, 4]), img)
+    # row = 4 * r1 + r2, col = 4 * c1 + c2
+    assert t[1, 0, 2, 3, 1] == img[4 + 2, 0 + 3, 1]
+
+
+def test_masks_have_the_asked_fraction_and_split_is_a_partition():
+    m = S.random_mask((10, 10), 0.8, seed=0)
+    assert m.sum() == 20
+    tr, va = S.split_mask(m, 0.25, seed=0)
+    assert va.sum() == 5 and not (tr & va).any() and ((tr | va) == m).all()
+
+
+def test_distance_to_observed_known_answer():
+    m = np.zeros((1, 5, 1), bool)
+    m[0, 0, 0] = True
+    np.testing.assert_allclose(S.distance_to_observed(m)[0, :, 0], [0, 1, 2, 3, 4])
+
+
+def test_planted_tensor_ring_snr_and_rank():
+    noisy, clean = S.planted_tensor_ring([4, 4, 4], [2, 3, 2], snr_db=20.0, seed=0)
+    snr = 10 * np.log10((clean ** 2).mean() / ((noisy - clean) ** 2).mean())
+    assert abs(snr - 20.0) < 1.0
+    # unfolding across the cut between cores 0 and 1|2 has rank <= r_2 * r_0 = 4
+    assert np.linalg.matrix_rank(clean.reshape(4, 16), tol=1e-8) <= 4
+
+
+def test_load_image_shape_and_range():
+    img = S.load_image("china", 16)
+    assert img.shape == (16, 16, 3) and 0 <= img.min() and img.max() <= 1
+
+
+def test_bad_inputs_name_the_argument():
+    Y = np.ones((3, 3))
+    with pytest.raises(ValueError, match="mask"):
+        M.fit_mtnl(Y, np.ones((3, 2), bool), [("tr", 2)])
+    with pytest.raises(ValueError, match="structure"):
+        M.make_tn("mps", (3, 3), 2)
+    with pytest.raises(ValueError, match="p"):
+        M.fit_mtnl(Y, np.ones((3, 3), bool), [("tr", 2)], p=1.0)
+    with pytest.raises(TypeError, match="spec"):
+        M.build_mtnl((3, 3), "tr")
+    with pytest.raises(ValueError, match="name"):
+        S.load_image("lena", 16)
+    with pytest.raises(ValueError, match="img"):
+        S.tensorize(np.ones((6, 6, 3)), [2, 2])
