@@ -83,7 +83,11 @@ PAPER = Paper(
                        "unseen generator families than k* random units of the same layer, the top-k* units by "
                        "discriminability alone (no stability or semantic term) and a probe on all final-layer "
                        "units (UnivFD analogue). 'Higher' = by at least 0.005 AUC, in >= 4/5 seeds, for each "
-                       "control and shot count."),
+                       "control and shot count. "
+                       "(Full run, measured after it: the generator gate failed in 1 of 5 seeds, the VAE's MSE fell "
+                       "1.48x < 1.5x, so the claim is not decided; on the numbers the check says partly: DNA beats "
+                       "random units at 8 and 32 shots and the final-layer probe at 32 shots in 5/5 seeds, but not "
+                       "|d|-only selection, whose units overlap DNA's by ~0.8 at 32 shots.)"),
             paper_value="qualitative: superior detection from the anchors alone, also few-shot; ~96.4% accuracy on "
                         "unseen generation architectures (aggregator summary)",
             kind="headline",
@@ -96,7 +100,10 @@ PAPER = Paper(
             id="beats-fine-tuning",
             statement=("The anchors' detector matches or beats full fine-tuning of the backbone on the same shots: "
                        "unseen-generator AUC >= fine-tuning's (by >= 0.001, so that a tie does not count) at 8 and "
-                       "32 shots, in >= 4/5 seeds."),
+                       "32 shots, in >= 4/5 seeds. "
+                       "(Full run, measured after it: gates missed in 1 of 5 seeds each (generator, and fine-tuning "
+                       "fitted 0.891 of its 32-shot set); on the numbers the check says not-reproduced: fine-tuning "
+                       "has the higher unseen AUC, 0.693 vs 0.641 at 8 shots, 0.758 vs 0.723 at 32.)"),
             paper_value="qualitative: 'waking up latent neurons is more effective than extensive fine-tuning'",
             kind="headline",
             control="full fine-tuning of the CNN plus a linear head on the same shots (Adam, BCE)",
@@ -107,7 +114,10 @@ PAPER = Paper(
             statement=("Mean-ablating the top-m FDUs of l* in the forward pass lowers the unseen AUC of the "
                        "(refitted) final-layer probe monotonically in m: Spearman(m, AUC) <= -0.8 in >= 4/5 seeds, "
                        "and the drop at m = k* exceeds 3x the drop from masking m random units of l* (by >= 0.01 "
-                       "AUC) in >= 4/5 seeds."),
+                       "AUC) in >= 4/5 seeds. "
+                       "(Full run, measured after it: generator gate missed in 1 of 5 seeds; on the numbers the check "
+                       "says not-reproduced: Spearman <= -0.8 in 0/5 seeds, the final-layer probe loses no AUC when "
+                       "the FDUs are masked.)"),
             paper_value="qualitative: masking FDUs gives a monotonic decline in detection performance",
             kind="headline",
             control="masking the same number of random units of l*",
@@ -121,7 +131,9 @@ PAPER = Paper(
             statement=("The layer DNA localises is (nearly) the best layer for detection: the all-unit probe on l* "
                        "is within 0.02 unseen AUC of the best layer's (oracle, chosen on the test set) in >= 4/5 "
                        "seeds, and closer to it than a random layer is on average (by >= 0.005) in >= 4/5 seeds; "
-                       "32 shots."),
+                       "32 shots. "
+                       "(Full run, measured after it: generator gate missed in 1 of 5 seeds; on the numbers the check "
+                       "says partly: within 0.02 of the oracle in 3/5 seeds, closer than a random layer in 4/5.)"),
             paper_value="qualitative: the critical intermediate layers are where focus moves from global "
                         "semantics to local anomalies",
             kind="headline",
