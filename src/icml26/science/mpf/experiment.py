@@ -413,7 +413,7 @@ def figure(ms: list[dict]):
         rates = []
         for i, lr in enumerate(lrs):
             key = arm if lr == ms[0]["lr"] else f"{arm}_lr{i}"
-            fl = [_vals(ms, f"{s}/{key}/failed") for s in shapes if _has(ms, s, key)]
+            fl = [_vals(ms, f"{s}/{key}/failed") for s in shapes if _has(ms, s, key) and _has(ms, s, "mpf_lr0")]
             rates.append(float(np.concatenate(fl).mean()) if fl else float("nan"))
         ax2.plot(lrs, rates, "o-", color=c, label=arm.upper())
     ax2.set_xscale("log"); ax2.set_xlabel("learning rate"); ax2.set_ylabel("failed extractions (fraction)")
