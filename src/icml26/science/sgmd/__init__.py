@@ -9,12 +9,23 @@ and a stop-gradient teacher score, split into a negative-residual (NR) outer pot
 the generator and a residual-contraction (RC) inner potential for the fake, run at one fake
 update per generator step. The paper reports ~3x faster training than DMD2 and stronger motion.
 
-Only the abstract and introduction were readable to us. Our reconstruction (``method.py``)
+The builder read only the abstract and introduction. Our reconstruction (``method.py``)
 derives the generator loss as the exact gradient of the teacher-stop-gradient Fisher divergence
 under ideal tracking, through the score identity: that is Score identity Distillation's loss
 (alpha = 1/2) with the teacher's Jacobian dropped from the path term. The comparisons therefore
-test the SiD-family objective at a 1:1 update ratio, and are marked ``prior-work``; the paper's
-own NR/RC forms are unchecked.
+test the SiD-family objective at a 1:1 update ratio, and are marked ``prior-work``.
+
+Review note (after the full run): the paper's method section is reachable through third-party
+paper notes (eq. 13, Algorithm 1, the lambda ablation) and a third-party Self-Forcing-based
+implementation citing eq. 21-22. SGMD's generator loss is ``L_Fisher + lambda L_NR`` with
+``L_Fisher = 1/2 c(t) |D_psi(x_t) - D_T(sg x_t)|^2``, ``c(t) = alpha_t^2 / sigma_t^4``, and
+``L_NR = -1/2 |sg(x_g) - D_psi(x_t)|^2``, both reaching the generator *only* through the fake's
+input Jacobian (no direct ``x_g`` path, teacher fully stop-gradient); the fake's RC step is
+``lambda/2 |sg(x_g) - D_psi(x_t)|^2`` (x0-space DSM), once per generator step; lambda = 0.1.
+Our arm is not that loss: it adds SiD's direct ``x_g`` path and the teacher's Jacobian in the
+identity term, which makes it closer to the paper's own "TSG-SIM" ablation (teacher
+stop-gradient with an exact implicit/identity gradient, 1 fake update) than to SGMD. The
+paper's speed and motion headlines are therefore not tested by this package.
 """
 
 from icml26.core import checks as C
@@ -43,7 +54,7 @@ PAPER = Paper(
         "distance between per-sample speed distributions and temporal consistency by jerk energy; networks by "
         "batched 2-hidden-layer MLPs; training budget by a count of network passes (forward 1, backward 2, "
         "teacher forward 1) with CPU time per step measured through the shared timing helper. "
-        "Reconstructed (the method section was not available): the NR generator loss "
+        "Reconstructed (the builder found only the abstract and introduction): the NR generator loss "
         "w(|D_fake - sg(D_T)|^2 - 2 (D_fake - D_T).(D_fake(x_t) - x_g)), the exact gradient of the "
         "teacher-stop-gradient Fisher divergence under ideal tracking by the score identity (unit-tested against "
         "autograd on Gaussian generators); with the teacher differentiated in both terms it is SiD's loss at "
@@ -62,7 +73,20 @@ PAPER = Paper(
         "than DMD2(5) in 5/5 seeds but than DMD2(1) in only 3/5, and DMD2(1) did not end worse than DMD2(5) "
         "(2/5 seeds), so at this scale the 1:1 ratio, not the Fisher objective, carries the saving; every "
         "generator's jerk energy is ~10x the teacher's (per-frame errors of the small networks), and all three "
-        "overstate mean speed (0.33-0.36 vs 0.18 per frame) for the same reason."
+        "overstate mean speed (0.33-0.36 vs 0.18 per frame) for the same reason. "
+        "Added by review after the full run (no stored metric changed): the paper's method is reachable through "
+        "third-party paper notes (eq. 13, Algorithm 1, lambda ablation) and a third-party Self-Forcing-based "
+        "implementation citing eq. 21-22. SGMD's generator loss is L_Fisher + lambda L_NR, L_Fisher = "
+        "1/2 c(t)|D_fake(x_t) - D_T(sg x_t)|^2 with c(t) = alpha_t^2/sigma_t^4 and L_NR = -1/2|sg(x_g) - "
+        "D_fake(x_t)|^2, both reaching the generator only through the fake's input Jacobian (no direct x_g path, "
+        "teacher fully stop-gradient); the RC fake step is lambda/2 |sg(x_g) - D_fake(x_t)|^2 once per generator "
+        "step; lambda = 0.1 (0.5 degrades). Our 'SGMD' arm is therefore not the paper's loss: its direct x_g "
+        "path (which carries DMD's own w(D_fake - D_T) term) and the teacher Jacobian in the identity term make "
+        "it a SiD/SIM-form objective, close to the paper's own 'TSG-SIM' ablation, not to SGMD. The two "
+        "comparative claims stay prior-work for that reason; the paper's speed and motion headlines are not "
+        "tested here. Also: the motion metrics are dominated by per-frame jitter (every arm's jerk ~9x and mean "
+        "speed ~1.85x the teacher's; DMD2(5) shows no motion damping), and the best DMD2(5) learning rate is the "
+        "top of the grid (3e-4) in 5/5 seeds, so the control may be under-tuned."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
@@ -80,7 +104,8 @@ PAPER = Paper(
             statement=("SGMD reaches a fixed quality (sliced W2 to the teacher halfway from the 4-step start to the "
                        "teacher sampler's floor, two evaluations in a row) with fewer network passes than DMD2: the ratio of the best DMD2 "
                        "configuration's passes to SGMD's is >= 2 with a bootstrap CI above 1 (partly: CI above 1 "
-                       "only). Tests our SiD-form reconstruction at a 1:1 fake-update ratio."),
+                       "only). Tests our SiD-form reconstruction at a 1:1 fake-update ratio, not the paper's eq. 21-22 "
+                       "(see substitution)."),
             paper_value="~3x training speed-up over DMD2 (4-step Wan video distillation)",
             kind="prior-work",
             control=("DMD2 with 5 and with 1 fake updates per generator step, each at the best generator learning "
@@ -90,13 +115,16 @@ PAPER = Paper(
             id="stronger-motion",
             statement=("SGMD's per-sample speed distribution is closer (W1) to the teacher's than DMD2's in >= 4/5 "
                        "seeds, with its jerk energy within 10% of the teacher's in >= 80% of seeds (temporal "
-                       "consistency kept). Tests our SiD-form reconstruction."),
+                       "consistency kept). Tests our SiD-form reconstruction, not the paper's eq. 21-22 (see "
+                       "substitution). 'Closer' is strict: a tie is not a win (margin 1e-6, set by review after the "
+                       "full run; no seed is within it, verdict unchanged)."),
             paper_value="substantially stronger motion dynamics than DMD2, temporal consistency preserved (no number)",
             kind="prior-work",
             control="DMD2 with 5 fake updates, at its best learning rate (end SW2)",
             check=C.all_of(
-                C.beats_in_seeds("sgmd/speed_w1", "dmd5/speed_w1", better="lower", frac=0.8,
-                                 label="SGMD speed W1", control_label="DMD2(5) speed W1"),
+                C.beats_in_seeds("sgmd/speed_w1", "dmd5/speed_w1", better="lower", frac=0.8, margin=1e-6,
+                                 label="SGMD speed W1 (strictly; tie rule set by review after the full run)",
+                                 control_label="DMD2(5) speed W1"),
                 C.threshold("sgmd/jerk_rel_err", at_most=0.1, frac=0.8, label="SGMD |jerk / teacher jerk - 1|"),
             ).gated(_PREFIT_GATE)),
         Claim(

@@ -29,8 +29,17 @@ teacher differentiated in both terms this is exactly SiD's generator loss at alp
 (FGM's choice); the teacher stop-gradient drops its Jacobian from the path term only. We call
 it the negative-residual (NR) outer potential. A unit test checks that its gradient equals the
 exact gradient of ``E |D_theta - sg(D_T)|^2`` for Gaussian generators. The inner (residual-contraction, RC) step is DSM on fresh generator
-samples, once per generator update. The paper's exact NR/RC forms are not known to us;
+samples, once per generator update. The paper's exact NR/RC forms were not known to the builder;
 what this module tests is therefore the SiD-family Fisher gradient at a 1:1 update ratio.
+
+Review note (after the full run; code unchanged): the paper's forms are reachable through
+third-party paper notes and a third-party implementation citing its eq. 21-22. There the
+generator minimises ``1/2 c(t) |D_psi(x_t) - D_T(sg x_t)|^2 - (lambda/2) |sg(x_g) - D_psi(x_t)|^2``
+with ``c(t) = alpha_t^2 / sigma_t^4`` and ``lambda = 0.1``, the gradient reaching ``x_g`` only
+through ``x_t`` and the fake's input Jacobian (no direct ``x_g`` term, teacher never
+differentiated), and the fake minimises ``(lambda/2) |sg(x_g) - D_psi(x_t)|^2``. The loss
+below differs (direct ``x_g`` path, teacher Jacobian in the identity term, DMD-style batch
+weight) and is closer to the paper's "TSG-SIM" ablation; it is not the paper's SGMD.
 """
 
 from __future__ import annotations
@@ -154,6 +163,9 @@ def dmd2_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch
 
 def sgmd_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch.Tensor) -> torch.Tensor:
     """Our SGMD outer (NR) loss: the teacher-stop-gradient Fisher gradient under ideal tracking.
+
+    A reconstruction (SiD form at alpha = 1/2), not the paper's eq. 21 ``L_Fisher + lambda L_NR``
+    (see the module docstring's review note).
 
     ``L = w (|D_psi - sg(D_T)|^2 - 2 (D_psi - D_T)^T (D_psi - x_g))`` at ``x_t``, with ``w`` one
     stop-gradient scalar per member (:func:`batch_weight`). The first (path) term follows the
