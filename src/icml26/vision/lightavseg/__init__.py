@@ -75,7 +75,10 @@ PAPER = Paper(
             statement=("The linear-cost interaction segments the sounding objects as well as dense cross-modal "
                        "attention on the same backbone (mIoU difference: lower end of the 95% t interval over "
                        "seeds > -2 points) and better than naive concat fusion (in >= 4/5 seeds), on the "
-                       "multi-source set."),
+                       "multi-source set. Decided, as pre-registered, for the interaction trained without the "
+                       "alignment loss. (Measured after the full run, not pre-registered: with the alignment loss, "
+                       "as the paper deploys it, LightAVSeg reaches 74.6 mIoU against dense attention's 68.5 "
+                       "without it, higher in 4/5 seeds; the attention arm was not given the alignment loss.)"),
             paper_value=("qualitative: accuracy comparable to R50-based attention models while replacing their "
                          "O(N^2) interaction; 50.4 MS3 mIoU, new state of the art among lightweight AVS methods"),
             kind="headline",
