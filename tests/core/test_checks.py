@@ -203,3 +203,36 @@ def test_bounds_allow_float32_rounding_of_counts():
     b = C.beats_in_seeds("a", "b", margin=0.03)
     assert b([{"a": stored, "b": 0.0}] * 5).status == "reproduced"
     assert b([{"a": float(np.float32(17 / 600)), "b": 0.0}] * 5).status == "not-reproduced"
+
+
+def test_non_inferior_by_interval_and_by_mean():
+    ms = [{"m": 10.0 + d, "c": 10.0} for d in (-0.5, 0.2, -0.1, 0.3, -0.2)]  # mean advantage -0.06
+    ok = C.non_inferior("m", "c", margin=2.0)
+    v = ok(ms)
+    assert v.status == "reproduced" and v.value == pytest.approx(-0.06) and "c: 10" in v.control
+    assert C.non_inferior("m", "c", margin=0.1)(ms).status == "not-reproduced"  # t interval reaches below -0.1
+    assert C.non_inferior("m", "c", margin=0.1, by="mean")(ms).status == "reproduced"
+    assert C.non_inferior("m", "c", margin=0.01, by="mean", partly_margin=0.1)(ms).status == "partly"
+    # lower is better: the same numbers read the other way round
+    lower = [{"m": 10.0 - d, "c": 10.0} for d in (-0.5, 0.2, -0.1, 0.3, -0.2)]
+    assert C.non_inferior("m", "c", margin=0.1, by="mean", better="lower")(lower).status == "reproduced"
+    for chk in (ok, C.non_inferior("m", "c", margin=0.01, by="mean", partly_margin=0.1),
+                C.non_inferior("m", "c", margin=0.1, by="mean", better="lower")):
+        assert chk(chk.contradict(ms if chk.better == "higher" else lower)).status == "not-reproduced"
+    assert C.non_inferior("m", "c", margin=1.0)(ms[:1]).status == "not-checkable"
+
+
+@pytest.mark.parametrize("bad", [dict(margin=-1.0), dict(margin=0.1, partly_margin=0.05), dict(margin=0.1, by="x"),
+                                 dict(margin=0.1, better="down")])
+def test_non_inferior_rejects_bad_arguments(bad):
+    with pytest.raises(ValueError):
+        C.non_inferior("m", "c", **bad)
+
+
+def test_all_of_contradiction_survives_parts_that_write_the_same_metric():
+    ms = [{"m": 10.0 + 0.01 * i, "c": 5.0} for i in range(6)]
+    # part 1 contradicts by lowering m; part 2 (a non-inferiority on the same pair) by lowering m further,
+    # and a threshold that a lowered m passes again would undo it: the conjunction must still fail
+    both = C.all_of(C.beats_in_seeds("m", "c", margin=1.0), C.threshold("m", at_most=100.0))
+    assert both(ms).status == "reproduced"
+    assert both(both.contradict(ms)).status != "reproduced"

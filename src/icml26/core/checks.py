@@ -627,9 +627,14 @@ class AllOf(Check):
                        control="; ".join(v.control for v in vs if v.control))
 
     def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        # every part's contradiction in turn; when two parts write the same metric, a later one can
+        # undo an earlier one, so fall back to the first part's contradiction alone (which already
+        # keeps the conjunction from being reproduced)
         out = list(ms)
         for p in self.parts:
             out = p.contradict(out)
+        if any(p(out).status == "reproduced" for p in self.parts):
+            return self.parts[0].contradict(ms)
         return out
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics] | None:
@@ -646,6 +651,97 @@ def all_of(*parts: Check, partly: Literal["any", "none"] = "any") -> AllOf:
     if not parts:
         raise ValueError("all_of needs at least one check")
     return AllOf(tuple(parts), partly)
+
+
+# ----------------------------------------------------------------------------- non-inferiority
+@dataclass(frozen=True, repr=False)
+class NonInferior(Check):
+    method: str
+    control: str
+    margin: float
+    better: Better = "higher"
+    by: Literal["ci", "mean"] = "ci"
+    partly_margin: float | None = None
+    label: str = ""
+    control_label: str = ""
+    comparative: bool = True
+
+    def __post_init__(self) -> None:
+        if self.better not in ("lower", "higher"):
+            raise ValueError(f"better must be 'lower' or 'higher', got {self.better!r}")
+        if self.by not in ("ci", "mean"):
+            raise ValueError(f"by must be 'ci' or 'mean', got {self.by!r}")
+        if not (isinstance(self.margin, (int, float)) and self.margin >= 0):
+            raise ValueError(f"margin must be a number >= 0, got {self.margin!r}")
+        if self.partly_margin is not None and not self.partly_margin >= self.margin:
+            raise ValueError(f"partly_margin must be >= margin, got {self.partly_margin!r} < {self.margin!r}")
+
+    def _gain(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a - b if self.better == "higher" else b - a
+
+    def rule(self) -> str:
+        name, cname = self.label or self.method, self.control_label or self.control
+        what = ("the lower end of the 95% t interval of the paired advantage over seeds"
+                if self.by == "ci" else "the seed-mean of the paired advantage")
+        text = (f"{name} not worse than {cname} by more than {self.margin:g} ({self.better} is better): "
+                f"{what} > -{self.margin:g}")
+        if self.partly_margin is not None:
+            text += f"; partly if the seed-mean advantage >= -{self.partly_margin:g}"
+        return text
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        from icml26.core.stats import mean_ci
+
+        a, b = _values(ms, self.method, None), _values(ms, self.control, None)
+        d = self._gain(a, b)
+        m, lo, hi = mean_ci(d)
+        name, cname = self.label or self.method, self.control_label or self.control
+        tol = _tol(self.margin)
+        if self.by == "ci" and len(ms) < 2:
+            status = "not-checkable"
+        elif (lo if self.by == "ci" else m) > -self.margin - tol:
+            status = "reproduced"
+        elif self.partly_margin is not None and m >= -self.partly_margin - _tol(self.partly_margin):
+            status = "partly"
+        else:
+            status = "not-reproduced"
+        return Verdict(status, f"{name} {_fmt(float(np.nanmean(a)))} vs {cname} {_fmt(float(np.nanmean(b)))}",
+                       f"rule: {self.rule()}; advantage {m:+.3g} [{lo:+.3g}, {hi:+.3g}] (95% t interval), per seed "
+                       + ", ".join(f"{x:+.3g}" for x in d) + f"; {len(ms)} seeds"
+                       + ("" if len(ms) >= 2 or self.by != "ci" else " (one seed gives no interval)"),
+                       value=m, ci=(lo, hi), control=f"{cname}: {_fmt(float(np.nanmean(b)))}")
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        worst = (self.partly_margin if self.partly_margin is not None else self.margin)
+        out = []
+        for i, m in enumerate(copy.deepcopy(list(ms))):
+            shift = 3 * worst + 1.0 + 0.1 * i
+            c = float(m[self.control])
+            m[self.method] = c - shift if self.better == "higher" else c + shift
+            out.append(m)
+        return out
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            m[self.method] = copy.deepcopy(m[self.control])
+            out.append(m)
+        return out
+
+
+def non_inferior(method: str, control: str, *, margin: float, better: Better = "higher",
+                 by: Literal["ci", "mean"] = "ci", partly_margin: float | None = None, label: str = "",
+                 control_label: str = "") -> NonInferior:
+    """``method`` is not worse than ``control`` by more than ``margin``.
+
+    ``by='ci'``: the lower end of the 95% Student-t interval of the paired advantage over seeds
+    exceeds ``-margin`` (a one-seed run is not-checkable); ``by='mean'``: its seed-mean does.
+    With ``partly_margin``, a seed-mean advantage within ``-partly_margin`` is ``partly``.
+    A non-inferiority claim is comparative but the control passes it by construction (advantage 0);
+    pair it with a superiority part (``all_of``) when the paper claims more than "no worse".
+    """
+    return NonInferior(method, control, float(margin), better, by,
+                       None if partly_margin is None else float(partly_margin), label, control_label)
 
 
 # ----------------------------------------------------------------------------- hand-written helpers
