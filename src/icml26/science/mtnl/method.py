@@ -46,6 +46,7 @@ from icml26.core.validate import as_array, check_int, check_positive
 
 STRUCTURES = ("tr", "fctn", "tucker")
 INIT_NOISE = 0.3  # relative size of the random part of the initial cores
+GATE_CLIP = 1.0  # largest norm of the gates' gradient per step (proximal steps stay bounded)
 
 
 def _check_shape(shape) -> tuple[int, ...]:
@@ -321,7 +322,8 @@ def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: 
     ``Y, mask: (I_1, ..., I_N)``. ``spec = [(structure, R_max), ...]``; ``tau`` is the Laplace
     (L1) weight on the gates, ``wd`` the Gaussian (L2) weight on the cores, ``p`` the mask
     drop rate (``p = 0``: a deterministic fit). Cores take Adam steps (``lr``); gates take
-    proximal-gradient steps, ``lambda <- soft(lambda - gate_lr * grad, gate_lr * tau)``, which
+    proximal-gradient steps, ``lambda <- soft(lambda - gate_lr * grad, gate_lr * tau)`` (gradient
+    norm clipped at ``GATE_CLIP``), which
     reach exact zeros (Adam's normalised steps would keep unneeded gates oscillating around
     zero). ``gated=False`` freezes every gate at 1 and drops the prior (the ungated control).
     ``refit_steps > 0`` then debiases: the zero gates stay zero (the structure found is kept)
@@ -369,6 +371,8 @@ def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: 
             if keep is not None:
                 for g, k in zip(gates, keep):
                     g.grad.mul_(k)
+            # plain gradient steps on a multilinear model can run away; cap each step at gate_lr * GATE_CLIP
+            torch.nn.utils.clip_grad_norm_(gates, GATE_CLIP)
             gate_opt.step()
             with torch.no_grad():
                 for g in gates:
