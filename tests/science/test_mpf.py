@@ -213,3 +213,42 @@ def test_training_fits_a_circle_and_beta_is_learned_only_when_free():
     assert res.beta[0] != pytest.approx(10.0)
     with pytest.raises(ValueError, match="arm"):
         train_stack([pool], [Spec(0, "nope", 1e-3)], steps=1)
+
+
+# ----------------------------------------------------------------------------- the claim-2 rule (review)
+def _claim2_metrics(fail_m, fail_u, sd_m, sd_u, n_shapes=8, seeds=5):
+    """Synthetic rows for check_robust_vs_udf: per shape and seed a failure flag and a Chamfer whose
+    spread over seeds is ``sd_m`` (MPF) or ``sd_u`` (UDF)."""
+    shapes = [f"s{k}" for k in range(n_shapes)]
+    ms = []
+    for j in range(seeds):
+        m = {"shapes": shapes, "lrs": [1e-3, 3e-3, 1e-2], "gate/mpf_loss_drop_min": 5.0}
+        for k, s in enumerate(shapes):
+            wiggle = (j - (seeds - 1) / 2)
+            m[f"{s}/mpf/chamfer"] = 0.01 + sd_m * wiggle
+            m[f"{s}/udf/chamfer"] = 0.02 + sd_u * wiggle
+            m[f"{s}/mpf/failed"] = int(fail_m(k, j))
+            m[f"{s}/udf/failed"] = int(fail_u(k, j))
+            m[f"{s}/mpf/components"] = m[f"{s}/udf/components"] = 1
+        ms.append(m)
+    return ms
+
+
+def test_claim2_needs_a_significant_failure_difference():
+    """Review revision: one failure fewer out of 40 is a tie (partly at most); a significant difference passes."""
+    from icml26.science.mpf.experiment import check_robust_vs_udf, control_robust_vs_udf
+
+    # UDF fails 2 runs more than MPF, on different runs: McNemar p is far above 0.05
+    tie = _claim2_metrics(lambda k, j: k < 2 and j < 2, lambda k, j: k >= 6 and j < 3, 0.001, 0.005)
+    v = check_robust_vs_udf(tie)
+    assert v.status == "partly", v
+    assert "McNemar" in v.evidence and "revised by review" in v.evidence
+    # UDF fails on most runs, MPF on none: significant, and a smaller spread: reproduced
+    clear = _claim2_metrics(lambda k, j: False, lambda k, j: j < 3, 0.001, 0.005)
+    assert check_robust_vs_udf(clear).status == "reproduced"
+    # the UDF's numbers in MPF's place: never reproduced
+    assert check_robust_vs_udf(control_robust_vs_udf(clear)).status == "not-reproduced"
+    # a larger spread but fewer failures: partly; too few shapes for the sign test: not checkable
+    assert check_robust_vs_udf(_claim2_metrics(lambda k, j: False, lambda k, j: j < 3, 0.005, 0.001)).status == "partly"
+    few = _claim2_metrics(lambda k, j: False, lambda k, j: j < 3, 0.001, 0.005, n_shapes=4)
+    assert check_robust_vs_udf(few).status == "not-checkable"

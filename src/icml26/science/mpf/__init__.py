@@ -43,7 +43,13 @@ PAPER = Paper(
         "SDF (on-surface + eikonal, geometric sphere initialisation) and the UDF peers by the r head alone "
         "extracted at the 2.5-cell level set of r with vertices projected onto r = 0 (capped Newton step); "
         "the paper's networks by 2-layer width-64 Fourier-feature tanh MLPs trained together (stacked weights, "
-        "exact forward-mode spatial gradients, Adam per network) for a few hundred steps. The learning-rate "
+        "exact forward-mode spatial gradients, Adam per network) for 350 steps of 96 points and 96 off-surface "
+        "samples (the card's plan: 1000 steps, batch 2048, lr 1e-3). MPF's loss weights were tuned on the quick "
+        "profile; the SDF (surface 10, eikonal 0.1; IGR uses 1 and 0.1) and the UDF (MPF's metric terms) got no "
+        "separate tuning, and only MPF and the UDF get the learning-rate sweep. The phase/signed head starts at "
+        "the sphere |x| = 0.5 (geometric initialisation), which is exactly the hemisphere's sphere, so the "
+        "hemisphere starts solved up to trimming for both MPF and the SDF. No arm trims its output by distance "
+        "to the input points except through MPF's learned r gate. The learning-rate "
         "sweep (1e-3, 3e-3, 1e-2) runs on the 2-D shapes, the fixed-beta sweep (1, 10, 100) on the 2-D shapes "
         "(3-D: base arms only, for time). Scanned shapes are not available."
     ),
@@ -60,9 +66,16 @@ PAPER = Paper(
             id="thin-open-layered",
             statement=("MPF preserves thin, open and layered structures more faithfully than an SDF trained on the "
                        "same points with the same network, and does not lose accuracy on a closed shape. (Read after "
-                       "the full run, not pre-registered: the Chamfer gain holds on all seven shapes, but MPF has the "
-                       "right piece count in only 43% of runs, since the r < 2.5-cell gate also cuts the curve where "
-                       "the learned r is not small enough, and it is 1.4x the SDF on the closed circle.)"),
+                       "the full run, not pre-registered: the seed-mean Chamfer is lower on all seven shapes, on the "
+                       "rings in only 2 of 5 seeds, but MPF has the right piece count in only 43% of runs, since the "
+                       "r < 2.5-cell gate also cuts the curve where the learned r is not small enough, and it is 1.4x "
+                       "the SDF on the closed circle. Review note, not stored and not part of the verdict: the "
+                       "control has no trimming, so most of the gain on open shapes is the SDF closing them up; in a "
+                       "2-seed review diagnostic the same SDF with its zero set trimmed to within 2.5 cells of the "
+                       "input points, the usual post-process, had lower Chamfer than MPF on plate2d, halfcircle, "
+                       "tjunction, plates3d and cylinder in both seeds, split on rings, and higher on the hemisphere "
+                       "(0.011 vs 0.009); a trimmed-SDF arm is "
+                       "the control a reviewer would ask for.)"),
             paper_value="qualitative: better than recent SDF methods on thin shells/plates (no numbers available)",
             kind="headline",
             control="the same network with one signed head trained IGR-style (on-surface + eikonal)",
@@ -73,7 +86,16 @@ PAPER = Paper(
                        "over three learning rates and a smaller Chamfer spread across seeds. (Read after the full "
                        "run, not pre-registered: the failure counts are close, 55/90 vs 58/90, McNemar p = 0.39; MPF "
                        "fails mostly by fragmenting thin 2-D shapes where its metric gate cuts the curve, the UDF "
-                       "mostly on the 3-D shells, where its level set breaks into many pieces.)"),
+                       "mostly on the 3-D shells, where its level set breaks into many pieces. Rule revised by "
+                       "review after the full run: the McNemar test on failures and a sign test over shapes on the "
+                       "spread are now required for a pass, as the issue asks for a stated test; before, the raw "
+                       "counts decided and the verdict read 'reproduced'. Review note, not stored: in a review "
+                       "diagnostic the metric head r of both arms is far from a distance field after 350 steps "
+                       "(seed 0: 20-34% of all 3-D grid points lie more than 3 levels from the input yet have r below "
+                       "the 2.5-cell level; mean |r - d_X| 0.13-0.17 in 3-D, 0.05-0.14 in 2-D), "
+                       "so the UDF's 3-D failures are mostly an under-trained control rather than the UDF's "
+                       "gradient problem; no stored metric gates the control's training. Merging the two 2-D plates "
+                       "into one piece does not count as a failure, per the issue's 'spurious components'.)"),
             paper_value="qualitative: more robust training and extraction than UDF methods (no numbers available)",
             kind="headline",
             control="the metric head r alone (UDF), level-set + projection extraction",

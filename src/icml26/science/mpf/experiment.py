@@ -242,11 +242,19 @@ def _arm_keys(ms: list[dict], s: str, base: str) -> list[str]:
 
 
 def check_robust_vs_udf(ms: list[dict]) -> Verdict:
-    """Pre-registered. (a) Failed extractions (empty, more pieces than the truth, or Chamfer > 0.05),
-    pooled over shapes x learning rates x seeds: MPF strictly fewer than UDF (an exact one-sided McNemar
-    test on the discordant runs is reported); (b) Chamfer spread across seeds (std over seeds at the base
-    learning rate, averaged over shapes) smaller for MPF. Reproduced: both; partly: one; else
-    not-reproduced. Decided only if MPF's training loss fell >= 2x in every network (gate); needs >= 2 seeds."""
+    """Pre-registered measurements, rule revised by review after the full run (see below). (a) Failed
+    extractions (empty, more pieces than the truth, or Chamfer > 0.05), pooled over shapes x learning
+    rates x seeds: MPF strictly fewer than UDF AND an exact one-sided McNemar test on the discordant
+    runs gives p < 0.05; (b) Chamfer spread across seeds (std over seeds at the base learning rate):
+    smaller for MPF on average over shapes AND on more shapes than not, one-sided sign test over
+    shapes p < 0.05. Reproduced: both; partly: one; else not-reproduced. Decided only if MPF's
+    training loss fell >= 2x in every network (gate); needs >= 2 seeds and enough shapes for the
+    sign test to reach 0.05 (>= 5).
+
+    Revision by review, after the full run: the builder's rule decided (a) and (b) on the raw counts and
+    only reported the McNemar p. The issue asks every headline claim to be decided "with a stated
+    test", and 55/90 vs 58/90 failures (p = 0.39) is a tie, not "fewer"; the tests are now part of
+    the pass. No stored metric changed."""
     from scipy.stats import binomtest
 
     shapes = ms[0]["shapes"]
@@ -260,22 +268,34 @@ def check_robust_vs_udf(ms: list[dict]) -> Verdict:
     fm, fu = np.concatenate(f_m), np.concatenate(f_u)
     only_u, only_m = int(((fu == 1) & (fm == 0)).sum()), int(((fm == 1) & (fu == 0)).sum())
     p = binomtest(only_u, only_u + only_m, 0.5, alternative="greater").pvalue if only_u + only_m else 1.0
-    a_ok = fm.sum() < fu.sum()
-    sd_m = np.mean([np.std(_vals(ms, f"{s}/mpf/chamfer"), ddof=1) for s in shapes]) if len(ms) > 1 else float("nan")
-    sd_u = np.mean([np.std(_vals(ms, f"{s}/udf/chamfer"), ddof=1) for s in shapes]) if len(ms) > 1 else float("nan")
-    b_ok = bool(sd_m < sd_u)
+    a_ok = bool(fm.sum() < fu.sum() and p < 0.05)
+    if len(ms) > 1:
+        sds_m = np.array([np.std(_vals(ms, f"{s}/mpf/chamfer"), ddof=1) for s in shapes])
+        sds_u = np.array([np.std(_vals(ms, f"{s}/udf/chamfer"), ddof=1) for s in shapes])
+    else:
+        sds_m = sds_u = np.full(len(shapes), np.nan)
+    sd_m, sd_u = float(np.mean(sds_m)), float(np.mean(sds_u))
+    n_lower, n_diff = int((sds_m < sds_u).sum()), int((sds_m != sds_u).sum())
+    p_sd = binomtest(n_lower, n_diff, 0.5, alternative="greater").pvalue if n_diff else 1.0
+    b_ok = bool(sd_m < sd_u and p_sd < 0.05)
     measured = (f"failed extractions MPF {int(fm.sum())}/{fm.size} vs UDF {int(fu.sum())}/{fu.size} "
-                f"({'; '.join(per)}); Chamfer std over seeds (mean over shapes) MPF {sd_m:.4f} vs UDF {sd_u:.4f}")
+                f"({'; '.join(per)}); Chamfer std over seeds (mean over shapes) MPF {sd_m:.4f} vs UDF {sd_u:.4f}, "
+                f"MPF lower on {n_lower}/{len(shapes)} shapes")
     control = f"UDF (r head alone): failures {int(fu.sum())}/{fu.size}, Chamfer spread {sd_u:.4f}"
     drops = _vals(ms, "gate/mpf_loss_drop_min")
-    evidence = (f"rule: (a) fewer failed extractions than UDF pooled over shapes x {len(ms[0]['lrs'])} learning rates "
-                f"(2-D shapes; base rate only where not swept) x seeds, (b) smaller Chamfer std over seeds; "
-                f"reproduced if both, partly if one; (a) {'met' if a_ok else 'not met'} (discordant runs: UDF-only "
-                f"{only_u}, MPF-only {only_m}, exact one-sided McNemar p = {p:.3g}, reported); (b) "
-                f"{'met' if b_ok else 'not met'}; gate: MPF loss fell >= 2x in every network (min over seeds "
-                f"{drops.min():.2f}); {len(ms)} seeds")
+    evidence = (f"rule (revised by review after the full run: the tests below are now required, not only "
+                f"reported, as the issue asks for a stated test): (a) fewer failed extractions than UDF pooled "
+                f"over shapes x {len(ms[0]['lrs'])} learning rates (2-D shapes; base rate only where not swept) x "
+                f"seeds with an exact one-sided McNemar p < 0.05, (b) smaller Chamfer std over seeds with a "
+                f"one-sided sign test over shapes p < 0.05; reproduced if both, partly if one; (a) "
+                f"{'met' if a_ok else 'not met'} (discordant runs: UDF-only {only_u}, MPF-only {only_m}, "
+                f"p = {p:.3g}); (b) {'met' if b_ok else 'not met'} (sign test p = {p_sd:.3g}); gate: MPF loss "
+                f"fell >= 2x in every network (min over seeds {drops.min():.2f}); {len(ms)} seeds")
     if len(ms) < 2:
         return Verdict("not-checkable", measured, "too few seeds for a spread; " + evidence, control=control)
+    if 0.5 ** len(shapes) >= 0.05:
+        return Verdict("not-checkable", measured, f"too few shapes ({len(shapes)}) for the sign test on the "
+                       "spread to reach p < 0.05; " + evidence, control=control)
     if not (drops >= 2).all():
         return Verdict("not-checkable", measured, "precondition failed: MPF training did not drop 2x; " + evidence,
                        control=control)
