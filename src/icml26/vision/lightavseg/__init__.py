@@ -78,7 +78,15 @@ PAPER = Paper(
                        "multi-source set. Decided, as pre-registered, for the interaction trained without the "
                        "alignment loss. (Measured after the full run, not pre-registered: with the alignment loss, "
                        "as the paper deploys it, LightAVSeg reaches 74.6 mIoU against dense attention's 68.5 "
-                       "without it, higher in 4/5 seeds; the attention arm was not given the alignment loss.)"),
+                       "without it, higher in 4/5 seeds; the attention arm was not given the alignment loss, which "
+                       "acts on the encoder only and could have been.) Review after the full run: the 'partly' "
+                       "comes from the concat half alone (above concat in 3/5 seeds, mean +0.9 points: a tie); "
+                       "the attention half failed for lack of power, not because LightAVSeg was shown worse: the "
+                       "paired difference varies by 5.8 points (sd) over seeds, so the 95% interval is +-7.2 "
+                       "points and equal accuracy could not have met the -2 margin with 5 seeds. Our runs do not "
+                       "separate the three fusions (66.5 / 68.5 / 65.6). Rule revised after the full run by "
+                       "review: 'above concat' needs a difference > 0.01 points (margin 0 counted exact ties as "
+                       "wins, so the control put in the method's place passed that half); no verdict changed."),
             paper_value=("qualitative: accuracy comparable to R50-based attention models while replacing their "
                          "O(N^2) interaction; 50.4 MS3 mIoU, new state of the art among lightweight AVS methods"),
             kind="headline",
@@ -86,7 +94,7 @@ PAPER = Paper(
             check=all_of_first_contradicts(
                 non_inferior("ms3/light/miou", "ms3/attention/miou", margin=2.0, label="LightAVSeg mIoU",
                              control_label="dense attention"),
-                C.beats_in_seeds("ms3/light/miou", "ms3/concat/miou", margin=0.0, frac=0.8, label="LightAVSeg mIoU",
+                C.beats_in_seeds("ms3/light/miou", "ms3/concat/miou", margin=0.01, frac=0.8, label="LightAVSeg mIoU",
                                  control_label="concat fusion"),
             ).gated(*_AUDIO_GATES, *_TRAINED)),
         Claim(
@@ -122,7 +130,13 @@ PAPER = Paper(
             id="alignment-helps",
             statement=("Adding the training-only alignment loss raises mIoU on the multi-source set over the same "
                        "model trained without it (paired over seeds: same initialisation and batches; one-sided "
-                       "Wilcoxon)."),
+                       "Wilcoxon). Review note: the loss pools the encoder's stride-4 features inside the "
+                       "ground-truth mask, so it is an extra, mask-derived training signal on the encoder and audio "
+                       "branch (independent of the interaction module); the control has no auxiliary loss of equal "
+                       "weight, so this shows that this auxiliary loss helps at our scale (250 steps, from-scratch "
+                       "encoders; it also lowers the training segmentation loss), not that audio-visual alignment "
+                       "as such is the cause (an equal-weight auxiliary mask loss or a shuffled-pair InfoNCE was "
+                       "not run). With 5 seeds the test's smallest attainable p, 1/32, is the one reached."),
             paper_value="qualitative: the auxiliary alignment loss improves accuracy (ablation values not retrievable)",
             kind="headline", control="the same model and training without the alignment loss",
             check=C.beats("ms3/light_align/miou", "ms3/light/miou", better="higher", test="wilcoxon",
@@ -130,7 +144,9 @@ PAPER = Paper(
         Claim(
             id="zero-overhead",
             statement=("The alignment loss costs nothing at inference: the deployed model has the same parameters "
-                       "and FLOPs with and without it (its projection heads are training-only)."),
+                       "and FLOPs with and without it (its projection heads are training-only). True by "
+                       "construction: the heads live outside the deployed AVSegModel, so both arms deploy the same "
+                       "class."),
             paper_value="zero inference overhead",
             kind="identity",
             check=C.all_of(C.close("cost/inference_params/light_align", to="cost/inference_params/light", tol=0.0),
