@@ -11,7 +11,7 @@ The package holds the pipeline (``method``), procedural CadQuery parts as target
 from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 
-_FAMILIES_FULL = ["plate_holes", "bracket", "turned_shaft", "pulley", "filleted_block", "chamfered_block", "loft"]
+_FAMILIES_FULL = ["plate_holes", "bracket", "turned_shaft", "pulley", "chamfered_block", "loft"]
 
 PAPER = Paper(
     slug="cadfit",
@@ -34,14 +34,15 @@ PAPER = Paper(
         "non-tangent faces (longest first), sweeping 0.16 -> 0.02 and batch-applying with roll-back; a "
         "CadQuery script as output. Replaces: the benchmarks (DeepCAD, Fusion 360, ...) by procedural "
         "CadQuery parts with random sizes (full profile, per seed: a plate with holes, an L-bracket, a turned "
-        "shaft with a taper, a V-groove pulley, a filleted and a chamfered block, an out-of-vocabulary loft, and a "
-        "noisy copy of a turned shaft with Gaussian vertex noise of std 0.003), so the ground-truth construction is known; the "
+        "shaft with a taper, a V-groove pulley, a chamfered block, an out-of-vocabulary loft, and a noisy copy of "
+        "a plate with holes with Gaussian vertex noise of std 0.003; quick: a plate and a chamfered block), so the ground-truth construction is known; the "
         "learned peers (CAD-Recode, cadrille) and the image-to-CAD front end (Hunyuan3D) by nothing (their "
         "claims are not checkable), and the comparison by non-learned controls measured on the same "
         "candidates. Deviations (ours, for CPU time or because the code leaves them open): no residual "
-        "refinement round and no alpha-wrap repair; 15k (full) or 8k (quick) surface samples instead of 100k; "
+        "refinement round and no alpha-wrap repair; 100k surface samples for the revolve check but 15k for the "
+        "translation scans (8k for both in quick); "
         "rotation check every 10 degrees instead of 1; at most 120 loop points per translation scan; at most "
-        "16 (full) / 6 (quick) longest edges probed; loops are circles or line/arc paths (arcs where >= 3 "
+        "8 (full) / 6 (quick) longest edges probed; loops are circles or line/arc paths (arcs where >= 3 "
         "short polygon edges lie on one circle); extrusion ends snapped to a detected planar face within 0.02; "
         "planar regions smaller than 0.03 in area or 0.15 in width are not sectioned; emitted scripts select "
         "edges by position (nearest edge centre) so they run standalone."
@@ -49,10 +50,10 @@ PAPER = Paper(
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "families": ["plate_holes", "chamfered_block"], "noisy": [], "noise": 0.003,
-            "n_surface": 8000, "max_edges": 6, "n_chamfer": 2000}, timeout_s=300),
+            "n_surface": 8000, "max_edges": 6, "n_chamfer": 2000}, timeout_s=600),
         "full": Profile("full", seeds=5, params={
-            "families": _FAMILIES_FULL, "noisy": ["turned_shaft"], "noise": 0.003,
-            "n_surface": 15000, "max_edges": 16, "n_chamfer": 4000}, timeout_s=900),
+            "families": _FAMILIES_FULL, "noisy": ["plate_holes"], "noise": 0.003,
+            "n_surface": 100000, "max_edges": 8, "n_chamfer": 4000}, timeout_s=1800),
     },
     claims=(
         Claim(

@@ -71,7 +71,8 @@ CD_CAP = 0.25  # distances are capped here in the scans (every threshold is far 
 class Config:
     """Every knob of CADFit; defaults are the official code's thresholds unless marked (ours)."""
 
-    n_surface: int = 30000          # surface samples (paper: 100k; ours: fewer, for speed)
+    n_surface: int = 100000         # surface samples for the revolve check (as the paper)
+    n_scan: int = 15000             # (ours) surface samples for the translation scans (many queries)
     delta: float = 0.05             # face-plane sections are taken this far inside the face
     n_axis_slices: int = 5          # slices per coordinate axis
     min_plane_area: float = 0.03    # (ours) a planar region smaller than this is not sectioned
@@ -98,7 +99,7 @@ class Config:
     sweep_min: float = 0.02
     sweep_step: float = 0.02
     min_edge: float = 0.05
-    max_edges: int = 16             # (ours) at most this many longest edges are probed
+    max_edges: int = 8              # (ours) at most this many longest edges are probed
     tess_tol: float = 0.004         # tessellation tolerance for IoU (normalised units)
     loop_spacing: float = 0.02      # (ours) loop resampling for the CD scans
     max_scan_points: int = 120      # (ours) at most this many loop points per translation scan
@@ -655,8 +656,8 @@ def prepare(mesh: Any, cfg: Config | None = None, seed: int = 0) -> Prepared:
     t_start = time.perf_counter()
     from icml26.science._geometry import sample_surface
 
-    surface = sample_surface(mesh, cfg.n_surface, seed)
-    tree = cKDTree(surface)
+    tree = cKDTree(sample_surface(mesh, cfg.n_surface, seed))
+    scan_tree = cKDTree(sample_surface(mesh, min(cfg.n_scan, cfg.n_surface), seed + 1))
     sketches, planes = extract_sketches(mesh, cfg)
     cands: list[Candidate] = []
     sigs: set[tuple] = set()
@@ -668,7 +669,7 @@ def prepare(mesh: Any, cfg: Config | None = None, seed: int = 0) -> Prepared:
         if sig in sigs:
             continue
         sigs.add(sig)
-        cands += extrusion_candidates(sk, tree, planes, cfg)
+        cands += extrusion_candidates(sk, scan_tree, planes, cfg)
         if sk.source == "axis":
             cands += revolve_candidates(sk, tree, cfg)
     oracle = Oracle(mesh, cfg.tess_tol)

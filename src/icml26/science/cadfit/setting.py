@@ -164,7 +164,7 @@ def make_part(family: str, seed: Any = 0, name: str = "") -> Part:
     kind, vocab = FAMILIES[family]
     from icml26.science.cadfit.method import shape_to_mesh
 
-    return Part(name or family, family, kind, vocab, ops, solid, shape_to_mesh(solid, 0.002, 0.1))
+    return Part(name or family, family, kind, vocab, ops, solid, shape_to_mesh(solid, 0.003, 0.15))
 
 
 def noisy_mesh(mesh: Any, sigma: float, seed: Any = 0) -> Any:
