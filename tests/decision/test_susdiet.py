@@ -204,3 +204,41 @@ def test_bad_inputs_name_the_argument():
         penalty(np.ones((1, 3)), np.ones((1, 2)), np.ones((1, 2)))
     with pytest.raises(ValueError, match="n_test"):
         make_world(n_inter=5, n_test=5)
+
+
+# ----------------------------------------------------------------------------- review: matching at equal NDCG
+def test_matched_violation_interpolates_and_flags_outside():
+    from icml26.decision.susdiet.experiment import matched_violation
+
+    v, inside = matched_violation(0.05, [0.08, 0.04, 0.06], [0.10, 0.02, 0.06])
+    assert inside and v == pytest.approx(0.04)
+    v, inside = matched_violation(0.03, [0.08, 0.04], [0.10, 0.02])
+    assert not inside and v == pytest.approx(0.02)  # nearest end point, flagged
+
+
+def _beats_rows(n=5, grape_inside=0.0, ours=0.01):
+    return [{"written_s/violation": ours, "written_s/ndcg10": 0.05,
+             "written_s/matched_global_violation": 0.02, "written_s/matched_global_inside": 1.0,
+             "written_s/matched_grape_violation": 0.10, "written_s/matched_grape_inside": grape_inside,
+             "hinge_s/violation": 0.08, "hinge_s/ndcg10": 0.07, "hinge_s/matched_global_violation": 0.07,
+             "hinge_s/matched_grape_violation": 0.1, "grape/weights": [1.0], "grape/ndcg10": 0.06,
+             "grape/violation": 0.06, "encoder/r2_mean": 0.97, "train/pref_over_random_ndcg": 5.0}
+            for _ in range(n)]
+
+
+def test_beats_preference_counts_a_control_only_at_matched_ndcg():
+    """Review rule: a control whose NDCG range never contains ours is not checkable, and cannot be 'beaten' at its
+    end point; the claim is then at most partly (and not reproduced if the matched control is not beaten)."""
+    from icml26.decision.susdiet.experiment import check_beats_preference
+
+    assert check_beats_preference(_beats_rows(grape_inside=1.0)).status == "reproduced"
+    v = check_beats_preference(_beats_rows(grape_inside=0.0))
+    assert v.status == "partly" and "GRAPE-style not checkable" in v.evidence
+    assert check_beats_preference(_beats_rows(grape_inside=0.0, ours=0.03)).status == "not-reproduced"
+    rows = _beats_rows(grape_inside=0.0)
+    for m in rows:
+        m["written_s/matched_global_inside"] = 0.0
+    assert check_beats_preference(rows).status == "not-checkable"
+    # a tie with a control is not a win: beating only the GRAPE-style one is partly
+    v = check_beats_preference(_beats_rows(grape_inside=1.0, ours=0.02))
+    assert v.status == "partly" and "global re-ranking at matched NDCG in 0/5" in v.evidence

@@ -70,7 +70,12 @@ PAPER = Paper(
                        "alone, and the top-10 indicator means better on at least 3 of 4 dimensions. "
                        "(Decided, as pre-registered, with the written form on s_hat. Measured after the full run, "
                        "not pre-registered: the hinge on s_hat passes in 5/5 seeds (NDCG 0.069 vs 0.064) and the "
-                       "written form on z_r in 4/5; the written form on s_hat keeps only 0.75x the NDCG.)"),
+                       "written form on z_r in 4/5; the written form on s_hat keeps only 0.75x the NDCG.) "
+                       "(Review: the written form's trade-off is alpha_u ~ 0.58 for every user (init 0.5 plus a "
+                       "uniform drift that grows with lambda; sd across users 0.03), so its NDCG loss is set by "
+                       "alpha's initial scale and the step budget, not learned; global re-ranking at alpha 0.1-0.2 in "
+                       "the same rows keeps >= 0.9x the NDCG in 5/5 seeds while cutting violations; a reviewer would "
+                       "ask for it as this claim's naive alternative.)"),
             paper_value=("Table 4 (top-20): removing the constraint raises NDCG 0.0159 -> 0.0173 and worsens all four "
                          "indicators (nutrition 37.59 -> 34.25, environment 66.29 -> 70.86, economy 4.94 -> 7.23, "
                          "welfare 3.03 -> 5.96)"),
@@ -83,7 +88,16 @@ PAPER = Paper(
                        "(Measured after the full run, not pre-registered: the GRAPE-style curve never reaches down to "
                        "our NDCG, so that comparison uses its lowest-NDCG point, which favours us; the margin over "
                        "global re-ranking is thin (violations 0.018 vs 0.020, 4/5 seeds), and the hinge form does "
-                       "not beat global re-ranking at its own NDCG (0.079 vs 0.068).)"),
+                       "not beat global re-ranking at its own NDCG (0.079 vs 0.068).) "
+                       "(Review, after the full run: the builder's rule counted the GRAPE-style curve's end point "
+                       "although our NDCG lies inside its range in 0/5 seeds (one trained weight, 1.0, never tuned), "
+                       "i.e. compared at unmatched NDCG; rule revised by review: a control counts only where the NDCG "
+                       "is matched, so GRAPE-style is not checkable and the verdict is at most partly (global re-"
+                       "ranking beaten in 4/5 seeds, by +0.0017 on average, one seed -0.0016, no paired test). The "
+                       "learned alpha_u are nearly one global weight (sd across users 0.03 around 0.58), so the "
+                       "written form is almost the global re-ranking control itself: a reviewer diagnostic (full seeds"
+                       " 0 and 3, not stored) at that single alpha gave violations 0.0261 / 0.0235 vs ours 0.0252 / "
+                       "0.0232.)"),
             paper_value=("Table 2 (top-10): Ours NDCG 0.0136, economy 4.87, welfare 2.92 vs GRAPE NDCG 0.0115, "
                          "economy 5.15, welfare 5.25 (environment 67.87 vs 69.58)"),
             kind="headline", control="GRAPE-style green loss and global re-ranking with one alpha, at matched NDCG"),
@@ -91,7 +105,16 @@ PAPER = Paper(
             id="personal-thresholds",
             statement=("The learned thresholds are personalised: per-user lambda_u give fewer tolerance violations "
                        "than one global lambda and track the users' tolerances (Spearman > 0.2). Decided with the "
-                       "hinge form, since in the written form lambda_u changes no ranking."),
+                       "hinge form, since in the written form lambda_u changes no ranking. "
+                       "(Review, after the full run: the control is not level-matched. Both lambdas only drift up (the"
+                       " hinge penalty, like the written one, only pushes lambda up; l2 barely resists) and are far "
+                       "from converged; the dense-gradient global lambda reached 0.34 vs 0.15 for the per-user ones, "
+                       "so most of the violation gap (0.079 vs 0.092) is the stricter mean threshold. A reviewer "
+                       "diagnostic (full seeds 0 and 3, not stored) with lambda set to the users' mean lambda_u gave "
+                       "violations 0.0846 / 0.1013 vs per-user 0.0837 / 0.0998: personalisation still helps, by about "
+                       "0.001. The lambda_u spread is small (sd 0.04 vs tau's 0.7), lambda_u tracks the share of the "
+                       "user's history above it (Spearman 0.88), and a naive per-user 80th percentile of the history's"
+                       " indicators tracks tau better (Spearman 0.50 vs 0.45).)"),
             paper_value="Table 6: lambda_u spread across users, e.g. environment P10-P90 46.11-92.83",
             kind="headline", control="one global lambda (same hinge form)"),
         Claim(

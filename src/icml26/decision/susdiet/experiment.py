@@ -354,7 +354,61 @@ def control_more_sustainable(ms: list[dict]) -> list[dict]:
 
 
 def check_beats_preference(ms: list[dict]) -> Verdict:
-    return _gated(_check_beats_preference(ms), ms)
+    """Pre-registered (issue 26): at matched NDCG@10, the written form on s_hat has a lower hidden-tolerance
+    violation rate than (a) global re-ranking by one alpha times the uniform sum of s_hat and (b) the
+    GRAPE-style green-loss model, each read off the control's (NDCG, violation) curve at our NDCG by linear
+    interpolation. Reproduced if lower than both in >= 80% of seeds; partly if lower than one of them in
+    >= 80% of seeds, or than both in >= half.
+
+    Rule revised after the full run by review: the issue asks for the comparison *at matched NDCG*, so a
+    seed counts for a control only where our NDCG lies inside that control's NDCG range (the builder's rule
+    also counted the curve's end point outside it, which overstates the control's violations, since both
+    fall together along the trade-off). A control matched in fewer than 80% of seeds is not checkable; with
+    one control not checkable the claim is at most partly (partly if the other is beaten in >= 80% of
+    seeds, else not reproduced); with neither, not checkable."""
+    n = len(ms)
+    need = int(np.ceil(0.8 * n))
+    halves = {}
+    for c, key in (("global re-ranking", "global"), ("GRAPE-style", "grape")):
+        inside = [bool(m[f"written_s/matched_{key}_inside"]) for m in ms]
+        lower = [ins and m["written_s/violation"] < m[f"written_s/matched_{key}_violation"]
+                 for ins, m in zip(inside, ms)]
+        halves[key] = {"label": c, "inside": inside, "lower": lower, "decided": sum(inside) >= need,
+                       "frac": sum(lower) / n}
+    g, p = halves["global"], halves["grape"]
+    decided = [h for h in (g, p) if h["decided"]]
+    if len(decided) == 2:
+        both = sum(x and y for x, y in zip(g["lower"], p["lower"])) / n
+        status = decide(g["frac"] >= 0.8 and p["frac"] >= 0.8,
+                        partly=g["frac"] >= 0.8 or p["frac"] >= 0.8 or both >= 0.5)
+    elif len(decided) == 1:
+        status = decide(False, partly=decided[0]["frac"] >= 0.8)
+    else:
+        status = "not-checkable"
+    mean = lambda k: float(np.mean([m[k] for m in ms]))  # noqa: E731
+    margin = [m["written_s/matched_global_violation"] - m["written_s/violation"] for m in ms]
+    hinge = (f"hinge form: {mean('hinge_s/violation'):.3f} vs global {mean('hinge_s/matched_global_violation'):.3f}, "
+             f"GRAPE {mean('hinge_s/matched_grape_violation'):.3f} at NDCG {mean('hinge_s/ndcg10'):.4f}")
+    parts = []
+    for h in (g, p):
+        if h["decided"]:
+            parts.append(f"lower than {h['label']} at matched NDCG in {_seed_frac(h['lower'])}")
+        else:
+            parts.append(f"{h['label']} not checkable: our NDCG lies inside its NDCG range in only "
+                         f"{_seed_frac(h['inside'])} (need {need})")
+    return _gated(Verdict(status,
+                   f"violation rate, written form {mean('written_s/violation'):.3f} at NDCG {mean('written_s/ndcg10'):.4f}; "
+                   f"{hinge}",
+                   f"rule: lower violations than each control at matched NDCG (inside the control's NDCG range) in "
+                   f">= 80% of seeds (rule revised after the full run by review: unmatched end points no longer count); "
+                   + "; ".join(parts) + f"; margin over global re-ranking (control minus ours) mean {np.mean(margin):+.4f}, "
+                   f"per seed " + ", ".join(f"{x:+.4f}" for x in margin) + f" (no paired test); GRAPE-style arm at "
+                   f"its only weight {ms[0]['grape/weights'][-1]:g}: NDCG {mean('grape/ndcg10'):.4f}, violation "
+                   f"{mean('grape/violation'):.3f}",
+                   value=g["frac"],
+                   control=f"global re-ranking at matched NDCG {mean('written_s/matched_global_violation'):.3f}; "
+                           + ("GRAPE-style at matched NDCG " if p["decided"] else "GRAPE-style curve end point (unmatched) ")
+                           + f"{mean('written_s/matched_grape_violation'):.3f}"), ms)
 
 
 def _check_beats_preference(ms: list[dict]) -> Verdict:
@@ -362,7 +416,10 @@ def _check_beats_preference(ms: list[dict]) -> Verdict:
     violation rate than (a) global re-ranking by one alpha times the uniform sum of s_hat and (b) the
     GRAPE-style green-loss model, each read off the control's (NDCG, violation) curve at our NDCG by linear
     interpolation (end point outside its range, flagged). Reproduced if lower than both in >= 80% of seeds;
-    partly if lower than one of them in >= 80% of seeds, or than both in >= half."""
+    partly if lower than one of them in >= 80% of seeds, or than both in >= half.
+
+    This is the builder's rule as run (kept unchanged so the stored rows stay valid); since review the verdict
+    comes from :func:`check_beats_preference`, which counts a control only where the NDCG is matched."""
     a = [m["written_s/violation"] < m["written_s/matched_global_violation"] for m in ms]
     b = [m["written_s/violation"] < m["written_s/matched_grape_violation"] for m in ms]
     fa, fb = sum(a) / len(ms), sum(b) / len(ms)
