@@ -236,3 +236,12 @@ def test_all_of_contradiction_survives_parts_that_write_the_same_metric():
     both = C.all_of(C.beats_in_seeds("m", "c", margin=1.0), C.threshold("m", at_most=100.0))
     assert both(ms).status == "reproduced"
     assert both(both.contradict(ms)).status != "reproduced"
+
+
+def test_beats_in_seeds_with_zero_margin_does_not_count_ties():
+    ms = [{"m": 1.0, "c": 1.0} for _ in range(5)]
+    chk = C.beats_in_seeds("m", "c")
+    assert chk(ms).status == "not-reproduced" and "strictly" in chk.rule()
+    ms[0]["m"] = ms[1]["m"] = ms[2]["m"] = ms[3]["m"] = 1.5
+    assert chk(ms).status == "reproduced"
+    assert chk(chk.on_control(ms)).status == "not-reproduced"

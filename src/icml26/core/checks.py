@@ -273,7 +273,8 @@ def beats(method: str, control: str, *, better: Better = "lower", at: At = None,
 # ----------------------------------------------------------------------------- beats in a count of seeds
 @dataclass(frozen=True, repr=False)
 class BeatsInSeeds(Check):
-    """The count rule many pre-registrations use: method - control >= margin in >= ``frac`` of the seeds."""
+    """The count rule many pre-registrations use: method - control >= margin in >= ``frac`` of the seeds
+    (with ``margin=0``: strictly better, so a tie is not a win)."""
 
     method: str
     control: str
@@ -293,13 +294,15 @@ class BeatsInSeeds(Check):
             raise ValueError(f"margin must be finite and >= 0, got {self.margin!r}")
 
     def rule(self) -> str:
-        return (f"{self.label or self.method} {self.better} than {self.control_label or self.control} by >= "
-                f"{self.margin:g} in >= {self.frac:.0%} of seeds; partly if in at least half of them")
+        by = f"by >= {self.margin:g}" if self.margin else "strictly"
+        return (f"{self.label or self.method} {self.better} than {self.control_label or self.control} {by} "
+                f"in >= {self.frac:.0%} of seeds; partly if in at least half of them")
 
     def __call__(self, ms: Sequence[Metrics]) -> Verdict:
         a, b = _values(ms, self.method, None), _values(ms, self.control, None)
         d = (a - b) if self.better == "higher" else (b - a)
-        ok = np.isfinite(d) & (d >= self.margin - _tol(self.margin))
+        # margin 0 means "strictly better": a tie is not a win (else the control would pass on its own numbers)
+        ok = np.isfinite(d) & ((d > 0) if self.margin == 0 else (d >= self.margin - _tol(self.margin)))
         frac = float(ok.mean())
         status = "reproduced" if frac >= self.frac else ("partly" if frac >= 0.5 else "not-reproduced")
         name, cname = self.label or self.method, self.control_label or self.control
