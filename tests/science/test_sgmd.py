@@ -1,4 +1,4 @@
-"""Known-answer tests for the SGMD reconstruction (arXiv:2605.30116) and its analytic teacher."""
+"""Known-answer tests for SGMD (arXiv:2605.30116, eq. 21-22), its SiD-form ablation and the analytic teacher."""
 
 from __future__ import annotations
 
@@ -52,6 +52,19 @@ def test_motion_statistics_known_answers():
     assert S.jerk_energy(quad) == pytest.approx(36.0)
 
 
+def test_speed_is_endpoint_displacement_and_ignores_jitter():
+    zigzag = np.zeros((1, 8, 2))
+    zigzag[0, 1:7:2, 0] = 0.2  # back and forth, ending where it started: no net motion
+    assert S.speeds(zigzag)[0] == pytest.approx(0.0)
+    assert S.step_lengths(zigzag)[0] == pytest.approx(1.2 / 7)  # the jitter-sensitive measure sees motion
+    teacher = S.TrajectoryTeacher()
+    x, k = teacher.sample(20000, 4, return_modes=True)
+    sp = S.speeds(teacher.to_raw(x))
+    static = np.array([m.kind == "static" for m in teacher.modes])[k]
+    # static modes: speed = |e_7 - e_0| / 7, Rayleigh with scale sqrt(2) sd / 7
+    assert sp[static].mean() == pytest.approx(math.sqrt(2) * teacher.jitter_sd / 7 * math.sqrt(math.pi / 2), rel=0.03)
+
+
 def test_teacher_jerk_is_jitter_only():
     teacher = S.TrajectoryTeacher()
     raw = teacher.to_raw(teacher.sample(20000, 5))
@@ -66,8 +79,8 @@ def _gauss_denoiser(x, t, m, s2):
     return m + (s2 * a / (a * a * s2 + t * t)) * (x - a * m)
 
 
-def test_sgmd_loss_gradient_is_teacher_stopgrad_fisher_gradient():
-    """Under ideal tracking the NR loss's gradient equals grad E|D_theta(x_t) - sg D_T(x_t)|^2 (score identity)."""
+def test_sid_form_gradient_is_teacher_stopgrad_fisher_gradient():
+    """Ablation arm: under ideal tracking its gradient equals grad E|D_theta(x_t) - sg D_T(x_t)|^2 (score identity)."""
     torch.manual_seed(0)
     n, d, t = 400000, 2, 0.5
     m = torch.tensor([0.4, -0.3], dtype=torch.float64, requires_grad=True)
@@ -88,11 +101,83 @@ def test_sgmd_loss_gradient_is_teacher_stopgrad_fisher_gradient():
     x0, xt = sample()
     d_fake = _gauss_denoiser(xt, t, m.detach(), torch.exp(2 * log_s).detach())
     d_teach = _gauss_denoiser(xt, t, m_t, s2_t)  # keeps x_t's graph, as in training
-    loss = M.sgmd_generator_loss(x0[None], d_fake[None], d_teach[None])
+    loss = M.sid_form_generator_loss(x0[None], d_fake[None], d_teach[None])
     w = float(M.batch_weight(x0[None], d_teach[None]).squeeze())
     ours = torch.autograd.grad(loss, (m, log_s))
     for e, o in zip(exact, ours):
         np.testing.assert_allclose((o / w).numpy(), e.numpy(), rtol=0.03, atol=2e-3)
+
+
+class _Teacher(torch.nn.Module):
+    """A nonlinear teacher denoiser with a parameter, to see whether any gradient reaches it."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.tensor(0.7, dtype=torch.float64))
+
+    def forward(self, x):
+        return self.w * torch.tanh(x) + 0.1 * x ** 2
+
+
+def test_sgmd_generator_gradient_known_answer_and_teacher_untouched():
+    """eq. 21 with a linear fake D(x) = A x + b: dL/dx_g = (1-t) A^T [c (D - D_T) + lam (x_g - D)] / n, per sample."""
+    torch.manual_seed(0)
+    n, d, lam = 7, 3, 0.1
+    a_mat = torch.randn(d, d, dtype=torch.float64)
+    b = torch.randn(d, dtype=torch.float64)
+    teacher = _Teacher()
+    theta = torch.randn(n, d, dtype=torch.float64, requires_grad=True)
+    x0 = 1.5 * theta  # the generator: x_g = 1.5 theta
+    t = torch.rand(1, n, dtype=torch.float64) * 0.8 + 0.1
+    eps = torch.randn(1, n, d, dtype=torch.float64)
+    xt = (1 - t[..., None]) * x0[None] + t[..., None] * eps
+    d_fake = xt @ a_mat.T + b  # fake parameters frozen: a constant map of its input
+    d_teach = teacher(xt.detach())  # the teacher sees sg(x_t)
+    loss = M.sgmd_generator_loss(x0[None], d_fake, d_teach, t, lam=lam)
+    loss.backward()
+    assert teacher.w.grad is None  # no gradient flows into the teacher
+    c = ((1 - t) ** 2 / t ** 4)[0, :, None]
+    r = c * (d_fake[0] - d_teach[0]).detach() + lam * (x0 - d_fake[0]).detach()
+    want = 1.5 * (1 - t[0, :, None]) * (r @ a_mat) / n
+    torch.testing.assert_close(theta.grad, want)
+    # the stated objective written out with its stop-gradients gives the same gradient
+    theta.grad = None
+    x0 = 1.5 * theta
+    xt = (1 - t[..., None]) * x0[None] + t[..., None] * eps
+    fk = xt @ a_mat.T + b
+    stated = (0.5 * M.fisher_weight(t) * ((fk - teacher(xt.detach())) ** 2).sum(-1)
+              - 0.5 * lam * ((x0.detach()[None] - fk) ** 2).sum(-1)).mean()
+    (g_stated,) = torch.autograd.grad(stated, theta)
+    torch.testing.assert_close(g_stated, want)
+
+
+def test_sgmd_has_no_direct_generator_path():
+    """A fake that ignores its input gives no generator gradient (the teacher and sg(x_g) carry none)."""
+    x0 = torch.randn(1, 5, 2, dtype=torch.float64, requires_grad=True)
+    t = torch.full((1, 5), 0.4, dtype=torch.float64)
+    xt = 0.6 * x0 + 0.4 * torch.randn(1, 5, 2, dtype=torch.float64)
+    d_fake = 0.0 * xt + 1.0  # constant in x_t, still on the graph
+    (g,) = torch.autograd.grad(M.sgmd_generator_loss(x0, d_fake, xt ** 2, t), x0)
+    assert torch.count_nonzero(g) == 0
+
+
+def test_fisher_weight_turns_denoiser_gap_into_score_gap():
+    """|s_psi - s_T|^2 = c(t) |D_psi - D_T|^2 with s = ((1-t) D - x_t) / t^2."""
+    t = torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)
+    xt, d1, d2 = (torch.randn(3, 4, dtype=torch.float64) for _ in range(3))
+    s1 = ((1 - t[:, None]) * d1 - xt) / t[:, None] ** 2
+    s2 = ((1 - t[:, None]) * d2 - xt) / t[:, None] ** 2
+    torch.testing.assert_close(((s1 - s2) ** 2).sum(-1), M.fisher_weight(t) * ((d1 - d2) ** 2).sum(-1))
+
+
+def test_rc_fake_loss_is_scaled_dsm_and_stops_generator_gradient():
+    net = M.Ensemble(2, 3, 8, generator=torch.Generator().manual_seed(0))
+    x0 = torch.randn(2, 6, 3, requires_grad=True)
+    t, eps = torch.rand(2, 6) * 0.9 + 0.05, torch.randn(2, 6, 3)
+    rc = M.rc_fake_loss(net, x0, t, eps, lam=0.1)
+    torch.testing.assert_close(rc, 0.05 * M.dsm_loss(net, x0.detach(), t, eps))
+    rc.backward()
+    assert x0.grad is None and net.weights[0].grad is not None
 
 
 def test_dmd2_loss_gradient_is_weighted_residual():
@@ -103,13 +188,13 @@ def test_dmd2_loss_gradient_is_weighted_residual():
     torch.testing.assert_close(g, (w * (d_fake - d_teacher) / 5).detach())
 
 
-def test_detached_teacher_biases_the_identity_term():
-    """The identity term needs the teacher's input Jacobian: detaching it changes the gradient."""
+def test_detached_teacher_biases_the_sid_form_identity_term():
+    """SiD form: the identity term needs the teacher's input Jacobian: detaching it changes the gradient."""
     torch.manual_seed(0)
     x0 = torch.randn(1, 2000, 2, dtype=torch.float64, requires_grad=True)
     xt = 0.5 * x0 + 0.5 * torch.randn(1, 2000, 2, dtype=torch.float64)
-    g1 = torch.autograd.grad(M.sgmd_generator_loss(x0, 0.9 * xt, 0.3 * xt ** 2), x0, retain_graph=True)[0]
-    g2 = torch.autograd.grad(M.sgmd_generator_loss(x0, 0.9 * xt, (0.3 * xt ** 2).detach()), x0)[0]
+    g1 = torch.autograd.grad(M.sid_form_generator_loss(x0, 0.9 * xt, 0.3 * xt ** 2), x0, retain_graph=True)[0]
+    g2 = torch.autograd.grad(M.sid_form_generator_loss(x0, 0.9 * xt, (0.3 * xt ** 2).detach()), x0)[0]
     assert not torch.allclose(g1, g2)
 
 
@@ -146,21 +231,22 @@ def test_ensemble_is_identity_near_t0():
 
 def test_pass_cost_closed_form():
     assert M.pass_cost(M.Arm("a", "dmd2", 5, 1e-3, 1e-3), 0) == 3 + 1 + 1 + 5 * 4
-    assert M.pass_cost(M.Arm("b", "sgmd", 1, 1e-3, 1e-3), 3) == 6 + 3 + 3 + 1 * 7
+    assert M.pass_cost(M.Arm("b", "sgmd", 1, 1e-3, 1e-3), 3) == 6 + 1 + 3 + 1 * 7  # teacher forward only
+    assert M.pass_cost(M.Arm("c", "sid-form", 1, 1e-3, 1e-3), 3) == 6 + 3 + 3 + 1 * 7
 
 
 def test_distill_runs_and_counts_passes():
     teacher = S.TrajectoryTeacher()
     net, hist = M.prefit_fake(teacher, steps=30, batch=32, lr=2e-3, hidden=16, seed=0)
     assert len(hist) == 30 and all(np.isfinite(hist))
-    arms = [M.Arm("s", "sgmd", 1, 1e-3, 1e-3), M.Arm("d", "dmd2", 1, 1e-3, 1e-3)]
+    arms = [M.Arm("s", "sgmd", 1, 1e-3, 1e-3), M.Arm("d", "dmd2", 1, 1e-3, 1e-3), M.Arm("i", "sid-form", 1, 1e-3, 1e-3)]
     ref = teacher.sample(100, 1)
     res = M.distill(teacher, net, arms, steps=4, batch=16, eval_every=2, evaluate=lambda x: M.sliced_w2(x, ref),
                     n_eval=50, seed=0)
-    assert res.steps == [0, 2, 4] and res.final.shape == (2, 50, S.DIM)
-    assert res.passes[-1][0] > res.passes[-1][1] > 0  # SGMD pays a backward through the fake
+    assert res.steps == [0, 2, 4] and res.final.shape == (3, 50, S.DIM)
+    assert res.passes[-1][2] > res.passes[-1][0] > res.passes[-1][1] > 0  # backward through the fake (and teacher)
     # both arms start from the same generator and evaluation noise
-    assert res.sw2[0][0] == pytest.approx(res.sw2[0][1])
+    assert res.sw2[0][0] == pytest.approx(res.sw2[0][1]) == pytest.approx(res.sw2[0][2])
 
 
 def test_sliced_w2_known_answers():
@@ -188,6 +274,20 @@ def test_loss_rejects_bad_input(bad, exc):
     args = {"x0": torch.zeros(1, 2, 3), "d_fake": torch.zeros(1, 2, 3), "d_teacher": torch.zeros(1, 2, 3)}
     args.update(bad)
     with pytest.raises(exc, match=next(iter(bad))):
+        M.sid_form_generator_loss(**args)
+    with pytest.raises(exc, match=next(iter(bad))):
+        M.sgmd_generator_loss(**args, t=torch.full((1, 2), 0.5))
+
+
+@pytest.mark.parametrize("bad, match", [({"t": torch.full((1, 2), 1.0)}, "t must lie"),
+                                        ({"t": torch.full((1, 2), 0.0)}, "t must lie"),
+                                        ({"t": torch.full((1, 3), 0.5)}, "t must have shape"),
+                                        ({"lam": -0.1}, "lam")])
+def test_sgmd_loss_rejects_bad_time_and_lambda(bad, match):
+    args = {"x0": torch.zeros(1, 2, 3), "d_fake": torch.zeros(1, 2, 3), "d_teacher": torch.zeros(1, 2, 3),
+            "t": torch.full((1, 2), 0.5), "lam": 0.1}
+    args.update(bad)
+    with pytest.raises(ValueError, match=match):
         M.sgmd_generator_loss(**args)
 
 
@@ -196,6 +296,8 @@ def test_arm_and_teacher_validate():
         M.Arm("x", "gan", 1, 1e-3, 1e-3)
     with pytest.raises(ValueError, match="lr_gen"):
         M.Arm("x", "sgmd", 1, -1.0, 1e-3)
+    with pytest.raises(ValueError, match="lam"):
+        M.Arm("x", "sgmd", 1, 1e-3, 1e-3, lam=0.0)
     with pytest.raises(ValueError, match="t must lie"):
         S.TrajectoryTeacher().score(torch.zeros(2, S.DIM), torch.tensor([0.5, 1.0]))
     with pytest.raises(ValueError, match="x must have"):
@@ -208,7 +310,7 @@ def _speed_rows(ratios, premise, drop=10.0):
     for r, p in zip(ratios, premise):
         m = {"speed/ratio_vs_best_dmd2": r, "timing/cpu_ratio_vs_best_dmd2": r, "speed/best_dmd2": "dmd1",
              "prefit/excess_drop": drop, "premise/dmd1_minus_dmd5_end_sw2": p}
-        for f, passes in (("sgmd", 100.0), ("dmd5", 100.0 * r), ("dmd1", 100.0 * r)):
+        for f, passes in (("sgmd", 100.0), ("sidform", 100.0), ("dmd5", 100.0 * r), ("dmd1", 100.0 * r)):
             m[f"{f}/passes_to_thr"], m[f"{f}/reached"] = passes, 1.0
         rows.append(m)
     return rows

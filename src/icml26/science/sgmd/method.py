@@ -1,45 +1,41 @@
-"""SGMD (arXiv:2605.30116) as we reconstruct it, beside the DMD2 baseline it is measured against.
+"""SGMD (arXiv:2605.30116), beside the DMD2 baseline and the earlier SiD-form reconstruction.
 
-Notation (rectified flow): ``x_t = (1 - t) x_g + t eps`` with ``x_g = G_theta(.)`` the
-generator's sample; ``D_T(x_t, t)`` the frozen teacher denoiser, ``D_psi(x_t, t)`` the fake
-denoiser fitted to the generator's own samples (the "fake score": ``s = ((1-t) D - x_t) / t^2``),
-and ``r = D_psi - D_T`` the tracking residual. Every network here is a *batched ensemble*:
-``K`` independent MLPs evaluated with one ``bmm`` per layer, so that several configurations
-(methods x learning rates) of one seed train in lock-step.
+Notation (rectified flow): ``x_t = alpha_t x_g + sigma_t eps`` with ``alpha_t = 1 - t``,
+``sigma_t = t``; ``x_g = G_theta(.)`` the generator's sample; ``D_T(x_t, t)`` the frozen
+teacher denoiser, ``D_psi(x_t, t)`` the fake denoiser fitted to the generator's own samples
+(the "fake score": ``s = (alpha_t D - x_t) / sigma_t^2``). Every network here is a *batched
+ensemble*: ``K`` independent MLPs evaluated with one ``bmm`` per layer, so that several
+configurations (methods x learning rates) of one seed train in lock-step.
 
 DMD2 (Yin et al. 2024), faithful: the generator moves along the reverse-KL gradient
-``w r`` (``w`` = 1 / mean |x_g - D_T|, per sample), implemented as
+``w (D_psi - D_T)`` (``w`` = 1 / mean |x_g - D_T|, per sample), implemented as
 ``0.5 |x_g - sg(x_g - w r)|^2``; the fake denoiser is refitted by denoising score matching
 on fresh stop-gradient generator samples, ``n_fake`` updates per generator update (5 in
 DMD2's two-time-scale rule).
 
-SGMD, reconstructed from the abstract (the method section was not available to us): the
-matching objective is the teacher-stop-gradient Fisher divergence
-``F(theta) = E_t E_{x_t ~ p_theta,t} |D_theta(x_t) - sg(D_T(x_t))|^2`` with the generator's own
-denoiser ``D_theta`` represented by the fake ``D_psi`` ("ideal tracking"). Its gradient has
-a sample-path part and a part through ``D_theta``'s dependence on theta; the second is
-turned into a sample-path gradient by the score identity ``E[u(x_t)^T D_theta(x_t)] =
-E[u(x_t)^T x_g]`` (Zhou et al. 2024, SiD). Together (see :func:`sgmd_generator_loss`)::
+SGMD (:func:`sgmd_generator_loss`, :func:`rc_fake_loss`), as given by the paper's eq. 21-22 in
+the form reported by third-party notes and a third-party implementation (the arXiv text
+reachable to us holds only the abstract and introduction)::
 
-    L_NR(theta) = w * ( |D_psi - sg(D_T)|^2 - 2 (D_psi - D_T)^T (D_psi(x_t) - x_g) ),
+    generator:  L_G = 1/2 c(t) |D_psi(x_t) - D_T(sg x_t)|^2 - (lambda/2) |sg(x_g) - D_psi(x_t)|^2,
+    fake (RC):  L_psi = (lambda/2) |sg(x_g) - D_psi(x_t)|^2,     c(t) = alpha_t^2 / sigma_t^4,
 
-with the fake's parameters frozen and gradients flowing through ``x_g`` and ``x_t`` (through
-both denoisers' inputs in the identity term, only the fake's in the first term). With the
-teacher differentiated in both terms this is exactly SiD's generator loss at alpha = 1/2
-(FGM's choice); the teacher stop-gradient drops its Jacobian from the path term only. We call
-it the negative-residual (NR) outer potential. A unit test checks that its gradient equals the
-exact gradient of ``E |D_theta - sg(D_T)|^2`` for Gaussian generators. The inner (residual-contraction, RC) step is DSM on fresh generator
-samples, once per generator update. The paper's exact NR/RC forms were not known to the builder;
-what this module tests is therefore the SiD-family Fisher gradient at a 1:1 update ratio.
+with lambda = 0.1. The first generator term is the teacher-stop-gradient Fisher divergence
+(``|s_psi - s_T|^2 = c(t) |D_psi - D_T|^2``), the second the negative-residual (NR) potential,
+the exact negative of the fake's residual-contraction (RC) potential. In the generator step the
+fake's parameters are frozen and the gradient reaches ``x_g`` *only* through ``x_t`` and the fake's
+input Jacobian: there is no direct ``x_g`` path (``x_g`` is stop-gradient inside ``L_NR``), and the
+teacher is evaluated on ``sg(x_t)``, so it is never differentiated. One fake (RC) update per
+generator update. Our choices where the sources are silent: the RC step uses a fresh
+stop-gradient generator sample like DMD2's fake updates (so the arms differ only in their losses
+and update ratio), times ``t ~ U[0.02, 0.98]`` for every arm, Adam for every network.
 
-Review note (after the full run; code unchanged): the paper's forms are reachable through
-third-party paper notes and a third-party implementation citing its eq. 21-22. There the
-generator minimises ``1/2 c(t) |D_psi(x_t) - D_T(sg x_t)|^2 - (lambda/2) |sg(x_g) - D_psi(x_t)|^2``
-with ``c(t) = alpha_t^2 / sigma_t^4`` and ``lambda = 0.1``, the gradient reaching ``x_g`` only
-through ``x_t`` and the fake's input Jacobian (no direct ``x_g`` term, teacher never
-differentiated), and the fake minimises ``(lambda/2) |sg(x_g) - D_psi(x_t)|^2``. The loss
-below differs (direct ``x_g`` path, teacher Jacobian in the identity term, DMD-style batch
-weight) and is closer to the paper's "TSG-SIM" ablation; it is not the paper's SGMD.
+The earlier reconstruction (:func:`sid_form_generator_loss`, arm ``"sid-form"``), kept as an
+ablation: ``w (|D_psi - sg(D_T)|^2 - 2 (D_psi - D_T)^T (D_psi - x_g))`` with a direct ``x_g`` path
+and the teacher's Jacobian in the identity term; the exact gradient of the teacher-stop-gradient
+Fisher divergence under ideal tracking via the score identity (SiD's loss at alpha = 1/2 with the
+teacher's Jacobian dropped from the path term), with plain DSM at one fake update per step. It is
+close to the paper's "TSG-SIM" ablation.
 """
 
 from __future__ import annotations
@@ -161,11 +157,50 @@ def dmd2_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch
     return 0.5 * ((x0 - target) ** 2).sum(-1).mean(-1).sum()
 
 
-def sgmd_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch.Tensor) -> torch.Tensor:
-    """Our SGMD outer (NR) loss: the teacher-stop-gradient Fisher gradient under ideal tracking.
+def fisher_weight(t: torch.Tensor) -> torch.Tensor:
+    """``c(t) = alpha_t^2 / sigma_t^4 = (1 - t)^2 / t^4``: turns ``|D_psi - D_T|^2`` into ``|s_psi - s_T|^2``."""
+    return (1 - t) ** 2 / t ** 4
 
-    A reconstruction (SiD form at alpha = 1/2), not the paper's eq. 21 ``L_Fisher + lambda L_NR``
-    (see the module docstring's review note).
+
+def sgmd_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch.Tensor, t: torch.Tensor,
+                        lam: float = 0.1) -> torch.Tensor:
+    """SGMD's generator loss (eq. 21): ``1/2 c(t) |D_psi(x_t) - D_T|^2 - (lam/2) |sg(x_g) - D_psi(x_t)|^2``.
+
+    ``x0``: (K, n, d) generator samples; ``d_fake = D_psi(x_t)`` computed from ``x_t = (1-t) x0 + t eps``
+    with the fake's parameters frozen (its graph carries the generator's through the fake's input);
+    ``d_teacher``: the teacher's denoiser at ``sg(x_t)`` (detached here in any case); ``t``: (K, n) in
+    (0, 1); ``lam``: the NR weight (the paper's 0.1). Mean over samples, sum over members. The
+    gradient reaches the generator only through ``d_fake``: ``x0`` enters stop-gradient.
+    """
+    _check_triplet(x0, d_fake, d_teacher)
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"t must be a torch.Tensor, got {type(t).__name__}")
+    check_finite("t", t, nonempty=True)
+    if t.shape != x0.shape[:2]:
+        raise ValueError(f"t must have shape (K, n) = {tuple(x0.shape[:2])}, got {tuple(t.shape)}")
+    if bool((t <= 0).any()) or bool((t >= 1).any()):
+        raise ValueError("t must lie in (0, 1)")
+    lam = check_positive("lam", lam, strict=False)
+    fisher = 0.5 * fisher_weight(t.detach()) * ((d_fake - d_teacher.detach()) ** 2).sum(-1)
+    nr = -0.5 * ((x0.detach() - d_fake) ** 2).sum(-1)
+    return (fisher + lam * nr).mean(-1).sum()
+
+
+def rc_fake_loss(fake: Ensemble, x0: torch.Tensor, t: torch.Tensor, eps: torch.Tensor,
+                 lam: float = 0.1) -> torch.Tensor:
+    """SGMD's fake update (eq. 22), the residual-contraction potential ``(lam/2) |sg(x_g) - D_psi(x_t)|^2``.
+
+    x0-space DSM scaled by ``lam / 2`` (summed over members, mean over samples); ``x0`` is detached.
+    """
+    lam = check_positive("lam", lam)
+    return 0.5 * lam * dsm_loss(fake, x0.detach(), t, eps)
+
+
+def sid_form_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch.Tensor) -> torch.Tensor:
+    """The SiD-form ablation ("TSG-SIM"-like): the teacher-stop-gradient Fisher gradient under ideal tracking.
+
+    The earlier reconstruction, kept as an ablation arm; not the paper's eq. 21 (that is
+    :func:`sgmd_generator_loss`).
 
     ``L = w (|D_psi - sg(D_T)|^2 - 2 (D_psi - D_T)^T (D_psi - x_g))`` at ``x_t``, with ``w`` one
     stop-gradient scalar per member (:func:`batch_weight`). The first (path) term follows the
@@ -239,20 +274,29 @@ def generate(gen: Ensemble, noise: Sequence[torch.Tensor], upto: int | None = No
 # ----------------------------------------------------------------------------- the trainer
 @dataclass
 class Arm:
-    """One configuration: ``method`` in {"sgmd", "dmd2"}, generator and fake learning rates, fake updates per step."""
+    """One configuration: ``method`` in :data:`METHODS`, learning rates, fake updates per step, SGMD's ``lam``.
+
+    ``"sgmd"``: the paper's eq. 21-22; ``"sid-form"``: the earlier SiD-form reconstruction (ablation);
+    ``"dmd2"``: DMD2. ``lam`` is used by ``"sgmd"`` only.
+    """
 
     name: str
     method: str
     n_fake: int
     lr_gen: float
     lr_fake: float
+    lam: float = 0.1
 
     def __post_init__(self) -> None:
-        if self.method not in ("sgmd", "dmd2"):
-            raise ValueError(f"method must be 'sgmd' or 'dmd2', got {self.method!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         check_int("n_fake", self.n_fake, minimum=1)
         check_positive("lr_gen", self.lr_gen)
         check_positive("lr_fake", self.lr_fake)
+        check_positive("lam", self.lam)
+
+
+METHODS = ("sgmd", "sid-form", "dmd2")
 
 
 def pass_cost(arm: Arm, k: int) -> float:
@@ -260,12 +304,13 @@ def pass_cost(arm: Arm, k: int) -> float:
 
     Counting unit: one forward of a student-sized network on the batch = 1, its backward = 2;
     the teacher counts like a student-sized network. Generator: k no-grad unroll forwards + 1
-    graded forward + backward (2); teacher and fake: forward 1 each for DMD2 (constants), forward
-    + backward to the input 3 each for SGMD. Each fake update:
-    a fresh sample (k + 1 forwards, no grad) + fake forward and backward (3).
+    graded forward + backward (2); teacher and fake in the generator step: forward 1 each for DMD2
+    (constants); SGMD: teacher forward 1 (never differentiated) + fake forward and backward to its
+    input 3; SiD form: forward + backward to the input 3 for each. Each fake update: a fresh sample
+    (k + 1 forwards, no grad) + fake forward and backward (3).
     """
     gen = k + 1 + 2
-    nets_in_gen = 6 if arm.method == "sgmd" else 2
+    nets_in_gen = {"sgmd": 4, "sid-form": 6, "dmd2": 2}[arm.method]
     return float(gen + nets_in_gen + arm.n_fake * (k + 1 + 3))
 
 
@@ -287,8 +332,8 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
     ``fake_init``: a 1-member ensemble pre-fitted to the teacher; every arm's fake *and* generator
     start from it (DMD2 initialises both from the teacher). ``evaluate(samples (n, d)) -> SW2``.
     Each generator step draws one graded step index ``k`` (shared by the arms), then:
-    generator update (DMD2 or SGMD loss), then ``n_fake`` fake DSM updates on fresh samples
-    (arms with fewer updates are masked for the surplus rounds).
+    generator update (SGMD, SiD-form or DMD2 loss), then ``n_fake`` fake updates on fresh samples
+    (DSM; for SGMD the RC potential, (lam/2) DSM; arms with fewer updates are masked for the surplus rounds).
     """
     arms = list(arms)
     if not arms:
@@ -308,6 +353,10 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
     opt_g = BatchedAdam(list(gen.parameters()), [a.lr_gen for a in arms])
     opt_f = BatchedAdam(list(fake.parameters()), [a.lr_fake for a in arms])
     is_sgmd = torch.tensor([a.method == "sgmd" for a in arms])
+    is_sid = torch.tensor([a.method == "sid-form" for a in arms])
+    is_dmd = torch.tensor([a.method == "dmd2" for a in arms])
+    lam = torch.tensor([a.lam for a in arms])
+    fake_scale = torch.where(is_sgmd, 0.5 * lam, torch.ones(kk))  # RC potential (lam/2) DSM for SGMD
     n_fake = torch.tensor([a.n_fake for a in arms])
     max_fake = int(n_fake.max())
     eval_noise = [torch.randn(kk, n_eval, d, generator=torch.Generator().manual_seed(int(seed) + 7919 + i))
@@ -336,13 +385,17 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
         t = T_MIN + (T_MAX - T_MIN) * torch.rand(kk, batch, generator=g)
         eps = torch.randn(kk, batch, d, generator=g)
         xt = (1 - t[..., None]) * x0 + t[..., None] * eps
+        # only the SiD form differentiates the teacher (SGMD evaluates it at sg(x_t), DMD2 uses a constant)
         d_teacher = teacher.denoise(xt.reshape(-1, d), t.reshape(-1),
-                                    differentiable=bool(is_sgmd.any())).reshape(kk, batch, d)
-        # SGMD differentiates through the fake's input; DMD2 treats its output as a constant
+                                    differentiable=bool(is_sid.any())).reshape(kk, batch, d)
+        # SGMD and the SiD form differentiate through the fake's input; DMD2 treats its output as a constant
         d_fake = fake(xt, t)
-        loss_s = _masked(x0, d_fake, d_teacher, is_sgmd, sgmd_generator_loss)
-        loss_d = _masked(x0, d_fake.detach(), d_teacher, ~is_sgmd, dmd2_generator_loss)
-        (loss_s + loss_d).backward()
+        loss = _masked(is_sgmd, lambda i: sum(sgmd_generator_loss(x0[j:j + 1], d_fake[j:j + 1],
+                                                                  d_teacher[j:j + 1].detach(), t[j:j + 1],
+                                                                  lam=arms[j].lam) for j in i.tolist()))
+        loss = loss + _masked(is_sid, lambda i: sid_form_generator_loss(x0[i], d_fake[i], d_teacher[i]))
+        loss = loss + _masked(is_dmd, lambda i: dmd2_generator_loss(x0[i], d_fake[i].detach(), d_teacher[i].detach()))
+        loss.backward()
         opt_g.step()
         for p in fake.parameters():
             p.requires_grad_(True)
@@ -352,7 +405,9 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
                 xs = generate(gen, noises(batch), upto=k)
             t = T_MIN + (T_MAX - T_MIN) * torch.rand(kk, batch, generator=g)
             eps = torch.randn(kk, batch, d, generator=g)
-            dsm_loss(fake, xs, t, eps).backward()
+            xts = (1 - t[..., None]) * xs + t[..., None] * eps
+            per = ((fake(xts, t) - xs) ** 2).sum(-1).mean(-1)  # DSM per member
+            (fake_scale * per).sum().backward()
             opt_f.step(mask=(n_fake > j).float())
         passes += np.array([pass_cost(a, k) for a in arms])
         if step % eval_every == 0 or step == steps:
@@ -362,12 +417,11 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
     return res
 
 
-def _masked(x0, d_fake, d_teacher, mask: torch.Tensor, fn) -> torch.Tensor:
-    """``fn`` summed over the members selected by ``mask`` only (members are independent)."""
+def _masked(mask: torch.Tensor, fn) -> torch.Tensor:
+    """``fn(idx)`` for the members selected by ``mask`` (members are independent); 0 if none."""
     if not bool(mask.any()):
-        return x0.sum() * 0.0
-    idx = mask.nonzero().flatten()
-    return fn(x0[idx], d_fake[idx], d_teacher[idx])
+        return torch.zeros(())
+    return fn(mask.nonzero().flatten())
 
 
 def prefit_fake(teacher, *, steps: int, batch: int, lr: float, hidden: int, seed: int) -> tuple[Ensemble, list[float]]:

@@ -178,7 +178,19 @@ def check_shapes(x, t) -> None:
 
 # -- motion statistics (raw plane units) ------------------------------------------------------
 def speeds(traj) -> np.ndarray:
-    """Mean per-frame displacement of each trajectory: (n,) from (n, 8, 2)."""
+    """Speed of each trajectory as endpoint displacement per frame, ``|x_last - x_0| / (frames - 1)``: (n,) from (n, f, 2).
+
+    Robust to per-frame jitter (it enters only through the two endpoints); the mean of per-frame
+    step lengths (:func:`step_lengths`) is dominated by jitter when motion is slow.
+    """
+    traj = np.asarray(as_array("traj", traj, ndim=3))
+    if traj.shape[1] < 2:
+        raise ValueError(f"traj must hold at least 2 frames, got shape {tuple(traj.shape)}")
+    return np.linalg.norm(traj[:, -1] - traj[:, 0], axis=-1) / (traj.shape[1] - 1)
+
+
+def step_lengths(traj) -> np.ndarray:
+    """Mean per-frame displacement ``mean_f |x_{f+1} - x_f|`` of each trajectory (the jitter-sensitive speed)."""
     traj = as_array("traj", traj, ndim=3)
     return np.linalg.norm(np.diff(np.asarray(traj), axis=1), axis=-1).mean(axis=1)
 
