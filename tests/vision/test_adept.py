@@ -195,3 +195,49 @@ def test_grpo_training_raises_reward_on_an_easy_task():
     agent = M.AdeptAgent(hidden=16)
     hist = M.train_adept(agent, sup, y, minor, M.GRPOSettings(steps=60, batch=16, group=4, lr=1e-2), seed=0)
     assert np.mean(hist[-10:]) > np.mean(hist[:10]) + 0.3
+
+
+# ----------------------------------------------------------------------------- checks (added by review)
+def test_non_inferior_check_known_verdicts_contradiction_and_control():
+    from icml26.vision.adept._checks import non_inferior
+
+    chk = non_inferior("a", "b", tol=0.01, partly_tol=0.03)
+    ms = lambda d: [{"a": 0.5 + x, "b": 0.5} for x in d]  # noqa: E731
+    assert chk(ms([0.0, -0.01, 0.01])).status == "reproduced"
+    assert chk(ms([-0.02, -0.02, -0.02])).status == "partly"
+    assert chk(ms([-0.05, -0.04, -0.06])).status == "not-reproduced"
+    good = ms([0.1, 0.1, 0.1])
+    assert chk(chk.contradict(good)).status == "not-reproduced"
+    assert chk(chk.on_control(good)).status == "reproduced"  # equal to the control is non-inferior by definition
+    with pytest.raises(ValueError):
+        non_inferior("a", "b", tol=0.05, partly_tol=0.01)
+
+
+def test_minor_emotions_rule_is_pass_fail_on_both_controls():
+    """A 0/5 loss to one pre-registered control is not a partial reproduction of 'exceeds both'."""
+    from icml26.vision.adept import PAPER
+
+    claim = next(c for c in PAPER.claims if c.id == "minor-emotions")
+    base = {"grpo/adept/rise": 0.3, "grpo/adept/reward_minus_random": 0.1, "encoder/loss_drop": 3.0}
+    win = [dict(base, **{"test/adept/minor_f1": 0.4, "test/nominority/minor_f1": 0.3,
+                         "test/encoder_soft/minor_f1": 0.3}) for _ in range(5)]
+    assert PAPER.verdict(claim, win).status == "reproduced"
+    lose_one = [dict(m, **{"test/encoder_soft/minor_f1": 0.45}) for m in win]
+    assert PAPER.verdict(claim, lose_one).status == "not-reproduced"
+
+
+def test_breath_cue_is_read_by_egemaps():
+    """The 5-7.5 kHz breath band was meant to be untooled; it moves eGeMAPS MFCC1 (the docstring says so)."""
+    import opensmile
+
+    names = list(opensmile.Smile(feature_set=opensmile.FeatureSet.eGeMAPSv02,
+                                 feature_level=opensmile.FeatureLevel.Functionals).feature_names)
+    j = names.index("mfcc1V_sma3nz_amean")
+    spk = dict(f0=150.0, formant=1.0, level=0.0, rate=1.0, snr=30.0)
+    d = []
+    for i in range(4):
+        p = S.prosody(np.array([1.0, 0, 0, 0]), spk, np.random.default_rng(i))
+        feats = [M.egemaps_tool(S.synthesize(dict(p, breath=b), np.random.default_rng(100 + i)), 16000)[j]
+                 for b in (0.0, 1.0)]
+        d.append(feats[1] - feats[0])
+    assert np.all(np.abs(d) > 3.0)

@@ -37,7 +37,9 @@ PAPER = Paper(
         "Gate, a text-only and an opaque audio-encoder baseline, and a zero-shot shifted-speaker test. "
         "Replaces: MSP-Podcast and IEMOCAP (licensed) by synthesised 0.5 s clips at 16 kHz (source-filter model; "
         "four emotions blended with 0-2 minor emotions, overlapping speaker-dependent prosody, a 5-7.5 kHz breath cue "
-        "that no tool reads, transcripts that on ~30% of items carry an emotion absent from the voice) voted on by "
+        "that no tool targets (it is not untooled: a review measured that it moves eGeMAPS MFCC1-4, HNR and loudness "
+        "and Praat jitter, so the always-called eGeMAPS tool reads it), transcripts that on ~30% of items carry an "
+        "emotion absent from the voice) voted on by "
         "seven simulated annotators who weigh words as well as voice; the shifted set has higher-pitched, "
         "shorter-tract, faster and noisier speakers. The speech LLM by a small torch policy (adjudicator MLP over the "
         "collected evidence + controller MLP over the candidate distribution, called tools and turn), warm-started "
@@ -54,7 +56,13 @@ PAPER = Paper(
         "is more accurate than any GRPO agent (0.710 vs ADEPT 0.667; conflict items 0.519 vs 0.353); the gated agent "
         "always calls the lexicon and eGeMAPS and rarely anything else, so on conflict items it leans on the words "
         "(under our reading the agreement term rewards self-consistent evidence); the no-minority agent's best "
-        "consensus threshold sat at the grid floor (0.001) in 3/5 seeds."),
+        "consensus threshold sat at the grid floor (0.001) in 3/5 seeds. "
+        "Review (a one-off scratch run of the same pipeline on the 5 full-profile seeds; not stored rows, not a "
+        "verdict): GRPO with no tool term at all (no gate, no bonus) reaches accuracy 0.700 and conflict accuracy "
+        "0.485 (ADEPT 0.667 / 0.353), so the gate lowers both; the constant rule 'every emotion except the warm "
+        "start's primary is minor' has minor macro-F1 0.360 and the warm start thresholded on consensus 0.31-0.39, "
+        "both above ADEPT (0.298) in every seed; the warm start's shifted-set drop is 0.035 (ADEPT 0.032, encoder "
+        "0.142)."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "n_train": 40, "n_test": 24, "n_shift": 24, "dur": 0.5, "conflict_rate": 0.3, "encoder_steps": 100,
@@ -69,21 +77,32 @@ PAPER = Paper(
         Claim(
             id="primary-accuracy",
             statement=("ADEPT's primary-emotion accuracy is at least the opaque encoder's minus one point, and on "
-                       "conflict items (words contradict voice) it beats the text-only classifier by >= 20 points."),
+                       "conflict items (words contradict voice) it beats the text-only classifier by >= 20 points. "
+                       "Rule revised after the full run by review: also compared with the supervised warm start "
+                       "with every tool (the same pipeline without GRPO, the inquiry or the gate); a loss there "
+                       "caps the verdict at partly, so partly says only that the tool pipeline beats the audio-only "
+                       "encoder, not that GRPO or the gate helps."),
             paper_value="qualitative: 'improves in most cases the primary emotion accuracy' over SLLM and SSL baselines",
             kind="headline",
-            control="log-mel MLP on consensus labels (SSL-encoder analogue) and a text-only classifier (SLLM text bias)",
+            control=("log-mel MLP on consensus labels (SSL-encoder analogue), a text-only classifier (SLLM text "
+                     "bias), and the supervised warm start with every tool (added by review)"),
             check=C.all_of(
                 non_inferior("test/adept/acc", "test/encoder/acc", tol=0.01, partly_tol=0.03, label="ADEPT accuracy",
                              control_label="log-mel encoder accuracy"),
                 C.beats_in_seeds("test/adept/conflict_acc", "test/text/conflict_acc", margin=0.20, frac=0.8,
                                  label="ADEPT on conflict items", control_label="text-only on conflict items"),
+                non_inferior("test/adept/acc", "test/sft/acc", tol=0.01, partly_tol=0.03, label="ADEPT accuracy",
+                             control_label="warm-start (all tools, no GRPO) accuracy"),
             ).gated(*_GRPO_GATES, _ENCODER_GATE)),
         Claim(
             id="minor-emotions",
             statement=("With minority votes as reward, ADEPT's minor-emotion macro-F1 exceeds both ADEPT trained without "
                        "the minority reward and the encoder trained on full vote distributions with a tuned "
-                       "threshold, by >= 0.05 in >= 4/5 seeds."),
+                       "threshold, by >= 0.05 in >= 4/5 seeds. Rule revised after the full run by review: "
+                       "'exceeds both' is pass/fail (all_of with partly='none'); the builder's all_of(partly='any') "
+                       "called a 0/5 loss to the vote-distribution encoder 'partly'. The no-minority agent is a weak "
+                       "control: GRPO without the minor term collapses its primary distribution, so its best "
+                       "consensus threshold sits at the grid floor."),
             paper_value="qualitative: 'substantially improving minor emotion characterization' on MSP-Podcast",
             kind="headline",
             control="ADEPT without the minority reward; log-mel MLP on vote distributions, thresholded",
@@ -92,12 +111,17 @@ PAPER = Paper(
                                  label="ADEPT minor F1", control_label="no-minority-reward minor F1"),
                 C.beats_in_seeds("test/adept/minor_f1", "test/encoder_soft/minor_f1", margin=0.05, frac=0.8,
                                  label="ADEPT minor F1", control_label="vote-distribution encoder minor F1"),
+                partly="none",
             ).gated(*_GRPO_GATES, _ENCODER_GATE)),
         Claim(
             id="gate-curbs-hacking",
             statement=("The Evidence Trust Gate curbs reward hacking: against an ungated per-call tool bonus, ADEPT "
                        "calls fewer tools (by >= 0.5 per utterance), its called tools agree more often with its "
-                       "prediction (by >= 0.05), and its accuracy is not lower (seed mean within one point)."),
+                       "prediction (by >= 0.05), and its accuracy is not lower (seed mean within one point). "
+                       "Review note: the first two parts are favoured by construction (the control is paid 0.1 per "
+                       "call for free, informative tools, so it calls all six; agreement is the gate's own reward "
+                       "term, and dropping dissenting tools raises it); only the accuracy part is informative. The "
+                       "naive control a reviewer asks for, GRPO with no tool term, was not run in the stored rows."),
             paper_value="qualitative: the gate 'couples tool-usage behaviors with prediction quality' and mitigates "
                         "reward hacking",
             kind="headline",
@@ -113,7 +137,13 @@ PAPER = Paper(
         Claim(
             id="zero-shot-transfer",
             statement=("On a shifted-speaker set never trained on, ADEPT's accuracy drop is smaller than the log-mel "
-                       "encoder's (by >= 1 point, in >= 4/5 seeds)."),
+                       "encoder's (by >= 1 point, in >= 4/5 seeds). "
+                       "Review note: the tools are not normalised per speaker, but the synthesiser shifts only F0 "
+                       "level, formants, loudness, rate and SNR, which the log-mel encoder sees and jitter/shimmer "
+                       "(apart from the added noise) and the transcript (identically distributed in both sets) do "
+                       "not; the no-gate and "
+                       "no-minority agents drop less than ADEPT (0.010, 0.018), so the robustness is the tool "
+                       "pipeline's, not GRPO's or the gate's."),
             paper_value="qualitative: robust zero-shot generalisation from MSP-Podcast to IEMOCAP",
             kind="headline", control="log-mel MLP on consensus labels",
             check=C.beats_in_seeds("shift/adept/drop", "shift/encoder/drop", better="lower", margin=0.01, frac=0.8,

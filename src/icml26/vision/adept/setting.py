@@ -13,9 +13,11 @@ paper's claims are about:
   speaking-rate baseline, noise level); the shifted set (``shifted=True``, the "IEMOCAP-like"
   zero-shot set) draws speakers from other ranges (higher F0, shorter vocal tract, faster speech,
   more noise).
-* **A cue no tool reads.** A breathy noise band at 5 - 7.5 kHz whose level depends on the
-  emotion (strong in sad, absent in angry speech). Of our tools, none measures energy above
-  5 kHz; a log-mel encoder sees it. This is where the opaque encoder can win.
+* **A cue no tool targets.** A breathy noise band at 5 - 7.5 kHz whose level depends on the
+  emotion (strong in sad, absent in angry speech). No tool was built to measure it, but it is not
+  invisible to them: raising the breath level moves eGeMAPS MFCC1-4, HNR and loudness, librosa RMS
+  (about 0.5 dB) and Praat jitter (a review's measurement), so the eGeMAPS tool reads it. A log-mel
+  encoder sees it directly. This is where the opaque encoder was meant to win.
 * **Text.** A short transcript from emotion lexicons (``LEXICON``) and filler words. The words
   usually carry the primary emotion, sometimes a minor one, and on *conflict* items an emotion
   absent from the voice (the text-bias trap for a speech LLM).
@@ -49,7 +51,7 @@ C = len(EMOTIONS)
 
 #: per-emotion prosody relative to the speaker: F0 ratio, F0 range (semitones), level (dB),
 #: syllable rate (per s, multiplied by the speaker's rate), jitter (fraction), shimmer (fraction),
-#: tilt (one-pole coefficient: higher is darker), formant scale, breath level (the untooled cue)
+#: tilt (one-pole coefficient: higher is darker), formant scale, breath level (no tool targets it; eGeMAPS reads it)
 PROFILES: dict[str, dict[str, float]] = {
     "neutral": dict(f0=1.00, f0_range=1.2, level=0.0, rate=4.0, jitter=0.006, shimmer=0.04, tilt=0.90,
                     formant=1.00, breath=0.25),
