@@ -47,6 +47,8 @@ import torch
 from icml26.core.validate import as_array, check_int, check_positive
 
 ARMS = ("mpf", "sdf", "udf")
+#: extraction rules: the trained arms plus the SDF trimmed to the input points' neighbourhood
+EXTRACT_ARMS = (*ARMS, "sdf_trim")
 #: sharpness of the metric head's softplus (r = softplus(k z) / k)
 K_SOFTPLUS = 10.0
 
@@ -192,19 +194,25 @@ class LossWeights:
     tau: float = 0.05
 
 
-def _metric_terms(v_s, v_q, d_q, w: LossWeights) -> torch.Tensor:
-    return w.r_surface * v_s[..., 0].abs().mean(-1) + w.metric * (v_q[..., 0] - d_q).abs().mean(-1)
+def _metric_terms(v_s, v_q, d_q, w: LossWeights, extra=None) -> torch.Tensor:
+    """``|r|`` on the data plus the metric pull ``|r(q) - d_X(q)|``; ``extra = (r_e (M, Ne), d_e (M, Ne))``
+    adds more pull samples (evaluated without spatial gradients, so they are cheap)."""
+    r_q = v_q[..., 0]
+    if extra is not None:
+        r_q, d_q = torch.cat([r_q, extra[0]], dim=-1), torch.cat([d_q, extra[1]], dim=-1)
+    return w.r_surface * v_s[..., 0].abs().mean(-1) + w.metric * (r_q - d_q).abs().mean(-1)
 
 
-def mpf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights()) -> torch.Tensor:
+def mpf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights(), extra=None) -> torch.Tensor:
     """(R) MPF loss per network: ``(M,)`` from surface values/grads ``v_s (M,Ns,2), g_s (M,Ns,2,d)``,
-    off-surface ``v_q, g_q`` and the distances ``d_q (M,Nq)`` of the off-surface samples to the cloud."""
+    off-surface ``v_q, g_q`` and the distances ``d_q (M,Nq)`` of the off-surface samples to the cloud;
+    ``extra``: more metric-pull samples (see :func:`_metric_terms`)."""
     r_q, th_q = v_q[..., 0], v_q[..., 1]
     b = beta.view(-1, 1)
     p_q = torch.tanh(b * th_q)
     f_q = p_q * r_q + w.gamma * th_q * torch.exp(-r_q / w.tau)
     away = (d_q / 0.1).clamp(max=1.0)
-    return (_metric_terms(v_s, v_q, d_q, w)
+    return (_metric_terms(v_s, v_q, d_q, w, extra)
             + w.surface * v_s[..., 1].abs().mean(-1)
             + w.phase_grad * ((g_s[..., 1, :].norm(dim=-1) - 1) ** 2).mean(-1)
             + w.dirichlet * (g_q[..., 1, :] ** 2).sum(-1).mean(-1)
@@ -212,14 +220,14 @@ def mpf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights()) ->
             + w.consistency * ((f_q.abs() - r_q) ** 2).mean(-1))
 
 
-def sdf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights()) -> torch.Tensor:
+def sdf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights(), extra=None) -> torch.Tensor:
     """IGR without normals: ``surface * mean |s(p)| + eikonal * mean (|grad s(q)| - 1)^2`` on head 1."""
     return w.surface * v_s[..., 1].abs().mean(-1) + w.eikonal * ((g_q[..., 1, :].norm(dim=-1) - 1) ** 2).mean(-1)
 
 
-def udf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights()) -> torch.Tensor:
-    """The ``r`` head alone with MPF's metric terms (surface + metric pull)."""
-    return _metric_terms(v_s, v_q, d_q, w)
+def udf_losses(v_s, g_s, v_q, g_q, d_q, beta, w: LossWeights = LossWeights(), extra=None) -> torch.Tensor:
+    """The ``r`` head alone with MPF's metric terms (surface + metric pull, the same extra samples)."""
+    return _metric_terms(v_s, v_q, d_q, w, extra)
 
 
 LOSSES = {"mpf": mpf_losses, "sdf": sdf_losses, "udf": udf_losses}
@@ -277,15 +285,23 @@ class TrainResult:
 
 def train_stack(pools: Sequence[Pool], specs: Sequence[Spec], *, steps: int, batch: int = 128,
                 width: int = 32, depth: int = 2, n_freq: int = 16, freq_scale: float = 3.0, beta0: float = 10.0,
-                weights: LossWeights = LossWeights(), seed: int = 0) -> TrainResult:
+                weights: LossWeights = LossWeights(), seed: int = 0, rho: float = 0.5,
+                batch_r: int = 0, lr_final: float = 1.0) -> TrainResult:
     """Train one network per ``Spec`` (all at once) with Adam, one learning rate per network.
 
-    Each step draws ``batch`` scan points and ``batch`` off-surface samples of each network's pool.
+    Each step draws ``batch`` scan points and ``batch`` off-surface samples of each network's pool,
+    plus ``batch_r`` more off-surface samples used only by the metric pull of the arms with an ``r``
+    head (MPF, UDF), evaluated without spatial gradients. ``rho``: radius of the phase/signed head's
+    starting sphere (the same for every network). ``lr_final``: every network's learning rate follows a
+    cosine from its ``lr`` down to ``lr_final * lr`` at the last step (1: constant).
     """
     if not pools or not specs:
         raise ValueError("pools and specs must be non-empty")
     steps = check_int("steps", steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
+    batch_r = check_int("batch_r", batch_r, minimum=0)
+    rho = check_positive("rho", rho)
+    lr_final = check_positive("lr_final", lr_final)
     dim = pools[0].points.shape[1]
     if any(p.points.shape[1] != dim for p in pools):
         raise ValueError("all pools must have the same dimension")
@@ -297,7 +313,7 @@ def train_stack(pools: Sequence[Pool], specs: Sequence[Spec], *, steps: int, bat
     m = len(specs)
     torch.manual_seed(seed)
     model = StackedFields(m, dim, width=width, depth=depth, n_freq=n_freq, freq_scale=freq_scale, beta0=beta0,
-                          seed=seed)
+                          seed=seed, rho=rho)
     with torch.no_grad():
         for i, s in enumerate(specs):
             if s.beta is not None:
@@ -313,22 +329,28 @@ def train_stack(pools: Sequence[Pool], specs: Sequence[Spec], *, steps: int, bat
     hist = np.zeros((steps, m))
     for step in range(steps):
         # the same draw for every network of one pool
-        xs, xq, dq = [], [], []
+        xs, xq, dq, xr, dr = [], [], [], [], []
         draws = {}
         for k, p in enumerate(pools):
             i_s = torch.randint(0, len(p.points), (batch,), generator=g)
             i_q = torch.randint(0, len(p.q), (batch,), generator=g)
-            draws[k] = (p.points[i_s], p.q[i_q], p.d_q[i_q])
+            i_r = torch.randint(0, len(p.q), (batch_r,), generator=g)
+            draws[k] = (p.points[i_s], p.q[i_q], p.d_q[i_q], p.q[i_r], p.d_q[i_r])
         for k in pool_of:
             xs.append(draws[k][0]); xq.append(draws[k][1]); dq.append(draws[k][2])
+            xr.append(draws[k][3]); dr.append(draws[k][4])
         x_s, x_q, d_q = torch.stack(xs), torch.stack(xq), torch.stack(dq)
         v, gr = model(torch.cat([x_s, x_q], dim=1))
         v_s, v_q, g_s, g_q = v[:, :batch], v[:, batch:], gr[:, :batch], gr[:, batch:]
+        if batch_r:
+            v_r, _ = model(torch.stack(xr), grad=False)
+            r_r, d_r = v_r[..., 0], torch.stack(dr)
         beta = model.beta()
         loss = torch.zeros(m)
         for a, idx in arm_idx.items():
             if len(idx):
-                la = LOSSES[a](v_s[idx], g_s[idx], v_q[idx], g_q[idx], d_q[idx], beta[idx], weights)
+                extra = (r_r[idx], d_r[idx]) if (batch_r and a != "sdf") else None
+                la = LOSSES[a](v_s[idx], g_s[idx], v_q[idx], g_q[idx], d_q[idx], beta[idx], weights, extra)
                 loss = loss.index_put((idx,), la)
         hist[step] = loss.detach().numpy()
         for p in params:
@@ -337,12 +359,13 @@ def train_stack(pools: Sequence[Pool], specs: Sequence[Spec], *, steps: int, bat
         model.log_beta.grad = model.log_beta.grad * beta_mask
         with torch.no_grad():
             t = step + 1
+            sched = lr_final + (1 - lr_final) * 0.5 * (1 + math.cos(math.pi * step / max(1, steps - 1)))
             for p, (mo, ve) in zip(params, state):
                 gp = p.grad
                 mo.mul_(b1).add_(gp, alpha=1 - b1)
                 ve.mul_(b2).addcmul_(gp, gp, value=1 - b2)
                 upd = (mo / (1 - b1 ** t)) / ((ve / (1 - b2 ** t)).sqrt() + eps)
-                p.sub_(lrs.view(-1, *([1] * (p.dim() - 1))) * upd)
+                p.sub_(sched * lrs.view(-1, *([1] * (p.dim() - 1))) * upd)
     w = min(10, max(1, steps // 2))
     drop = hist[:w].mean(0) / np.maximum(hist[-w:].mean(0), 1e-12)
     return TrainResult(model, hist, model.beta().detach().numpy().copy(), drop)
@@ -387,12 +410,16 @@ class Extraction:
     h: float
 
 
-def extract(values: Any, arm: str, *, bound: float, level: float, n_samples: int = 20000, seed: int = 0) -> Extraction:
+def extract(values: Any, arm: str, *, bound: float, level: float, n_samples: int = 20000, seed: int = 0,
+            points: Any = None) -> Extraction:
     """Extract the reconstruction of one network from its grid values ``(res,)*dim + (2,)``.
 
     * ``mpf``: zero set of ``f`` (head 1 carries ``theta``; ``sign f = sign theta``, so it is
       the zero set of ``theta``), keeping the parts where ``r < level`` (the metric gate).
     * ``sdf``: zero set of head 1, nothing removed.
+    * ``sdf_trim``: zero set of head 1, keeping the parts within ``level`` of the input ``points``
+      (the usual post-process for SDFs of open shapes; the same distance as MPF's gate, measured
+      to the cloud itself rather than through a learned ``r``).
     * ``udf``: the ``level``-set of ``r``, each vertex moved by ``- r grad r / |grad r|^2`` (grid
       gradients, linearly interpolated) onto ``r = 0``.
 
@@ -401,8 +428,8 @@ def extract(values: Any, arm: str, *, bound: float, level: float, n_samples: int
     from skimage import measure
 
     v = as_array("values", values)
-    if arm not in ARMS:
-        raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
+    if arm not in EXTRACT_ARMS:
+        raise ValueError(f"arm must be one of {EXTRACT_ARMS}, got {arm!r}")
     dim = v.ndim - 1
     if dim not in (2, 3) or v.shape[-1] != 2 or len(set(v.shape[:-1])) != 1:
         raise ValueError(f"values must have shape (res,)*dim + (2,) with dim 2 or 3, got {v.shape}")
@@ -411,6 +438,16 @@ def extract(values: Any, arm: str, *, bound: float, level: float, n_samples: int
     res = v.shape[0]
     h = 2 * bound / (res - 1)
     r, ph = v[..., 0], v[..., 1]
+    if arm == "sdf_trim":
+        from scipy.spatial import cKDTree
+
+        if points is None:
+            raise ValueError("points must be given for arm 'sdf_trim'")
+        cloud = as_array("points", points, ndim=2)
+        if cloud.shape[1] != dim or len(cloud) == 0:
+            raise ValueError(f"points must be a non-empty (n, {dim}) array, got {cloud.shape}")
+        tree = cKDTree(cloud)
+        near = lambda idx: tree.query(-bound + h * idx)[0] < level  # noqa: E731
     target, lev = (r, level) if arm == "udf" else (ph, 0.0)
     if not (target.min() < lev < target.max()):
         return Extraction(np.zeros((0, dim)), h)
@@ -429,8 +466,8 @@ def extract(values: Any, arm: str, *, bound: float, level: float, n_samples: int
     if dim == 2:
         pieces = []
         for c in measure.find_contours(target, lev):
-            if arm == "mpf":  # split where the metric gate is closed
-                keep = _interp(r, c) < level
+            if arm in ("mpf", "sdf_trim"):  # split where the gate is closed
+                keep = _interp(r, c) < level if arm == "mpf" else near(c)
                 runs = np.split(np.arange(len(c)), np.where(np.diff(keep.astype(int)) != 0)[0] + 1)
                 pieces += [to_world(c[run]) for run in runs if keep[run[0]] and len(run) >= 2]
             elif arm == "udf":
@@ -445,8 +482,8 @@ def extract(values: Any, arm: str, *, bound: float, level: float, n_samples: int
     from icml26.science._geometry import sample_surface
 
     verts, faces, _, _ = measure.marching_cubes(target, lev)
-    if arm == "mpf":
-        ok = _interp(r, verts) < level
+    if arm in ("mpf", "sdf_trim"):
+        ok = _interp(r, verts) < level if arm == "mpf" else near(verts)
         faces = faces[ok[faces].all(1)]
         wv = to_world(verts)
     elif arm == "udf":
@@ -478,3 +515,26 @@ def count_components(points: Any, radius: float) -> int:
     n = len(p)
     adj = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
     return int(connected_components(adj, directed=False)[0])
+
+
+def metric_fit(r: Any, grid: Any, points: Any, band: float, h: float) -> float:
+    """How well the metric head learned a distance: mean ``|r - d_X|`` over the grid points within
+    ``band`` of the input ``points`` (``d_X``: distance to the cloud), in units of the cell ``h``.
+
+    ``r: (n,)`` values at ``grid: (n, d)``; ``nan`` if no grid point lies within ``band``."""
+    from scipy.spatial import cKDTree
+
+    r = as_array("r", r, ndim=1)
+    grid = as_array("grid", grid, ndim=2)
+    pts = as_array("points", points, ndim=2)
+    if len(r) != len(grid):
+        raise ValueError(f"r and grid must have the same length, got {len(r)} and {len(grid)}")
+    if pts.shape[1] != grid.shape[1] or len(pts) == 0:
+        raise ValueError(f"points must be a non-empty (n, {grid.shape[1]}) array, got {pts.shape}")
+    band = check_positive("band", band)
+    h = check_positive("h", h)
+    d = cKDTree(pts).query(grid, distance_upper_bound=band)[0]
+    near = d <= band
+    if not near.any():
+        return float("nan")
+    return float(np.abs(r[near] - d[near]).mean() / h)
