@@ -11,7 +11,7 @@ The package holds the pipeline (``method``), procedural CadQuery parts as target
 from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 
-_FAMILIES_FULL = ["plate_holes", "bracket", "turned_shaft", "pulley", "chamfered_block", "loft"]
+_FAMILIES_FULL = ["plate_holes", "turned_shaft", "pulley", "chamfered_block"]
 
 PAPER = Paper(
     slug="cadfit",
@@ -33,16 +33,19 @@ PAPER = Paper(
         "single candidate; edge refinement probing fillet/chamfer 0.02 on line/circle edges >= 0.05 between "
         "non-tangent faces (longest first), sweeping 0.16 -> 0.02 and batch-applying with roll-back; a "
         "CadQuery script as output. Replaces: the benchmarks (DeepCAD, Fusion 360, ...) by procedural "
-        "CadQuery parts with random sizes (full profile, per seed: a plate with holes, an L-bracket, a turned "
-        "shaft with a taper, a V-groove pulley, a chamfered block, an out-of-vocabulary loft, and a noisy copy of "
-        "a plate with holes with Gaussian vertex noise of std 0.003; quick: a plate and a chamfered block), so the ground-truth construction is known; the "
+        "CadQuery parts with random sizes (full profile, per seed: a plate with holes, a turned shaft with a "
+        "taper, a V-groove pulley, a chamfered block and a noisy copy of a plate (Gaussian vertex noise, std "
+        "0.003), 3 seeds, claims pooled over the 15 parts; quick: a plate and a chamfered block; the L-bracket, "
+        "boss plate, filleted block and the out-of-vocabulary loft and draft are implemented in setting.py but left out of the full run, which did not fit our CPU budget "
+        "with them: a first full run with 7 parts x 5 seeds was stopped after 11 minutes under load 12 without "
+        "finishing a seed), so the ground-truth construction is known; the "
         "learned peers (CAD-Recode, cadrille) and the image-to-CAD front end (Hunyuan3D) by nothing (their "
         "claims are not checkable), and the comparison by non-learned controls measured on the same "
         "candidates. Deviations (ours, for CPU time or because the code leaves them open): no residual "
         "refinement round and no alpha-wrap repair; 100k surface samples for the revolve check but 15k for the "
         "translation scans (8k for both in quick); "
         "rotation check every 10 degrees instead of 1; at most 120 loop points per translation scan; at most "
-        "8 (full) / 6 (quick) longest edges probed; loops are circles or line/arc paths (arcs where >= 3 "
+        "6 longest edges probed; loops are circles or line/arc paths (arcs where >= 3 "
         "short polygon edges lie on one circle); extrusion ends snapped to a detected planar face within 0.02; "
         "planar regions smaller than 0.03 in area or 0.15 in width are not sectioned; emitted scripts select "
         "edges by position (nearest edge centre) so they run standalone."
@@ -51,9 +54,9 @@ PAPER = Paper(
         "quick": Profile("quick", seeds=2, params={
             "families": ["plate_holes", "chamfered_block"], "noisy": [], "noise": 0.003,
             "n_surface": 8000, "max_edges": 6, "n_chamfer": 2000}, timeout_s=600),
-        "full": Profile("full", seeds=5, params={
+        "full": Profile("full", seeds=3, params={
             "families": _FAMILIES_FULL, "noisy": ["plate_holes"], "noise": 0.003,
-            "n_surface": 100000, "max_edges": 8, "n_chamfer": 4000}, timeout_s=1800),
+            "n_surface": 100000, "max_edges": 6, "n_chamfer": 4000}, timeout_s=1800),
     },
     claims=(
         Claim(
