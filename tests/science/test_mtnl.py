@@ -208,3 +208,20 @@ def test_bad_inputs_name_the_argument():
         S.load_image("lena", 16)
     with pytest.raises(ValueError, match="img"):
         S.tensorize(np.ones((6, 6, 3)), [2, 2])
+
+
+def test_tn_regression_recovers_a_planted_low_rank_weight():
+    rng = np.random.default_rng(0)
+    W = np.einsum("i,j,k->ijk", rng.normal(size=2), rng.normal(size=3), rng.normal(size=4))
+    X = rng.normal(size=(200, 2, 3, 4))
+    y = np.einsum("nijk,ijk->n", X, W) + 0.5
+    fit = M.fit_tn_regression(X[:150], y[:150], [("tr", 2)], steps=400, lr=0.05, tau=0.0, wd=0.0, p=0.0)
+    yh = M.predict_regression(fit, X[150:])
+    assert 1 - np.mean((yh - y[150:]) ** 2) / np.var(y[150:]) > 0.95
+    yt = M.tensorly_regression(X[:150], y[:150], X[150:], "cp", 1)
+    assert 1 - np.mean((yt - y[150:]) ** 2) / np.var(y[150:]) > 0.95
+
+
+def test_digits_pair_labels_and_shape():
+    X, y = S.digits_pair(3, 8)
+    assert X.shape[1:] == (2, 2, 4, 4) and set(np.unique(y)) == {-1.0, 1.0} and X.max() <= 1

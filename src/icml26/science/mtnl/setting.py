@@ -160,3 +160,19 @@ def planted_tensor_ring(dims: Sequence[int], ranks: Sequence[int], snr_db: float
     clean = clean / clean.std()
     noise = rng.standard_normal(clean.shape) * 10 ** (-snr_db / 20)
     return clean + noise, clean
+
+
+def digits_pair(a: int = 3, b: int = 8, factors: Sequence[int] = (2, 4)) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's 8x8 digits ``a`` (y = -1) and ``b`` (y = +1), pixels in [0, 1], tensorized to ``(f1, f1, f2, f2)``."""
+    from sklearn.datasets import load_digits
+
+    a = check_int("a", a, minimum=0, maximum=9)
+    b = check_int("b", b, minimum=0, maximum=9)
+    if a == b:
+        raise ValueError(f"b must differ from a, got {a} twice")
+    d = load_digits()
+    keep = (d.target == a) | (d.target == b)
+    imgs = d.images[keep] / 16.0
+    X = np.stack([tensorize(im[:, :, None], list(factors))[..., 0] for im in imgs])
+    y = np.where(d.target[keep] == b, 1.0, -1.0)
+    return X, y
