@@ -45,7 +45,13 @@ PAPER = Paper(
         "reaches y_hat and ranking by y_hat is exactly the beta2 = 0 control of the same run; alpha_u = "
         "softplus(a_u) initialised at 0.5 (the paper's 'alpha = 0.5'); BPR negatives drawn uniformly from all "
         "recipes; the GRAPE baseline is a green loss (BPR preferring the recipe with the lower uniform mean of "
-        "normalised indicators) added to the same model; the 'violation' metric is the fraction of recommended "
+        "normalised indicators) added to the same model, at weights 1, 3, 10, 30 (full; 3, 30 quick), trained "
+        "beside the main model from the same initialisation on the same batches (one vmapped loop); controls are "
+        "read at our NDCG along their Pareto front (NDCG vs violations); claim 3's level-matched controls reuse "
+        "the hinge form's learned alpha_u with lambda = the users' mean lambda_u, or the 80th percentile of the "
+        "user's history's s_hat shifted to that mean; the preference model trains 200 steps of batch 128 in full "
+        "(about 4.5 epochs; cut from 400 x 256 after review so that 5 seeds fit 3 minutes), so lambda_u, which "
+        "only drifts up, is read at that step budget; the 'violation' metric is the fraction of recommended "
         "(recipe, dimension) pairs above the hidden tau_u. As written, alpha_u^T lambda_u is constant per user, "
         "so lambda_u changes no ranking, and the penalty loss pushes lambda_u up without bound (held only by the "
         "l2 term); we run the written form and a hinge alpha_u^T max(0, s_r - lambda_u), each on s_hat_r (N = 4; "
@@ -56,67 +62,62 @@ PAPER = Paper(
         "quick": Profile("quick", seeds=2, params=_COMMON | {
             "n_ingredients": 40, "n_recipes": 250, "n_users": 150, "n_inter": 18, "hist_len": 10, "d": 24,
             "enc_steps": 250, "enc_batch": 64, "n_pool": 2000, "steps": 150, "batch": 128,
-            "grape_weights": [1.0], "oracle_users": 20, "peers": False}, timeout_s=120),
+            "grape_weights": [3.0, 30.0], "oracle_users": 20, "peers": False}, timeout_s=120),
         "full": Profile("full", seeds=5, params=_COMMON | {
             "n_ingredients": 80, "n_recipes": 500, "n_users": 300, "n_inter": 23, "hist_len": 20, "d": 32,
-            "enc_steps": 300, "enc_batch": 128, "n_pool": 3000, "steps": 400, "batch": 256,
-            "grape_weights": [1.0], "oracle_users": 60, "peers": True}, timeout_s=600),
+            "enc_steps": 300, "enc_batch": 128, "n_pool": 3000, "steps": 200, "batch": 128,
+            "grape_weights": [1.0, 3.0, 10.0, 30.0], "oracle_users": 60, "peers": True}, timeout_s=600),
     },
     claims=(
         Claim(
             id="more-sustainable",
             statement=("Ranking by the constraint-aware score makes the top-10 more sustainable without losing "
                        "preference accuracy: NDCG@10 at least 0.9x that of the same model ranked by preference "
-                       "alone, and the top-10 indicator means better on at least 3 of 4 dimensions. "
-                       "(Decided, as pre-registered, with the written form on s_hat. Measured after the full run, "
-                       "not pre-registered: the hinge on s_hat passes in 5/5 seeds (NDCG 0.069 vs 0.064) and the "
-                       "written form on z_r in 4/5; the written form on s_hat keeps only 0.75x the NDCG.) "
-                       "(Review: the written form's trade-off is alpha_u ~ 0.58 for every user (init 0.5 plus a "
-                       "uniform drift that grows with lambda; sd across users 0.03), so its NDCG loss is set by "
-                       "alpha's initial scale and the step budget, not learned; global re-ranking at alpha 0.1-0.2 in "
-                       "the same rows keeps >= 0.9x the NDCG in 5/5 seeds while cutting violations; a reviewer would "
-                       "ask for it as this claim's naive alternative.)"),
+                       "alone, and the top-10 indicator means better on at least 3 of 4 dimensions, in >= 80% of "
+                       "seeds (decided with the written form on s_hat). Revised after review of the first full run "
+                       "(before the re-run): global re-ranking by one alpha, the naive alternative, read off its alpha "
+                       "grid at our NDCG, is added as a second control; reproduced only if our top-10 is also better "
+                       "than its on >= 3 of 4 indicators in >= 80% of seeds, partly if only the first rule holds. "
+                       "(First full run, before review: the written form kept only 0.75x the preference-only NDCG, "
+                       "0/5 seeds; the hinge on s_hat passed in 5/5 and the written form on z_r in 4/5; the learned "
+                       "alpha_u were ~0.58 for every user, sd 0.03.)"),
             paper_value=("Table 4 (top-20): removing the constraint raises NDCG 0.0159 -> 0.0173 and worsens all four "
                          "indicators (nutrition 37.59 -> 34.25, environment 66.29 -> 70.86, economy 4.94 -> 7.23, "
                          "welfare 3.03 -> 5.96)"),
-            kind="headline", control="preference-only ranking (beta2 = 0, no penalty at ranking), same run"),
+            kind="headline", control=("preference-only ranking (beta2 = 0, no penalty at ranking), same run; global "
+                                      "re-ranking with one alpha at matched NDCG")),
         Claim(
             id="beats-preference",
             statement=("Sustainability as learnable constraints beats sustainability as a preference: at matched "
                        "NDCG@10, fewer violations of the users' (hidden) tolerances than a GRAPE-style green loss and "
-                       "than global re-ranking with one trade-off weight. "
-                       "(Measured after the full run, not pre-registered: the GRAPE-style curve never reaches down to "
-                       "our NDCG, so that comparison uses its lowest-NDCG point, which favours us; the margin over "
-                       "global re-ranking is thin (violations 0.018 vs 0.020, 4/5 seeds), and the hinge form does "
-                       "not beat global re-ranking at its own NDCG (0.079 vs 0.068).) "
-                       "(Review, after the full run: the builder's rule counted the GRAPE-style curve's end point "
-                       "although our NDCG lies inside its range in 0/5 seeds (one trained weight, 1.0, never tuned), "
-                       "i.e. compared at unmatched NDCG; rule revised by review: a control counts only where the NDCG "
-                       "is matched, so GRAPE-style is not checkable and the verdict is at most partly (global re-"
-                       "ranking beaten in 4/5 seeds, by +0.0017 on average, one seed -0.0016, no paired test). The "
-                       "learned alpha_u are nearly one global weight (sd across users 0.03 around 0.58), so the "
-                       "written form is almost the global re-ranking control itself: a reviewer diagnostic (full seeds"
-                       " 0 and 3, not stored) at that single alpha gave violations 0.0261 / 0.0235 vs ours 0.0252 / "
-                       "0.0232.)"),
+                       "than global re-ranking with one trade-off weight (written form on s_hat). Revised after review "
+                       "of the first full run (before the re-run): the GRAPE-style model is trained at weights 1, 3, 10 "
+                       "and 30 (weight 0 = preference-only) so that its NDCG range covers ours; a control counts only "
+                       "where our NDCG lies inside its range (>= 80% of seeds, else not checkable); the 4/5 count is "
+                       "replaced by a one-sided Wilcoxon test over the matched seeds (p < 0.05; 5 seeds is the fewest "
+                       "that can reach it) on the relative violation reduction beyond a 5% margin fixed in advance. "
+                       "Reproduced if both controls are beaten; partly if one is, or one is not checkable. (First full "
+                       "run: one untuned GRAPE weight 1.0 never reached our NDCG, 0/5 seeds; global re-ranking beaten "
+                       "by +0.0017 on average, 4/5 seeds, no paired test.)"),
             paper_value=("Table 2 (top-10): Ours NDCG 0.0136, economy 4.87, welfare 2.92 vs GRAPE NDCG 0.0115, "
                          "economy 5.15, welfare 5.25 (environment 67.87 vs 69.58)"),
-            kind="headline", control="GRAPE-style green loss and global re-ranking with one alpha, at matched NDCG"),
+            kind="headline", control="GRAPE-style green loss (4 weights) and global re-ranking with one alpha (grid), at matched NDCG"),
         Claim(
             id="personal-thresholds",
             statement=("The learned thresholds are personalised: per-user lambda_u give fewer tolerance violations "
-                       "than one global lambda and track the users' tolerances (Spearman > 0.2). Decided with the "
-                       "hinge form, since in the written form lambda_u changes no ranking. "
-                       "(Review, after the full run: the control is not level-matched. Both lambdas only drift up (the"
-                       " hinge penalty, like the written one, only pushes lambda up; l2 barely resists) and are far "
-                       "from converged; the dense-gradient global lambda reached 0.34 vs 0.15 for the per-user ones, "
-                       "so most of the violation gap (0.079 vs 0.092) is the stricter mean threshold. A reviewer "
-                       "diagnostic (full seeds 0 and 3, not stored) with lambda set to the users' mean lambda_u gave "
-                       "violations 0.0846 / 0.1013 vs per-user 0.0837 / 0.0998: personalisation still helps, by about "
-                       "0.001. The lambda_u spread is small (sd 0.04 vs tau's 0.7), lambda_u tracks the share of the "
-                       "user's history above it (Spearman 0.88), and a naive per-user 80th percentile of the history's"
-                       " indicators tracks tau better (Spearman 0.50 vs 0.45).)"),
+                       "than a non-personalised threshold and track the users' tolerances (Spearman > 0.2 in >= 80% "
+                       "of seeds). Decided with the hinge form, since in the written form lambda_u changes no ranking. "
+                       "Revised after review of the first full run (before the re-run): the jointly trained global "
+                       "lambda drifted to another level (0.34 vs 0.15), so two level-matched controls, with the same "
+                       "learned alpha_u, are added: one global lambda equal to the users' mean lambda_u, and a naive "
+                       "per-user threshold (80th percentile of the user's history's s_hat, shifted to the same mean "
+                       "level); each of the three controls must be beaten by a one-sided Wilcoxon test over seeds "
+                       "beyond a 5% relative margin. (First full run: 0.079 vs 0.092 against the drifted global lambda, "
+                       "reproduced under the first rule; a naive history quantile tracked tau better, Spearman 0.50 vs "
+                       "0.45.)"),
             paper_value="Table 6: lambda_u spread across users, e.g. environment P10-P90 46.11-92.83",
-            kind="headline", control="one global lambda (same hinge form)"),
+            kind="headline", control=("one global lambda at the users' mean lambda_u; a per-user history-quantile "
+                                      "threshold at the same level; the jointly trained global lambda (all hinge)")),
         Claim(
             id="written-lambda-inert",
             statement=("In the written score F = y_hat - alpha_u^T(s_r - lambda_u) the term alpha_u^T lambda_u is one "

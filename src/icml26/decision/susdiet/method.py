@@ -394,32 +394,56 @@ def user_histories(train_seq: np.ndarray, hist_len: int) -> np.ndarray:
 
 def train_susdiet(world, sus: dict[str, np.ndarray], *, d: int = 32, hist_len: int = 20, steps: int = 400,
                   batch: int = 256, lr: float = 1e-3, beta1: float = 0.5, beta2: float = 1.0, beta3: float = 1e-4,
-                  green_weight: float = 0.0, variants: dict[str, tuple[str, str, bool]] | None = None,
-                  seed: int = 0) -> dict:
+                  green_weight: float = 0.0, green_weights=None,
+                  variants: dict[str, tuple[str, str, bool]] | None = None, seed: int = 0) -> dict:
     """Train the preference model with Eq. 12 and, jointly, one set of constraint parameters per variant.
 
     ``sus`` maps a representation name (``"s_hat"``, ``"z"``) to (R, N_rep) fixed recipe features (the
     encoder is trained first, on Eq. 5, and frozen: Eq. 12 has no L_task term). ``variants`` maps a name to
     ``(representation, form, global_lambda)``. Because the penalty never reaches y_hat (the recipe features
     are fixed), each variant's (alpha, lambda) train independently of y_hat and of each other, so one loop is
-    the same as separate runs, and y_hat equals that of the beta2 = 0 control. ``green_weight`` > 0 adds the
-    GRAPE-style green loss instead (the sustainability-as-preference baseline).
-    Returns the model, the constraint parameters per variant and the loss histories.
+    the same as separate runs, and y_hat equals that of the beta2 = 0 control.
+
+    ``green_weights`` (default ``(green_weight,)``): one preference model per weight, each trained with the
+    GRAPE-style green loss at that weight added (weight 0: no green loss, the model the constraints rank
+    with). The models share their initialisation and every sampled batch (common random numbers) and are
+    trained together through ``torch.func.vmap`` over stacked parameters; since the losses are summed and
+    Adam is elementwise, each model follows exactly its own training path (our speed-up, not the paper's).
+    Returns ``models`` (one per weight), ``model`` (the first), the constraint parameters per variant and
+    the loss histories (rating and rank losses of the first model).
     """
+    from torch.func import functional_call, stack_module_state, vmap
+
     steps = check_int("steps", steps, minimum=1)
+    weights = [float(green_weight)] if green_weights is None else [float(w) for w in green_weights]
+    if not weights or any(not math.isfinite(w) or w < 0 for w in weights):
+        raise ValueError(f"green_weights must be a non-empty list of finite weights >= 0, got {green_weights!r}")
     variants = variants or {}
     gen = torch.Generator().manual_seed(int(seed))
-    torch.manual_seed(int(seed))
     ex = training_examples(world.train_seq, world.train_rating, hist_len)
     mu, sd = ex["rating"].mean(), ex["rating"].std() + 1e-9
     U_, H_, R_, Y_ = (torch.as_tensor(ex["user"]), torch.as_tensor(ex["hist"]), torch.as_tensor(ex["target"]),
                       torch.as_tensor((ex["rating"] - mu) / sd, dtype=torch.float32))
-    model = PreferenceModel(world.tokens, world.region, world.n_ingredients, world.n_regions, d=d, hist_len=hist_len)
+    models = []
+    for _ in weights:
+        torch.manual_seed(int(seed))  # the same initialisation for every weight
+        models.append(PreferenceModel(world.tokens, world.region, world.n_ingredients, world.n_regions, d=d,
+                                      hist_len=hist_len))
+    params, buffers = stack_module_state(models)
+    buffers = {k: v[0] for k, v in buffers.items()}  # recipe descriptions: the same for every model
+    base = models[0]
+
+    def forward(p, h, r):
+        return functional_call(base, (p, buffers), (h, r))
+
+    batched = vmap(forward, in_dims=(0, None, None))
     cons = nn.ModuleDict({name: ConstraintParams(world.n_users, sus[rep].shape[1], global_lambda=glob)
                           for name, (rep, form, glob) in variants.items()})
     feats = {k: torch.as_tensor(v, dtype=torch.float32) for k, v in sus.items()}
     green = torch.as_tensor(world.s.mean(1), dtype=torch.float32)  # uniform-weight "greenness" (lower = greener)
-    opt = torch.optim.Adam(list(model.parameters()) + list(cons.parameters()), lr=lr)
+    w_t = torch.as_tensor(weights, dtype=torch.float32)
+    use_green = any(w > 0 for w in weights)
+    opt = torch.optim.Adam(list(params.values()) + list(cons.parameters()), lr=lr)
     n_rec = world.n_recipes
     hist = {"rating": [], "rank": [], "total": []} | {f"sus/{k}": [] for k in variants}
     hist |= {f"lambda_mean/{k}": [] for k in variants}
@@ -428,20 +452,21 @@ def train_susdiet(world, sus: dict[str, np.ndarray], *, d: int = 32, hist_len: i
         u, h, r, y = U_[b], H_[b], R_[b], Y_[b]
         neg = torch.randint(0, n_rec, r.shape, generator=gen)
         targets = [r, neg]
-        if green_weight > 0:
+        if use_green:
             other = torch.randint(0, n_rec, r.shape, generator=gen)
             targets.append(other)
-        ys = model(h, torch.stack(targets, 1))
-        y_pos, y_neg = ys[:, 0], ys[:, 1]
-        l_rating = ((y_pos - y) ** 2).mean()
-        l_rank = bpr_loss(y_pos, y_neg)
-        loss = l_rating + beta1 * l_rank
-        if green_weight > 0:
-            y_other = ys[:, 2]
+        ys = batched(params, h, torch.stack(targets, 1))  # (M, B, J)
+        y_pos, y_neg = ys[:, :, 0], ys[:, :, 1]
+        l_rating = ((y_pos - y) ** 2).mean(1)
+        l_rank = -Fn.logsigmoid(y_pos - y_neg).mean(1)
+        per_model = l_rating + beta1 * l_rank
+        if use_green:
+            y_other = ys[:, :, 2]
             pos_greener = green[r] <= green[other]
             y_g = torch.where(pos_greener, y_pos, y_other)
             y_b = torch.where(pos_greener, y_other, y_pos)
-            loss = loss + green_weight * green_loss(y_g, y_b)
+            per_model = per_model + w_t * -Fn.logsigmoid(y_g - y_b).mean(1)  # green_loss per model
+        loss = per_model.sum()
         for name, (rep, form, _) in variants.items():
             alpha, lam = cons[name](u)
             l_sus = penalty(alpha, lam, feats[rep][r], form).mean()
@@ -452,11 +477,16 @@ def train_susdiet(world, sus: dict[str, np.ndarray], *, d: int = 32, hist_len: i
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        hist["rating"].append(float(l_rating.detach()))
-        hist["rank"].append(float(l_rank.detach()))
-        hist["total"].append(float(loss.detach()))
-    model.eval()
-    return {"model": model, "constraints": {k: cons[k].all() for k in variants}, "history": hist}
+        hist["rating"].append(float(l_rating[0].detach()))
+        hist["rank"].append(float(l_rank[0].detach()))
+        hist["total"].append(float(per_model[0].detach()))
+    with torch.no_grad():
+        for i, m in enumerate(models):
+            for name, prm in m.named_parameters():
+                prm.copy_(params[name][i])
+            m.eval()
+    return {"models": models, "model": models[0], "green_weights": weights,
+            "constraints": {k: cons[k].all() for k in variants}, "history": hist}
 
 
 # ----------------------------------------------------------------------------- evaluation
