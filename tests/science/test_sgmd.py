@@ -161,6 +161,18 @@ def test_sgmd_has_no_direct_generator_path():
     assert torch.count_nonzero(g) == 0
 
 
+def test_sgmd_weight_override_defaults_to_fisher_weight():
+    x0 = torch.randn(1, 4, 2, dtype=torch.float64)
+    d_fake, d_teacher = torch.randn(1, 4, 2, dtype=torch.float64), torch.randn(1, 4, 2, dtype=torch.float64)
+    t = torch.tensor([[0.1, 0.3, 0.6, 0.9]], dtype=torch.float64)
+    torch.testing.assert_close(M.sgmd_generator_loss(x0, d_fake, d_teacher, t),
+                               M.sgmd_generator_loss(x0, d_fake, d_teacher, t, weight=M.fisher_weight(t)))
+    with pytest.raises(ValueError, match="weight"):
+        M.sgmd_generator_loss(x0, d_fake, d_teacher, t, weight=torch.ones(1, 3, dtype=torch.float64))
+    with pytest.raises(ValueError, match="weight"):
+        M.Arm("x", "sgmd", 1, 1e-3, 1e-3, weight="uniform")
+
+
 def test_fisher_weight_turns_denoiser_gap_into_score_gap():
     """|s_psi - s_T|^2 = c(t) |D_psi - D_T|^2 with s = ((1-t) D - x_t) / t^2."""
     t = torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)

@@ -64,7 +64,13 @@ PAPER = Paper(
         "eq. 21-22 (as reported) is what the sgmd arm runs. "
         "First build's full run (SiD-form arm as 'SGMD', 2-point grid, old speed metric; not part of any rule): it "
         "reached the threshold with fewer passes than DMD2(5) in 5/5 seeds but than DMD2(1) in 3/5, and DMD2(1) "
-        "did not end worse than DMD2(5) (2/5 seeds)."
+        "did not end worse than DMD2(5) (2/5 seeds). "
+        "Seen on dev seed 0 before the full run (code and checks unchanged afterwards except the diagnostic "
+        "'weight' option, which no profile uses): the eq. 21-22 arm's SW2 rose at every learning rate (0.24 -> "
+        "0.32 at 1e-4 in 500 steps) while DMD2 and the SiD form fell to ~0.19; in 200-step probes the same arm "
+        "also rose with the timestep shift 5 of Self-Forcing pipelines, and with DMD's bounded 1/mean|x_g - D_T| "
+        "weight in place of c(t) (faster still with lambda ~ 0), so the loss's route through the fake's input "
+        "Jacobian, not only the 1/t^4 weight, fails to train here."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={

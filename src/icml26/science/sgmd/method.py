@@ -163,7 +163,7 @@ def fisher_weight(t: torch.Tensor) -> torch.Tensor:
 
 
 def sgmd_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch.Tensor, t: torch.Tensor,
-                        lam: float = 0.1) -> torch.Tensor:
+                        lam: float = 0.1, weight: torch.Tensor | None = None) -> torch.Tensor:
     """SGMD's generator loss (eq. 21): ``1/2 c(t) |D_psi(x_t) - D_T|^2 - (lam/2) |sg(x_g) - D_psi(x_t)|^2``.
 
     ``x0``: (K, n, d) generator samples; ``d_fake = D_psi(x_t)`` computed from ``x_t = (1-t) x0 + t eps``
@@ -171,6 +171,7 @@ def sgmd_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch
     ``d_teacher``: the teacher's denoiser at ``sg(x_t)`` (detached here in any case); ``t``: (K, n) in
     (0, 1); ``lam``: the NR weight (the paper's 0.1). Mean over samples, sum over members. The
     gradient reaches the generator only through ``d_fake``: ``x0`` enters stop-gradient.
+    ``weight``: (K, n) replaces ``c(t)`` (a diagnostic ablation only; the paper's loss uses ``c(t)``).
     """
     _check_triplet(x0, d_fake, d_teacher)
     if not isinstance(t, torch.Tensor):
@@ -181,7 +182,16 @@ def sgmd_generator_loss(x0: torch.Tensor, d_fake: torch.Tensor, d_teacher: torch
     if bool((t <= 0).any()) or bool((t >= 1).any()):
         raise ValueError("t must lie in (0, 1)")
     lam = check_positive("lam", lam, strict=False)
-    fisher = 0.5 * fisher_weight(t.detach()) * ((d_fake - d_teacher.detach()) ** 2).sum(-1)
+    if weight is None:
+        c = fisher_weight(t.detach())
+    else:
+        if not isinstance(weight, torch.Tensor):
+            raise TypeError(f"weight must be a torch.Tensor or None, got {type(weight).__name__}")
+        check_finite("weight", weight, nonempty=True)
+        if weight.shape != t.shape:
+            raise ValueError(f"weight must have the shape of t {tuple(t.shape)}, got {tuple(weight.shape)}")
+        c = weight.detach()
+    fisher = 0.5 * c * ((d_fake - d_teacher.detach()) ** 2).sum(-1)
     nr = -0.5 * ((x0.detach() - d_fake) ** 2).sum(-1)
     return (fisher + lam * nr).mean(-1).sum()
 
@@ -193,6 +203,7 @@ def rc_fake_loss(fake: Ensemble, x0: torch.Tensor, t: torch.Tensor, eps: torch.T
     x0-space DSM scaled by ``lam / 2`` (summed over members, mean over samples); ``x0`` is detached.
     """
     lam = check_positive("lam", lam)
+    _check_batch(x0, t, eps)
     return 0.5 * lam * dsm_loss(fake, x0.detach(), t, eps)
 
 
@@ -286,6 +297,7 @@ class Arm:
     lr_gen: float
     lr_fake: float
     lam: float = 0.1
+    weight: str = "fisher"
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -294,6 +306,8 @@ class Arm:
         check_positive("lr_gen", self.lr_gen)
         check_positive("lr_fake", self.lr_fake)
         check_positive("lam", self.lam)
+        if self.weight not in ("fisher", "dmd"):
+            raise ValueError(f"weight must be 'fisher' (c(t), the paper's) or 'dmd' (diagnostic), got {self.weight!r}")
 
 
 METHODS = ("sgmd", "sid-form", "dmd2")
@@ -392,7 +406,10 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
         d_fake = fake(xt, t)
         loss = _masked(is_sgmd, lambda i: sum(sgmd_generator_loss(x0[j:j + 1], d_fake[j:j + 1],
                                                                   d_teacher[j:j + 1].detach(), t[j:j + 1],
-                                                                  lam=arms[j].lam) for j in i.tolist()))
+                                                                  lam=arms[j].lam,
+                                                                  weight=None if arms[j].weight == "fisher" else
+                                                                  _weight(x0[j:j + 1], d_teacher[j:j + 1])[..., 0])
+                                                for j in i.tolist()))
         loss = loss + _masked(is_sid, lambda i: sid_form_generator_loss(x0[i], d_fake[i], d_teacher[i]))
         loss = loss + _masked(is_dmd, lambda i: dmd2_generator_loss(x0[i], d_fake[i].detach(), d_teacher[i].detach()))
         loss.backward()
