@@ -151,6 +151,27 @@ def test_sgmd_generator_gradient_known_answer_and_teacher_untouched():
     torch.testing.assert_close(g_stated, want)
 
 
+def test_sgmd_converges_to_a_gaussian_teacher_under_ideal_tracking():
+    """With the fake equal to the generator's exact denoiser, eq. 21 moves N(m, s^2 I) onto the teacher N(m_T, s_T^2 I)."""
+    torch.manual_seed(0)
+    m = torch.tensor([1.0, -0.5], dtype=torch.float64, requires_grad=True)
+    log_s = torch.tensor(math.log(0.3), dtype=torch.float64, requires_grad=True)
+    m_t, s2_t = torch.tensor([-0.2, 0.4], dtype=torch.float64), 0.64
+    opt = torch.optim.Adam([m, log_s], lr=0.02)
+    for _ in range(250):
+        x0 = m + torch.exp(log_s) * torch.randn(256, 2, dtype=torch.float64)
+        t = 0.02 + 0.96 * torch.rand(256, 1, dtype=torch.float64)
+        xt = (1 - t) * x0 + t * torch.randn(256, 2, dtype=torch.float64)
+        d_fake = _gauss_denoiser(xt, t, m.detach(), torch.exp(2 * log_s).detach())  # ideal tracking, frozen
+        d_teach = _gauss_denoiser(xt.detach(), t, m_t, s2_t)
+        loss = M.sgmd_generator_loss(x0[None], d_fake[None], d_teach[None], t.T, lam=0.1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    np.testing.assert_allclose(m.detach().numpy(), m_t.numpy(), atol=0.03)
+    assert float(torch.exp(log_s.detach())) == pytest.approx(0.8, abs=0.03)
+
+
 def test_sgmd_has_no_direct_generator_path():
     """A fake that ignores its input gives no generator gradient (the teacher and sg(x_g) carry none)."""
     x0 = torch.randn(1, 5, 2, dtype=torch.float64, requires_grad=True)

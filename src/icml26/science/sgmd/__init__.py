@@ -67,10 +67,11 @@ PAPER = Paper(
         "did not end worse than DMD2(5) (2/5 seeds). "
         "Seen on dev seed 0 before the full run (code and checks unchanged afterwards except the diagnostic "
         "'weight' option, which no profile uses): the eq. 21-22 arm's SW2 rose at every learning rate (0.24 -> "
-        "0.32 at 1e-4 in 500 steps) while DMD2 and the SiD form fell to ~0.19; in 200-step probes the same arm "
-        "also rose with the timestep shift 5 of Self-Forcing pipelines, and with DMD's bounded 1/mean|x_g - D_T| "
-        "weight in place of c(t) (faster still with lambda ~ 0), so the loss's route through the fake's input "
-        "Jacobian, not only the 1/t^4 weight, fails to train here."
+        "0.32 at 1e-4 in 500 steps) while DMD2 and the SiD form fell to ~0.19; in 200-step probes on that seed the "
+        "same arm did not improve with the timestep shift 5 of Self-Forcing pipelines either (0.24 -> 0.25 at "
+        "1e-4, -> 0.47 at 3e-4), and with DMD's bounded 1/mean|x_g - D_T| weight in place of c(t) it dipped to "
+        "0.21 and rose to 0.26 at 1e-4 (to 0.41 without the NR term, lambda ~ 0), so the route through the fake's "
+        "input Jacobian, not only the 1/t^4 weight, fails to train here."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
