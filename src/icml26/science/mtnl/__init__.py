@@ -60,7 +60,9 @@ PAPER = Paper(
         "the recovery gate fails (MTNL RSE / mean imputation's = 0.79 on average, <= 0.5 in 1 of 8 seeds), so the "
         "two photo claims are not decided; their numbers still show MTNL (0.376) behind single TR (0.306), TR + TR "
         "(0.312) and tensorly CP (0.260), ahead only of single FCTN (0.620), while the mask posterior's Spearman "
-        "(0.44) exceeds the ensemble's (0.24) and the heuristic's (0.04) at about one fit's cost."
+        "(0.44) exceeds the ensemble's (0.24) and the heuristic's (0.04) at about one fit's cost (1.1x; ensemble "
+        "5.0x). Planted ranks: exact in 5 of 8 seeds, one rank-4 edge learned as 3 in the others. Tensor regression "
+        "accuracy 0.984 vs best tensorly regressor 0.982. Full run: 948 s wall at load average 10-12 on 2 cores."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
