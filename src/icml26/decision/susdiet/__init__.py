@@ -80,7 +80,10 @@ PAPER = Paper(
                        "than its on >= 3 of 4 indicators in >= 80% of seeds, partly if only the first rule holds. "
                        "(First full run, before review: the written form kept only 0.75x the preference-only NDCG, "
                        "0/5 seeds; the hinge on s_hat passed in 5/5 and the written form on z_r in 4/5; the learned "
-                       "alpha_u were ~0.58 for every user, sd 0.03.)"),
+                       "alpha_u were ~0.58 for every user, sd 0.03.) (Revised full run, noted after it: the written form keeps "
+                       ">= 0.9x the NDCG in 1/5 seeds (0.044 vs 0.055) and beats global re-ranking at its NDCG on >= 3 "
+                       "of 4 indicators in 2/5: its top-10 indicator means are those of global re-ranking to the second "
+                       "decimal (alpha_u 0.52, sd across users 0.013). The hinge on s_hat passes the first rule in 5/5.)"),
             paper_value=("Table 4 (top-20): removing the constraint raises NDCG 0.0159 -> 0.0173 and worsens all four "
                          "indicators (nutrition 37.59 -> 34.25, environment 66.29 -> 70.86, economy 4.94 -> 7.23, "
                          "welfare 3.03 -> 5.96)"),
@@ -98,7 +101,10 @@ PAPER = Paper(
                        "that can reach it) on the relative violation reduction beyond a 5% margin fixed in advance. "
                        "Reproduced if both controls are beaten; partly if one is, or one is not checkable. (First full "
                        "run: one untuned GRAPE weight 1.0 never reached our NDCG, 0/5 seeds; global re-ranking beaten "
-                       "by +0.0017 on average, 4/5 seeds, no paired test.)"),
+                       "by +0.0017 on average, 4/5 seeds, no paired test.) (Revised full run, noted after it: NDCG matched for "
+                       "both controls in 5/5 seeds; GRAPE-style beaten, violations 0.019 vs 0.036, relative -39%, "
+                       "Wilcoxon p = 0.031; global re-ranking not beaten, 0.019 vs 0.018, relative +2% more, 2/5 seeds "
+                       "lower: the learned per-user trade-off adds nothing over one global alpha.)"),
             paper_value=("Table 2 (top-10): Ours NDCG 0.0136, economy 4.87, welfare 2.92 vs GRAPE NDCG 0.0115, "
                          "economy 5.15, welfare 5.25 (environment 67.87 vs 69.58)"),
             kind="headline", control="GRAPE-style green loss (4 weights) and global re-ranking with one alpha (grid), at matched NDCG"),
@@ -114,7 +120,11 @@ PAPER = Paper(
                        "level); each of the three controls must be beaten by a one-sided Wilcoxon test over seeds "
                        "beyond a 5% relative margin. (First full run: 0.079 vs 0.092 against the drifted global lambda, "
                        "reproduced under the first rule; a naive history quantile tracked tau better, Spearman 0.50 vs "
-                       "0.45.)"),
+                       "0.45.) (Revised full run, noted after it: per-user lambda_u beat the level-matched global "
+                       "lambda in 5/5 seeds but by 0.8% (below the 5% margin), the drifted trained global lambda by "
+                       "9% (p = 0.031, not beyond the margin: p = 0.16), and lost to the level-matched history "
+                       "quantile by 30% (0.067 vs 0.051); Spearman 0.41 vs the quantile's 0.48. lambda_u moved only "
+                       "from 0 to 0.058 in 200 steps (sd 0.019 across users): its level is set by the step budget.)"),
             paper_value="Table 6: lambda_u spread across users, e.g. environment P10-P90 46.11-92.83",
             kind="headline", control=("one global lambda at the users' mean lambda_u; a per-user history-quantile "
                                       "threshold at the same level; the jointly trained global lambda (all hinge)")),
