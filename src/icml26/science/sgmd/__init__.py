@@ -124,7 +124,7 @@ PAPER = Paper(
         Claim(
             id="human-preference",
             statement=("Human raters prefer SGMD for motion quality and overall, with visual quality and text "
-                       "alignment comparable. Shown instead: the fraction of fast-moving samples (mean speed "
+                       "alignment comparable. Shown instead: the fraction of fast-moving samples (speed, endpoint displacement / 7, "
                        "> 0.35 per frame) of SGMD against the teacher's."),
             paper_value="human study: SGMD preferred in motion quality and overall preference",
             kind="headline",
