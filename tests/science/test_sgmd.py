@@ -152,7 +152,7 @@ def test_sgmd_generator_gradient_known_answer_and_teacher_untouched():
 
 
 def test_sgmd_converges_to_a_gaussian_teacher_under_ideal_tracking():
-    """With the fake equal to the generator's exact denoiser, eq. 21 moves N(m, s^2 I) onto the teacher N(m_T, s_T^2 I)."""
+    """With the fake equal to the generator's exact denoiser, eq. 21 moves N(m, s^2 I) onto N(m_T, s_T^2 I)."""
     torch.manual_seed(0)
     m = torch.tensor([1.0, -0.5], dtype=torch.float64, requires_grad=True)
     log_s = torch.tensor(math.log(0.3), dtype=torch.float64, requires_grad=True)

@@ -118,14 +118,15 @@ PAPER = Paper(
             control="DMD2 with 5 fake updates, at its best learning rate (end SW2)",
             check=C.all_of(
                 C.beats_in_seeds("sgmd/speed_w1", "dmd5/speed_w1", better="lower", frac=0.8, margin=1e-6,
-                                 label="SGMD speed W1 (strictly)", control_label="DMD2(5) speed W1"),
+                                 label="SGMD speed W1 (strictly)",
+                                 control_label="DMD2(5) speed W1"),
                 C.threshold("sgmd/jerk_rel_err", at_most=0.1, frac=0.8, label="SGMD |jerk / teacher jerk - 1|"),
             ).gated(_PREFIT_GATE)),
         Claim(
             id="human-preference",
             statement=("Human raters prefer SGMD for motion quality and overall, with visual quality and text "
-                       "alignment comparable. Shown instead: the fraction of fast-moving samples (speed, endpoint displacement / 7, "
-                       "> 0.35 per frame) of SGMD against the teacher's."),
+                       "alignment comparable. Shown instead: the fraction of fast-moving samples (speed, endpoint "
+                       "displacement / 7, > 0.35 per frame) of SGMD against the teacher's."),
             paper_value="human study: SGMD preferred in motion quality and overall preference",
             kind="headline",
             no_control="a human study; we have no raters",
@@ -137,6 +138,7 @@ PAPER = Paper(
 _EXPORTS = {name: ".method" for name in (
     "Ensemble", "Arm", "distill", "prefit_fake", "sgmd_generator_loss", "rc_fake_loss", "fisher_weight",
     "sid_form_generator_loss", "dmd2_generator_loss", "dsm_loss", "sliced_w2", "generate", "pass_cost")}
-_EXPORTS.update({name: ".setting" for name in ("TrajectoryTeacher", "speeds", "step_lengths", "jerk_energy", "default_modes")})
+_EXPORTS.update({name: ".setting" for name in ("TrajectoryTeacher", "speeds", "step_lengths", "jerk_energy",
+                                                 "default_modes")})
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["PAPER", *_EXPORTS]

@@ -178,7 +178,7 @@ def check_shapes(x, t) -> None:
 
 # -- motion statistics (raw plane units) ------------------------------------------------------
 def speeds(traj) -> np.ndarray:
-    """Speed of each trajectory as endpoint displacement per frame, ``|x_last - x_0| / (frames - 1)``: (n,) from (n, f, 2).
+    """Per-trajectory speed, endpoint displacement per frame ``|x_last - x_0| / (frames - 1)``: (n,) from (n, f, 2).
 
     Robust to per-frame jitter (it enters only through the two endpoints); the mean of per-frame
     step lengths (:func:`step_lengths`) is dominated by jitter when motion is slow.
