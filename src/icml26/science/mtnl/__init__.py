@@ -19,6 +19,11 @@ _FIT = {"lr": 0.02, "tau": 1e-4, "wd": 1e-5, "p_drop": 0.1, "missing": 0.8, "val
 #: most half of mean imputation's, in >= 75% of the (photo, replicate) seeds.
 _RSE_GATE = C.gate("recovery/rse_ratio_vs_mean", at_most=0.5, frac=0.75,
                    why="MTNL's RSE on the missing entries <= 0.5x mean imputation's (the fit recovers the photo)")
+# Review (after the full run): the two photo claims below use this gate with its wording extended inline in PAPER
+# (threshold, metric and frac unchanged; kept out of module-level code so the stored rows' fingerprint holds). The
+# gate is read on MTNL's own test RSE, so it mixes "the photo is recoverable at this size" with "MTNL was fit"; the
+# review's re-fits of seeds 0, 2, 6, 7 found MTNL's deterministic RSE on its own training entries (0.25-0.43) about
+# equal to its test RSE although it has more parameters (864) than training entries (553): an under-trained fit.
 
 _ARM_LABEL = {"tr": "single TR", "fctn": "single FCTN", "tucker": "single Tucker", "trtr": "TR + TR fusion",
               "cp_tl": "tensorly masked CP", "tucker_tl": "tensorly masked Tucker"}
@@ -61,8 +66,27 @@ PAPER = Paper(
         "two photo claims are not decided; their numbers still show MTNL (0.376) behind single TR (0.306), TR + TR "
         "(0.312) and tensorly CP (0.260), ahead only of single FCTN (0.620), while the mask posterior's Spearman "
         "(0.44) exceeds the ensemble's (0.24) and the heuristic's (0.04) at about one fit's cost (1.1x; ensemble "
-        "5.0x). Planted ranks: exact in 5 of 8 seeds, one rank-4 edge learned as 3 in the others. Tensor regression "
-        "accuracy 0.984 vs best tensorly regressor 0.982. Full run: 948 s wall at load average 10-12 on 2 cores."
+        "5.0x). Planted ranks: exact in 5 of 8 seeds, a rank-4 edge learned as 3 in the other three (both rank-4 "
+        "edges in seed 0; corrected by review). Tensor regression "
+        "accuracy 0.984 vs best tensorly regressor 0.982. Full run: 948 s wall at load average 10-12 on 2 cores "
+        "(the issue asks for <= 3 min). "
+        "Review notes after the full run (stored rows unchanged; only wording and one ungated reading revised): "
+        "(a) the recovery gate is read on MTNL's own test RSE; re-fitting seeds 0, 2, 6, 7 with the stored recipe "
+        "reproduced the stored RSEs and showed that every gated-recipe arm under-fits its own training entries "
+        "(deterministic training RSE: MTNL 0.25-0.43, TR + TR 0.17-0.35, single TR 0.15-0.28, single FCTN up to "
+        "0.98), about equal to the test RSE, although MTNL has 864 parameters for 553 training entries; the masked "
+        "training loss reaches 0.02-0.06 and ends about 4-8x higher (constant lr 0.02, 250 steps, masks on from "
+        "step one). "
+        "So the photo claims fail a training premise, not only a difficulty one, and stay not-checkable; the direction "
+        "is nevertheless consistently against fusion (MTNL behind TR + TR, the same recipe and parameter count "
+        "without structural diversity, in 8/8 seeds, and behind tensorly CP in 8/8). fusion-beats-single's ungated "
+        "reading now needs every control (partly='none'). (b) lightweight-uq's ungated pass is confounded: each std "
+        "is scored against its own model's errors, and MTNL's (RSE 0.38) are larger than the ensemble mean's (0.30); "
+        "the distance heuristic carries little signal under a uniform mask (Spearman 0.04). (c) structure-prior: "
+        "+-1 is met by a "
+        "constant rank-3 guess; the parameter part carries the claim and its 2.2x size is set by the planted ring. "
+        "(d) tensor regression: no rank binds (144 parameters for 64 weights), so the claim shows only that the "
+        "fused parametrisation trains, not a benefit of tensor structure."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
@@ -96,9 +120,21 @@ PAPER = Paper(
             kind="headline",
             control=("same gated recipe with a single TR / FCTN / Tucker, a TR + TR fusion, tensorly masked CP "
                      "and Tucker, each within MTNL's parameter budget (rank picked on validation)"),
+            # partly="none" set after the full run by review (verdict unchanged, not-checkable by the gate): the
+            # issue's pass is "below every control", and beating only the weakest arm (single FCTN, itself
+            # under-trained) while losing to the other five is not a partial reproduction.
             check=C.all_of(*(C.beats("recovery/mtnl/rse", f"recovery/{a}/rse", better="lower", test="wilcoxon",
-                                     label="MTNL", control_label=lab) for a, lab in _ARM_LABEL.items())
-                           ).gated(_RSE_GATE),
+                                     label="MTNL", control_label=lab) for a, lab in _ARM_LABEL.items()),
+                           partly="none").gated(C.gate(
+                "recovery/rse_ratio_vs_mean", at_most=0.5, frac=0.75,
+                why=("MTNL's RSE on the missing entries <= 0.5x mean imputation's (the issue's recovery gate: the fit "
+                     "recovers the photo; wording revised after the full run by review: at 32x32 it fails both "
+                     "because the setting is hard, tensorly CP meets it in 2/8 seeds only, and because the gated "
+                     "recipe under-fits, MTNL's RSE on its own training entries about equal to its test RSE in the "
+                     "review's re-fits; the ungated reading below was changed by review after the full run from "
+                     "partly to "
+                     "not-reproduced: the issue's pass is below every control, and MTNL beats only the "
+                     "under-trained single FCTN)"))),
         ),
         Claim(
             id="lightweight-uq",
@@ -116,7 +152,13 @@ PAPER = Paper(
                             label="Spearman(MC) - Spearman(ensemble)"),
                 C.threshold("timing/uq/mc_cost_ratio", at_most=1.5, on="mean",
                             label="(fit + T MC passes) / one fit, wall clock"),
-            ).gated(_RSE_GATE),
+            ).gated(C.gate(
+                "recovery/rse_ratio_vs_mean", at_most=0.5, frac=0.75,
+                why=("MTNL's RSE on the missing entries <= 0.5x mean imputation's (the issue's recovery gate: the fit "
+                     "recovers the photo; wording revised after the full run by review: at 32x32 it fails both "
+                     "because the setting is hard, tensorly CP meets it in 2/8 seeds only, and because the gated "
+                     "recipe under-fits, MTNL's RSE on its own training entries about equal to its test RSE in the "
+                     "review's re-fits)"))),
         ),
         Claim(
             id="structure-prior",
@@ -126,10 +168,16 @@ PAPER = Paper(
             kind="headline",
             control="ungated TR at uniform ranks (no prior), smallest rank reaching the gated model's RSE (+5%)",
             check=C.all_of(
+                # label extended after the full run by review (rule unchanged): what the +-1 part can and cannot show
                 C.threshold("structure/rank_hit_frac", at_least=1.0, frac=0.8,
-                            label="fraction of edges with learned rank within +-1 of the planted rank"),
+                            label=("fraction of edges with learned rank within +-1 of the planted rank (review note: "
+                                   "with planted ranks 2 and 4 a constant guess of 3 also meets +-1, so the parameter "
+                                   "part below carries the claim; exact ranks in 5/8 seeds)")),
                 C.beats("structure/gated/params", "structure/ungated/params_at_equal_rse", better="lower",
-                        margin=1 / 3, rel_margin=True, test="wilcoxon", label="gated TR parameters",
+                        margin=1 / 3, rel_margin=True, test="wilcoxon",
+                        label=("gated TR parameters (review note: with exact ranks the 2.2x ratio, 180 vs uniform "
+                               "rank 4's 400, is set by the planted 2-4-2-4-2 ring; the test is that search finds a "
+                               "structure that small which also reaches the ungated RSE)"),
                         control_label="ungated TR parameters at equal RSE"),
             ),
         ),
@@ -147,8 +195,14 @@ PAPER = Paper(
                        "Bernoulli masks z/(1-p) equals the deterministic prediction; the MC mean converges to it."),
             paper_value="the dropout connection of the UQ mechanism (reconstructed as R4)",
             kind="identity",
+            # The bound was 1.5 in the builder's quick runs and set to 3 before the first commit and the full run:
+            # when a few gate directions dominate the MC variance the ratio is about |N(0, 1)|, which exceeds 1.5 in
+            # 13% of unbiased seeds (all 8 pass with probability 0.32) and 3 in 0.3%. Exactness itself is tested by
+            # enumerating every mask of small models (tests/science/test_mtnl.py).
             check=C.threshold("identity/mc_dev_over_se", at_most=3.0,
-                              label="||MC mean - X(lambda)|| in MC standard errors sqrt(sum Var / T) (3-sigma bound)"),
+                              label=("||MC mean - X(lambda)|| in MC standard errors sqrt(sum Var / T) (3-sigma bound; "
+                                     "1.5 in the builder's quick runs, set to 3 before the full run, disclosed by "
+                                     "review)")),
         ),
         Claim(
             id="tensor-regression",
@@ -160,7 +214,11 @@ PAPER = Paper(
             control="tensorly CPRegressor / TuckerRegressor (better of the two per seed) within MTNL's parameter budget",
             check=C.all_of(
                 C.non_inferior("regression/mtnl/acc", "regression/best_tl/acc", margin=0.01, by="ci",
-                               label="MTNL regression accuracy", control_label="best tensorly regressor"),
+                               label=("MTNL regression accuracy (review note after the full run, rule unchanged: "
+                                      "no rank binds here, MTNL's 144 parameters exceed the 64 weights, tensorly "
+                                      "Tucker at rank 4 is full, and plain ridge on the 64 pixels scores 0.978-0.986 "
+                                      "on the same splits, alpha 1e-3 to 1)"),
+                               control_label="best tensorly regressor"),
                 C.beats("regression/mtnl/acc", "regression/majority/acc", better="higher", test="wilcoxon",
                         label="MTNL regression accuracy", control_label="majority class"),
             ).gated(C.gate("regression/mtnl/train_acc", at_least=0.9, frac=0.8,
