@@ -346,5 +346,10 @@ def test_claim1_decided_by_the_trimmed_sdf_and_gated_on_the_metric_fit():
     v = check_thin_open_layered(_claim1_metrics(0.01, 0.05, 0.005))
     assert v.status == "not-reproduced", v
     assert "untrimmed" in v.control and "trimmed" in v.control and "revised after review" in v.evidence
+    # MPF fails on the closed shape (its gate cuts it): counted in (d), not a precondition, so decided
+    bad_closed = _claim1_metrics(0.01, 0.05, 0.005)
+    for m in bad_closed:
+        m["circle/mpf/chamfer"] = 0.02
+    assert check_thin_open_layered(bad_closed).status == "not-reproduced"
     # r did not learn a distance (2 cells > 1.5): not checkable
     assert check_thin_open_layered(_claim1_metrics(0.01, 0.05, 0.02, fit=2.0)).status == "not-checkable"

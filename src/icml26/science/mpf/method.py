@@ -23,7 +23,8 @@ What we reconstructed (labelled (R); our design, not the paper's text):
   beyond open edges).
 
 Baselines, on the same network: an IGR-style SDF (one signed head, ``|s(p)|`` on the data plus
-an eikonal term; :func:`sdf_losses`) extracted at its zero level, and a UDF (the ``r`` head
+an eikonal term; :func:`sdf_losses`) extracted at its zero level, untrimmed or trimmed to the
+neighbourhood of the input points (``sdf_trim``), and a UDF (the ``r`` head
 alone with MPF's metric terms; :func:`udf_losses`) extracted by the documented rule of
 :func:`extract`: the ``eps``-level set of ``r`` with every vertex projected onto ``r = 0`` by
 ``x <- x - r(x) grad r(x) / |grad r(x)|^2``.
@@ -31,7 +32,8 @@ alone with MPF's metric terms; :func:`udf_losses`) extracted by the documented r
 The networks of one experiment are trained together as a stack of independent MLPs
 (:class:`StackedFields`, weights ``(M, in, out)``), with spatial gradients propagated
 forward alongside the values (exact, one backward pass for the parameters), and an Adam
-with one learning rate per network (:func:`train_stack`).
+with one learning rate per network (:func:`train_stack`). :func:`metric_fit` measures how close a
+learned ``r`` is to the distance to the cloud near the input (the training gate of the claims).
 """
 
 from __future__ import annotations
