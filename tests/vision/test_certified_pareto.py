@@ -348,14 +348,93 @@ def test_milp_verify_agrees_with_dense_sampling_and_is_at_least_as_strong_as_bou
     assert counts[CERTIFIED] > 0 and counts[FALSIFIED] > 0
 
 
-def test_exact_certify_with_no_budget_is_the_bound_result():
-    from icml26.vision.certified_pareto.verify import exact_certify
+def test_exact_certify_with_no_milp_points_is_the_bound_result():
+    from icml26.vision.certified_pareto.verify import crown_certify, exact_certify
 
     torch.manual_seed(0)
     net = make_mlp((3, 4, 2))
     x, y = torch.rand(5, 3), torch.tensor([0, 1, 0, 1, 0])
     cert = torch.tensor([True, False, False, True, False])
     broken = torch.tensor([False, True, False, False, False])
-    out = exact_certify(net, x, y, 0.05, cert, broken, budget_s=0.0)
-    assert out["cert_acc"] == pytest.approx(0.4) and out["n_milp"] == 0
-    assert out["open_frac"] == pytest.approx(0.4)  # points 2 and 4 stay undecided
+    out = exact_certify(net, x, y, 0.05, cert, broken, max_points=0)
+    # the open points 2 and 4 are decided by full CROWN where it can, else stay undecided (no MILP, no attack)
+    by_crown = crown_certify(net, x[[2, 4]], y[[2, 4]], 0.05)
+    assert out["n_milp"] == 0 and out["n_crown"] == int(by_crown.sum())
+    assert out["cert_acc"] == pytest.approx(0.4 + 0.2 * int(by_crown.sum()))
+    assert out["open_frac"] == pytest.approx(0.2 * (2 - int(by_crown.sum())))
+    with pytest.raises(ValueError, match="max_points"):
+        exact_certify(net, x, y, 0.05, cert, broken, max_points=-1)
+
+
+def test_exact_certify_is_count_based_and_matches_milp():
+    """With every open point solved, exact_certify agrees point by point with milp_verify, does not depend
+    on the time cap when no solve hits it, and reports how many points each stage decided."""
+    from icml26.vision.certified_pareto.verify import CERTIFIED, exact_certify, milp_verify
+
+    torch.manual_seed(2)
+    net = make_mlp((4, 8, 8, 3), init="default")
+    x = torch.rand(30, 4, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        y = net(x).argmax(1)
+    cert = certify(net, x, y, 0.08)
+    broken = torch.zeros(30, dtype=torch.bool)
+    a = exact_certify(net, x, y, 0.08, cert, broken, node_limit=200, time_limit=30.0)
+    b = exact_certify(net, x, y, 0.08, cert, broken, node_limit=200, time_limit=60.0)
+    assert a["n_time_capped"] == 0 and torch.equal(a["certified"], b["certified"])
+    assert a["n_crown"] + a["n_milp"] == int((~cert).sum())
+    for i in range(30):
+        if not cert[i]:
+            st = milp_verify(net, x[i], int(y[i]), 0.08, node_limit=200, time_limit=30.0)
+            assert (st == CERTIFIED) == bool(a["certified"][i])
+    assert a["cert_acc"] >= float(cert.float().mean())
+    few = exact_certify(net, x, y, 0.08, cert, broken, max_points=1, node_limit=200)
+    assert few["n_milp"] <= 1
+
+
+def test_crown_intermediate_bounds_are_sound_and_no_looser_than_ibp():
+    from icml26.vision.certified_pareto.bounds import crown_intermediate_bounds
+
+    for seed in range(3):
+        net = _net((6, 12, 10, 8, 4), seed=seed)
+        x, lo, hi = _box(seed=seed)
+        with torch.no_grad():
+            tight = crown_intermediate_bounds(net, lo, hi)
+            _, _, ibp = ibp_bounds(net, lo, hi, return_intermediate=True)
+            s = _samples(lo, hi).reshape(-1, lo.shape[1])
+            acts, h = [], s
+            for layer in net:
+                h = layer(h)
+                if isinstance(layer, nn.Linear):
+                    acts.append(h.reshape(-1, lo.shape[0], h.shape[-1]))
+        assert len(tight) == len(ibp) == 3
+        for (l, u), (li, ui), z in zip(tight, ibp, acts):
+            assert (l >= li - 1e-6).all() and (u <= ui + 1e-6).all()
+            assert (z >= l - 1e-5).all() and (z <= u + 1e-5).all()
+        assert any(((l > li + 1e-4) | (u < ui - 1e-4)).any() for (l, u), (li, ui) in zip(tight, ibp))
+
+
+def test_crown_certify_is_at_least_as_strong_as_certify():
+    from icml26.vision.certified_pareto.verify import crown_certify
+
+    net = _net((6, 12, 10, 4), seed=4)
+    x = torch.rand(40, 6, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        y = net(x).argmax(1)
+    for eps in (0.01, 0.03):
+        c = certify(net, x, y, eps)
+        cc = crown_certify(net, x, y, eps)
+        assert (cc | ~c).all()
+
+
+def test_milp_verify_node_limit_and_info():
+    from icml26.vision.certified_pareto.verify import CERTIFIED, FALSIFIED, UNKNOWN, milp_verify
+
+    torch.manual_seed(1)
+    net = make_mlp((3, 6, 6, 3), init="default")
+    x = torch.rand(3, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        y = int(net(x[None]).argmax())
+    st, info = milp_verify(net, x, y, 0.15, node_limit=1, return_info=True)
+    assert st in (CERTIFIED, FALSIFIED, UNKNOWN) and info["time_capped"] is False and info["n_solves"] >= 0
+    with pytest.raises(ValueError, match="node_limit"):
+        milp_verify(net, x, y, 0.15, node_limit=0)
