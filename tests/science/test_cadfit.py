@@ -182,3 +182,43 @@ def test_bad_inputs_name_the_argument():
         M.Config(ops=("revolve",))
     with pytest.raises(ValueError, match="family"):
         make_part("gear")
+
+
+# ----------------------------------------------------------------------------- checks on synthetic metrics
+def _seed_metrics(rng, gain_rev, gain_edge):
+    kinds = ["extrude", "revolve", "revolve", "edge"]
+    ex = rng.uniform(0.85, 0.95, len(kinds))
+    g = np.array([0.0, gain_rev, gain_rev, gain_edge]) + rng.uniform(0.0, 0.01, len(kinds)) * (
+        np.array([0, gain_rev, gain_rev, gain_edge]) > 0)
+    return {"kind": kinds, "iou/extrude_only": list(ex), "iou/cadfit": list(ex + g)}
+
+
+def test_richer_ops_needs_a_gain_in_every_rich_kind():
+    """Review rule: a pooled gain carried by the revolve parts alone is 'partly', not 'reproduced'."""
+    from icml26.science.cadfit.experiment import check_richer_ops
+
+    rng = np.random.default_rng(0)
+    only_rev = [_seed_metrics(rng, 0.1, 0.0) for _ in range(4)]
+    v = check_richer_ops(only_rev)
+    assert v.status == "partly" and "edge +0.000" in v.measured
+    both = [_seed_metrics(rng, 0.1, 0.08) for _ in range(4)]
+    assert check_richer_ops(both).status == "reproduced"
+    none = [_seed_metrics(rng, 0.0, 0.0) for _ in range(4)]
+    assert check_richer_ops(none).status == "not-reproduced"
+
+
+def test_beats_controls_reports_scorer_failures_of_the_open_loop_control():
+    """A valid open-loop program scored IoU 0 (scorer failure) is named in the evidence, verdict unchanged."""
+    from icml26.science.cadfit.experiment import CONTROLS, check_beats_controls
+
+    ms = []
+    for s in range(3):
+        m = {"part": ["plate", "pulley"], "in_vocab": [1.0, 1.0], "iou/cadfit": [0.99, 0.99 - 0.001 * s],
+             "cd/cadfit": [0.02, 0.02], "invalid/open_top3": [0.0, 0.0]}
+        for arm in CONTROLS:
+            m[f"iou/{arm}"], m[f"cd/{arm}"] = [0.9, 0.9], [0.03, 0.03]
+        m["iou/open_top3"] = [0.95, 0.0]
+        ms.append(m)
+    v = check_beats_controls(ms)
+    assert "handicapped by our IoU code" in v.evidence and "(pulley)" in v.evidence
+    assert "independent" in v.evidence

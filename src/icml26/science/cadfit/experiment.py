@@ -207,7 +207,54 @@ def check_beats_controls(ms: list[dict]) -> Verdict:
     and CADFit's mean IoU on in-vocabulary parts (clean and noisy inputs) is >= 0.95. Reproduced
     if all of that holds against all four controls; partly if the IoU bar holds and CADFit passes
     against at least one control (or passes every test but the 80% count against some); else not
-    reproduced. Chamfer distances are reported beside."""
+    reproduced. Chamfer distances are reported beside.
+
+    Added by review after the full run (reporting only; the rule above and the verdict are
+    unchanged): the tests treat the pooled parts as independent pairs. Each part's sizes (and
+    noise) come from its own generator, so parts are independent draws, but not identically
+    distributed: they come from a few families and the differences are family-driven, so the
+    p-values speak for this family mix, not for CAD parts at large. The evidence also repeats
+    the open-loop top-3 comparison without the parts where that program re-executed to one valid
+    solid but our scorer gave IoU 0 (its tessellation is not a closed 2-manifold for manifold3d;
+    the official iou.py would alpha-wrap it), and says on which families CADFit beats the best
+    single candidate."""
+    # (nested so that it stays claim code, outside the run fingerprint)
+    def _review_notes_beats(ms: list[dict], cf: np.ndarray) -> str:
+        """Reporting added by review (no effect on the verdict): independence, scorer artefacts, families."""
+        fam = np.array(_pool_str(ms, "part"))
+        fams = sorted(set(fam), key=list(fam).index)
+        out = [f" | review notes (after the full run; verdict rule unchanged): the Wilcoxon tests treat the "
+               f"{cf.size} parts ({len(fams)} part types x {len(ms)} seeds) as independent pairs: each part's sizes "
+               "and noise come from its own generator, so they are independent but not identically distributed, "
+               "and the p-values speak for this mix of part types, not for CAD parts at large"]
+        top = _pool(ms, "iou/open_top3")
+        try:
+            inv = _pool(ms, "invalid/open_top3")
+        except KeyError:
+            inv = np.ones_like(top)
+        art = (top == 0) & (inv < 0.5)
+        if art.any():
+            keep = ~art
+            frac = float(np.mean(cf[keep] > top[keep] + 1e-4))
+            p = paired_test(cf[keep], top[keep], alternative="greater", method="wilcoxon")
+            where = sorted(set(fam[art]))
+            cd_t, cd_c = _pool(ms, "cd/open_top3")[art], _pool(ms, "cd/cadfit")[art]
+            out.append(f"open loop top-3 scores IoU 0 on {int(art.sum())} parts ({', '.join(where)}) whose program "
+                       "re-executes to one valid solid: our scorer failed there, not the program (checked by review on "
+                       "seed 0's pulley: the fused solid's tessellation is not a closed 2-manifold for manifold3d, and "
+                       "the union of its candidates' meshes scores IoU 0.998; the official iou.py would alpha-wrap "
+                       f"it); its Chamfer distance there is {np.nanmean(cd_t):.4f} vs CADFit's {np.nanmean(cd_c):.4f}, "
+                       "so that control is handicapped by our IoU code; without those parts its IoU is "
+                       f"{top[keep].mean():.3f} vs CADFit {cf[keep].mean():.3f}, CADFit higher on {frac:.0%} of "
+                       f"{int(keep.sum())}, {fmt_p(p)}")
+        bs = _pool(ms, "iou/best_single")
+        win = cf > bs + 1e-4
+        if win.any():
+            out.append("CADFit above the best single candidate only on " + ", ".join(
+                f"{f} ({int(win[fam == f].sum())}/{int((fam == f).sum())})" for f in fams if win[fam == f].any())
+                + f"; equal within 1e-4 or below on the other {int((~win).sum())} parts")
+        return "; ".join(out)
+
     cf = _pool(ms, "iou/cadfit")
     invoc = _pool(ms, "in_vocab") > 0.5
     mean_in = float(cf[invoc].mean()) if invoc.any() else float("nan")
@@ -231,13 +278,14 @@ def check_beats_controls(ms: list[dict]) -> Verdict:
     else:
         status = "not-reproduced"
     lo, hi = bootstrap_ci(cf)
+    notes = _review_notes_beats(ms, cf)
     return Verdict(
         status,
         f"CADFit IoU {cf.mean():.3f} [{lo:.3f}, {hi:.3f}] over {cf.size} parts (in-vocabulary {mean_in:.3f}), "
         f"CD {np.nanmean(_pool(ms, 'cd/cadfit')):.4f}",
         (reason + "; " if reason else "") + "rule: " + (check_beats_controls.__doc__ or "").split("Pre-registered: ")[1]
-        .replace("\n   ", "").replace("  ", " ") + " | " + "; ".join(parts)
-        + f"; {len(ms)} seeds; passes all rules against {sum(full_pass)}/{len(CONTROLS)} controls",
+        .split("\n\n")[0].replace("\n   ", "").replace("  ", " ") + " | " + "; ".join(parts)
+        + f"; {len(ms)} seeds; passes all rules against {sum(full_pass)}/{len(CONTROLS)} controls" + notes,
         value=float(cf.mean()), ci=(lo, hi),
         control="; ".join(f"{LABELS[a]}: {_pool(ms, f'iou/{a}').mean():.3f}" for a in CONTROLS))
 
@@ -264,8 +312,16 @@ def _terciles(ops: np.ndarray) -> np.ndarray:
 def check_invalid_ratio(ms: list[dict]) -> Verdict:
     """Pre-registered: re-executed in a fresh Python process, CADFit's emitted programs fail to
     give one valid solid on <= 5% of parts (pooled over seeds), and in the top tercile of
-    ground-truth op count its invalid rate is below the open-loop union-of-all program's.
-    Reproduced if both; partly if only the 5% bound holds; else not reproduced."""
+    ground-truth op count its invalid rate is below the open-loop top-3-by-fit program's.
+    Reproduced if both; partly if only the 5% bound holds; else not reproduced.
+
+    Wording corrected by review after the full run: this docstring used to name the open-loop
+    "union-of-all" program as the control, but the code has always compared with the top-3 program
+    (the union of all is scored as a mesh union and never emitted as a program); nothing else
+    changed. Note: CADFit's bound is close to true by construction (every emitted program was
+    executed in the loop; a fresh process can only differ by kernel state), so the informative half
+    is the comparison, and the open-loop programs, fused from 3 single-operation candidates, did
+    not fail either."""
     inv = _pool(ms, "invalid/cadfit")
     ctl = _pool(ms, "invalid/open_top3")
     ter = _terciles(_pool(ms, "gt_ops"))
@@ -280,8 +336,12 @@ def check_invalid_ratio(ms: list[dict]) -> Verdict:
     status = "reproduced" if ok_bound and ok_top else ("partly" if ok_bound else "not-reproduced")
     return Verdict(status, f"invalid ratio (fresh process) CADFit {rate:.1%} over {inv.size} parts; top tercile "
                            f"{top_rate:.0%}",
-                   f"rule: <= {INVALID_MAX:.0%} invalid overall and below the open-loop rate in the top op-count "
-                   f"tercile; partly if only the bound holds | {by}; {len(ms)} seeds",
+                   f"rule: <= {INVALID_MAX:.0%} invalid overall and below the open-loop (top-3 by fit) rate in the "
+                   f"top op-count tercile; partly if only the bound holds | {by}; {len(ms)} seeds | review note (after "
+                   "the full run, rule unchanged): the bound is close to true by construction (each emitted program "
+                   "was already executed in the loop), and the open-loop control, 3 single-operation candidates "
+                   "fused, never failed either, so this run shows no validity advantage over an open-loop program; "
+                   "the paper's contrast is with learned code generators, which we cannot run",
                    value=rate, control=f"open loop (top-3 by fit, fresh process): {ctl_rate:.1%} overall, {top_ctl:.0%} in the top "
                                        "tercile")
 
@@ -304,7 +364,14 @@ def check_richer_ops(ms: list[dict]) -> Verdict:
     CADFit's mean IoU gain over extrude-only CADFit is >= 0.05 with a one-sided Wilcoxon p < 0.05,
     and on extrude parts no part loses more than 0.01 IoU. Reproduced if all hold; partly if
     the gain is significant but below 0.05, or per kind the gain holds for one of revolve /
-    fillet-chamfer; else not reproduced."""
+    fillet-chamfer; else not reproduced.
+
+    Rule revised after the full run by review: "reproduced" now also needs a mean gain >= 0.05 in
+    each rich kind present (revolve, fillet/chamfer), as the claim's statement asserts a gain on
+    both. Under the pooled rule alone a kind with no gain at all can be carried by the other: in
+    the full run the pooled gain (+0.065) came entirely from the revolve parts (+0.097) while the
+    chamfered blocks gained +0.000, and the pooled rule said reproduced; the revised rule says
+    partly. Stored metrics are unchanged."""
     cf, ex = _pool(ms, "iou/cadfit"), _pool(ms, "iou/extrude_only")
     kind = np.array(_pool_str(ms, "kind"))
     rich = np.isin(kind, RICH_KINDS)
@@ -319,7 +386,7 @@ def check_richer_ops(ms: list[dict]) -> Verdict:
     reason = _n_seeds_reason(ms, 2)
     if reason:
         status = "not-checkable"
-    elif ok_gain and ok_plain:
+    elif ok_gain and ok_plain and all(v >= RICH_GAIN for v in per.values()):
         status = "reproduced"
     elif (p < 0.05 and gain > 0) or any(v >= RICH_GAIN for v in per.values()):
         status = "partly"
@@ -330,9 +397,17 @@ def check_richer_ops(ms: list[dict]) -> Verdict:
         f"IoU gain over extrude-only on revolve/fillet/chamfer parts {gain:+.3f} ({fmt_p(p)}, {int(rich.sum())} parts; "
         + ", ".join(f"{k} {v:+.3f}" for k, v in per.items()) + f"); worst change on extrude parts {worst:+.3f}",
         (reason + "; " if reason else "") + f"rule: mean gain >= {RICH_GAIN} with one-sided Wilcoxon p < 0.05 on "
-        f"revolve/edge parts and no extrude part losing more than {RICH_LOSS}; partly if the gain is significant "
-        f"but small or holds for one kind; CADFit {cf[rich].mean():.3f} vs extrude-only {ex[rich].mean():.3f} on the "
-        f"rich parts; {len(ms)} seeds",
+        f"revolve/edge parts, a mean gain >= {RICH_GAIN} in each of those kinds present, and no extrude part losing "
+        f"more than {RICH_LOSS}; partly if the gain is significant but small or holds for one kind (rule revised "
+        "after the full run by review: the per-kind condition for 'reproduced' was added, because the claim asserts "
+        "a gain on revolved and on filleted/chamfered parts; the pre-registered pooled rule gave reproduced); "
+        + ", ".join(f"{k}: {int((d[kind == k] > 1e-4).sum())}/{int((kind == k).sum())} parts gain" for k in per)
+        + f"; CADFit {cf[rich].mean():.3f} vs extrude-only {ex[rich].mean():.3f} on the rich parts; {len(ms)} seeds"
+        + ("; review note: on the chamfered blocks the extrusions of side sections already carry the chamfers, and "
+           "the remaining error is the bore, which a union of extrusions cannot cut (no residual round), so edge "
+           "refinement had nothing to add there (checked by review on seed 0 with all 38 edges probed, not only "
+           "6: no gain); the part set holds no part whose error edge operations could remove"
+           if "edge" in per and per["edge"] < RICH_GAIN else ""),
         value=gain, control=f"extrude-only CADFit: {ex[rich].mean():.3f} on revolve/edge parts, "
                             f"{ex[plain].mean() if plain.any() else float('nan'):.3f} on extrude parts")
 
