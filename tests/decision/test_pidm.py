@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from icml26.decision.pidm.setting import (
     GOAL,
@@ -9,6 +10,7 @@ from icml26.decision.pidm.setting import (
     expert_episode,
     in_wall,
     rollout_success,
+    rollout_successes,
     sample_free,
     sample_starts,
     step_positions,
@@ -19,6 +21,7 @@ from icml26.decision.pidm.method import (
     PIDMPolicy,
     demos_needed,
     fit_regressor,
+    fit_regressors,
     linear_gaussian_delta,
     linear_gaussian_idm,
     make_pairs,
@@ -189,3 +192,126 @@ def test_input_validation():
         FourRoomsNav(step_size=0)
     with pytest.raises(RuntimeError):
         BCPolicy().act(np.zeros((1, 2)))
+
+
+def test_closest_reference_matches_brute_force_with_ties():
+    rng = np.random.default_rng(5)
+    trs = [rng.uniform(size=(30, 2)).astype(np.float32) for _ in range(4)]
+    # the first three states of trajectory 0 again, with other futures: ties go to the first stored state
+    trs.append(np.concatenate([trs[0][:3], rng.uniform(size=(5, 2)).astype(np.float32)]))
+    pred = ClosestReferencePredictor(trs, k=2)
+    q = np.concatenate([rng.uniform(size=(200, 2)), trs[0][:3]]).astype(np.float32)
+    d2 = ((q[:, None, :] - pred.states[None]) ** 2).sum(-1)
+    np.testing.assert_array_equal(pred.predict(q), pred.futures[np.argmin(d2, 1)])
+    np.testing.assert_array_equal(pred.predict(trs[0][:3]), trs[0][2:5])
+
+
+@pytest.mark.parametrize("loss,batch_size", [("l1", 256), ("mse", None)])
+def test_fit_regressors_equals_one_at_a_time_fits(loss, batch_size):
+    rng = np.random.default_rng(0)
+    # full-batch problems small and large (two padding groups), minibatched ones, inputs of width 2 and 4
+    shapes = [(40, 2), (90, 4), (200, 4), (300, 2), (600, 4)]
+    Xs = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    Ys = [np.abs(x[:, :2]) - 0.5 * x[:, 1:2] for x in Xs]
+    seeds = [3, 4, 5, 3, 7]
+    kw = dict(loss=loss, hidden=16, steps=60, lr=1e-2, batch_size=batch_size)
+    stack = fit_regressors(Xs, Ys, seeds, **kw)
+    assert len(stack) == len(Xs) and stack.d_in == [2, 4, 4, 2, 4]
+    for i, x in enumerate(Xs):
+        one = fit_regressor(x, Ys[i], seed=seeds[i], **kw)
+        np.testing.assert_allclose(stack.regressor(i).predict(x), one.predict(x), atol=1e-5)
+        padded = np.zeros((len(Xs), len(x), 4), np.float32)
+        padded[i, :, :x.shape[1]] = x
+        np.testing.assert_allclose(stack.predict(padded)[i], one.predict(x), atol=1e-5)
+    # the padded inputs of the 2-D problems have zero weights throughout training
+    assert torch.count_nonzero(stack.weights[0][[0, 3], :, 2:]) == 0
+
+
+def test_rollout_successes_equals_one_policy_at_a_time():
+    starts = sample_starts(np.random.default_rng(2), 25, "threeroom")
+    policies = [
+        lambda s: np.tile(np.float32([1.0, 1.0]), (len(s), 1)),
+        lambda s: (GOAL - s) / np.linalg.norm(GOAL - s, axis=1, keepdims=True),
+        lambda s: np.zeros_like(s),
+    ]
+    want = [rollout_success(f, starts, max_steps=60) for f in policies]
+    assert want[1] > 0 and want[2] == 0
+
+    def act(pos, live):
+        assert live.shape == pos.shape[:2]
+        return np.stack([f(pos[j]) for j, f in enumerate(policies)])
+
+    assert rollout_successes(act, starts, 3, max_steps=60) == want
+
+
+def test_navigation_equals_one_policy_at_a_time():
+    """The batched navigation part computes what training and rolling out each policy alone computes."""
+    from icml26.core.paper import Profile
+    from icml26.decision.pidm.experiment import navigation
+
+    params = {"hidden": 16, "lr": 1e-3, "batch_size": 64, "k": 1, "step_size": 0.03, "max_steps": 60,
+              "route_temp": 0.3, "noise_sd": 0.1, "extra_tasks": ["threeroom"], "n_demos": [1, 3], "steps": 30,
+              "n_eval": 12, "n_extra_free": 2, "n_extra_random": 50, "bias_n": 1, "bias_sd": [0.0, 0.3]}
+    got = navigation(Profile("t", seeds=1, params=params), "threeroom", np.random.default_rng(7), 7, bias=True)
+
+    rng = np.random.default_rng(7)
+    env = FourRoomsNav(step_size=0.03, max_steps=60)
+
+    def demo():
+        return expert_episode(env, rng, sample_starts(rng, 1, "threeroom")[0], 0.3, 0.1)
+
+    demos = [demo() for _ in range(3)]
+    free = [demo()[0] for _ in range(2)]
+    S_r = sample_free(rng, 50)
+    A_r = rng.uniform(-1, 1, size=S_r.shape).astype(np.float32)
+    extra = (S_r, step_positions(S_r, A_r, 0.03), A_r)
+    starts = sample_starts(rng, 12, "threeroom")
+    fit = {"hidden": 16, "steps": 30, "lr": 1e-3, "loss": "l1", "batch_size": 64}
+    one_episode = pytest.approx  # float rounding of batched products may at most flip an episode
+    tol = 1 / 12 + 1e-9
+
+    def succ(act):
+        return rollout_success(act, starts, 0.03, max_steps=60)
+
+    for i, n in enumerate([1, 3]):
+        tr, ac = [d[0] for d in demos[:n]], [d[1] for d in demos[:n]]
+        S, _, A = make_pairs(tr, ac, 1)
+        bc = BCPolicy(seed=7000 + i, **fit).fit(S, A)
+        bc2 = BCPolicy(seed=7500 + i, **fit).fit(S, A)
+        pidm = PIDMPolicy(k=1, seed=7000 + i, **fit).fit(tr, ac)
+        plus = PIDMPolicy(k=1, seed=7000 + i, **fit).fit(tr, ac, extra_state_trajectories=free, extra_transitions=extra)
+        for key, pol in (("bc", bc), ("bc_control", bc2), ("pidm", pidm), ("pidm_extra", plus)):
+            assert got[f"threeroom/success/{key}"][i] == one_episode(succ(pol.act), abs=tol), key
+        if n == 1:
+            assert got["bias_success_bc"] == one_episode(succ(bc.act), abs=tol)
+            for b, v in zip([0.0, 0.3], got["bias_success_pidm"]):
+                pidm.bias_sd, pidm.rng = b, np.random.default_rng(7)
+                assert v == one_episode(succ(pidm.act), abs=tol)
+
+
+def test_batched_api_validation():
+    X, Y = np.zeros((5, 2)), np.zeros((5, 1))
+    with pytest.raises(ValueError, match="seeds"):
+        fit_regressors([X], [Y], [0, 1])
+    with pytest.raises(ValueError, match="Ys"):
+        fit_regressors([X, X], [Y, np.zeros((5, 2))], [0, 1])
+    with pytest.raises(ValueError, match=r"Xs\[0\]"):
+        fit_regressors([np.full((5, 2), np.nan)], [Y], [0])
+    with pytest.raises(ValueError, match="same number"):
+        fit_regressors([X], [np.zeros((4, 1))], [0])
+    with pytest.raises(ValueError, match="batch_size"):
+        fit_regressors([X], [Y], [0], batch_size=0)
+    with pytest.raises(TypeError, match="seeds"):
+        fit_regressors([X], [Y], [0.5])
+    stack = fit_regressors([X], [Y], [0], hidden=4, steps=1)
+    with pytest.raises(ValueError, match="X"):
+        stack.predict(np.zeros((2, 3, 2)))
+    with pytest.raises(ValueError, match="i"):
+        stack.regressor(1)
+    start = np.full((2, 2), 0.2)
+    with pytest.raises(TypeError, match="policy_act"):
+        rollout_successes(None, start, 2)
+    with pytest.raises(ValueError, match="n_policies"):
+        rollout_successes(lambda p, live: p, start, 0)
+    with pytest.raises(ValueError, match="policy_act"):
+        rollout_successes(lambda p, live: p[:, :1], start, 2)

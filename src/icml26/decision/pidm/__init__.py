@@ -43,7 +43,14 @@ PAPER = Paper(
         "any of three rooms (poorer coverage, PIDM below its ceiling); networks of 2 x 64 units trained "
         "500 Adam steps on minibatches of 256 (full batch below that; paper: 512-1024-256 MLPs, batch 4096, "
         "1e5 steps); the 3-D video-game experiment is "
-        "not run. Theorem 1 is checked on a bimodal linear-Gaussian toy with gradient-boosted predictors."
+        "not run. Theorem 1 is checked on a bimodal linear-Gaussian toy with gradient-boosted predictors. "
+        "Full profile resized on 2026-12-01 to fit the 3-minute budget: the toy's held-out EPE set went from "
+        "100000 to 20000 samples per noise level (the toy's training sets, 20000, are unchanged; the 20-seed "
+        "Delta estimates were within 1% of the quadrature value against a 10% tolerance); the navigation "
+        "computes the same numbers as before, faster (all networks of a task trained as one batched computation "
+        "with the initial weights and minibatches of the one-at-a-time fits, all policies rolled out in one "
+        "batched loop: seed 0's navigation metrics are identical to the earlier run's); seeds, budgets, "
+        "training steps and evaluation starts are unchanged."
     ),
     examples="icml26.decision.pidm.method:EXAMPLES",
     profiles={
@@ -54,7 +61,7 @@ PAPER = Paper(
         "full": Profile("full", seeds=20, timeout_s=1800, params={
             **_NAV, "n_demos": [1, 2, 5, 10, 20, 30, 40, 50], "steps": 500, "n_eval": 100,
             "n_extra_free": 16, "n_extra_random": 2000, "bias_n": 5, "bias_sd": [0.0, 0.03, 0.1, 0.3],
-            "toy_sigma_eta": [0.3, 1.0, 2.0], "toy_n_train": 20000, "toy_n_test": 100000,
+            "toy_sigma_eta": [0.3, 1.0, 2.0], "toy_n_train": 20000, "toy_n_test": 20000,
             "toy_bias_sd": [0.0, 0.3, 1.0, 3.0]}),
     },
     claims=(

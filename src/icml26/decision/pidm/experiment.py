@@ -35,12 +35,18 @@ POLICIES = ("bc", "bc_control", "pidm", "pidm_extra")
 
 
 def navigation(p: Profile, task: str, rng: np.random.Generator, seed: int, bias: bool) -> Metrics:
-    """Success curves of the policies on one task; with ``bias``, the predictor-noise sweep at ``bias_n``."""
-    from icml26.decision.pidm.method import BCPolicy, PIDMPolicy, make_pairs
+    """Success curves of the policies on one task; with ``bias``, the predictor-noise sweep at ``bias_n``.
+
+    Every policy of every budget is trained in one batched computation (``fit_regressors``: each
+    network gets the initial weights and minibatches ``fit_regressor`` would give it) and rolled
+    out in one batched loop (``rollout_successes``).
+    """
+    from icml26.decision.pidm.method import ClosestReferencePredictor, PIDMPolicy, fit_regressors, make_pairs
     from icml26.decision.pidm.setting import (
         FourRoomsNav,
         expert_episode,
         rollout_success,
+        rollout_successes,
         sample_free,
         sample_starts,
         step_positions,
@@ -59,34 +65,49 @@ def navigation(p: Profile, task: str, rng: np.random.Generator, seed: int, bias:
            "batch_size": int(p["batch_size"])}
     k = int(p["k"])
     with_extra = task in p["extra_tasks"]
+    methods = [m for m in POLICIES if m != "pidm_extra" or with_extra]
 
-    def succ(act):
-        return rollout_success(act, starts, p["step_size"], max_steps=p["max_steps"])
-
-    out: Metrics = {f"{task}/success/{m}": [] for m in POLICIES if m != "pidm_extra" or with_extra}
+    # one network per (budget, method): BC on (s_t, a_t); the IDMs on ((s_t, s_t+k), a_t)
+    Xs, Ys, seeds, preds = [], [], [], {}
     for i, n in enumerate(ns):
         tr, ac = [d[0] for d in demos[:n]], [d[1] for d in demos[:n]]
-        S, _, A = make_pairs(tr, ac, 1)
         fit_seed = seed * 1000 + i
-        bc = BCPolicy(seed=fit_seed, **fit).fit(S, A)
-        bc2 = BCPolicy(seed=fit_seed + 500, **fit).fit(S, A)
-        pidm = PIDMPolicy(k=k, seed=fit_seed, **fit).fit(tr, ac)
-        out[f"{task}/success/bc"].append(succ(bc.act))
-        out[f"{task}/success/bc_control"].append(succ(bc2.act))
-        out[f"{task}/success/pidm"].append(succ(pidm.act))
+        S, _, A = make_pairs(tr, ac, 1)
+        Xs += [S, S]
+        Ys += [A, A]
+        seeds += [fit_seed, fit_seed + 500]
+        X, Y = PIDMPolicy(k=k).idm_data(tr, ac)
+        preds[len(Xs)] = ClosestReferencePredictor(tr, k)
+        Xs.append(X), Ys.append(Y), seeds.append(fit_seed)
         if with_extra:
-            plus = PIDMPolicy(k=k, seed=fit_seed, **fit).fit(
-                tr, ac, extra_state_trajectories=free, extra_transitions=extra if k == 1 else None)
-            out[f"{task}/success/pidm_extra"].append(succ(plus.act))
-        if bias and n == int(p["bias_n"]):
-            out["bias_success_bc"] = out[f"{task}/success/bc"][-1]
-            curve = []
-            for b in p["bias_sd"]:
-                pidm.bias_sd = float(b)
-                pidm.rng = np.random.default_rng(seed)
-                curve.append(succ(pidm.act))
-            out["bias_success_pidm"] = curve
-            out["bias_sd"] = [float(b) for b in p["bias_sd"]]
+            X, Y = PIDMPolicy(k=k).idm_data(tr, ac, extra if k == 1 else None)
+            preds[len(Xs)] = ClosestReferencePredictor(tr + free, k)
+            Xs.append(X), Ys.append(Y), seeds.append(fit_seed)
+    stack = fit_regressors(Xs, Ys, seeds, **fit)
+
+    def act(pos, live):
+        X = np.zeros((len(stack), pos.shape[1], 4), dtype=np.float32)
+        X[:, :, :2] = pos
+        for j, pred in preds.items():  # PIDM: the IDM's second input is the predicted next state
+            if live[j].any():
+                X[j, live[j], 2:] = pred.predict(pos[j, live[j]])
+        return stack.predict(X)
+
+    succ = rollout_successes(act, starts, len(stack), p["step_size"], max_steps=p["max_steps"])
+    out: Metrics = {f"{task}/success/{m}": succ[j::len(methods)] for j, m in enumerate(methods)}
+    if bias:
+        i = ns.index(int(p["bias_n"]))
+        out["bias_success_bc"] = out[f"{task}/success/bc"][i]
+        pidm = PIDMPolicy(k=k, **fit)
+        pidm.idm = stack.regressor(i * len(methods) + methods.index("pidm"))
+        pidm.predictor = preds[i * len(methods) + methods.index("pidm")]
+        curve = []
+        for b in p["bias_sd"]:
+            pidm.bias_sd = float(b)
+            pidm.rng = np.random.default_rng(seed)
+            curve.append(rollout_success(pidm.act, starts, p["step_size"], max_steps=p["max_steps"]))
+        out["bias_success_pidm"] = curve
+        out["bias_sd"] = [float(b) for b in p["bias_sd"]]
     return out
 
 

@@ -18,7 +18,8 @@ cloning?" (Schaefer et al.; arXiv:2601.21718):
   (law of total variance). :func:`linear_gaussian_delta` evaluates it for a
   bimodal linear-Gaussian toy where it reduces to a one-dimensional integral.
 
-Networks are small MLPs (torch); training is full-batch Adam.
+Networks are small MLPs (torch) trained with Adam (:func:`fit_regressor`; :func:`fit_regressors`
+trains many independent ones as one batched computation).
 
 The sample-efficiency measure of the paper's Fig. 2 ("BC needs up to 5x, on average 3x
 more demonstrations for comparable performance") is :func:`matched_level_ratios`: at a
@@ -117,6 +118,158 @@ def fit_regressor(X, Y, loss: str = "l1", hidden: int = 128, depth: int = 2, ste
     return Regressor(net, x_mean, x_std)
 
 
+@dataclass
+class RegressorStack:
+    """``M`` MLPs of one architecture fitted side by side (:func:`fit_regressors`).
+
+    ``weights[l]``: (M, out, in) and ``biases[l]``: (M, out) per layer; inputs narrower than
+    the stack's width are zero-padded (their padded first-layer weights are zero and stay
+    zero). ``predict`` maps (M, m, d) -> (M, m, d_out), model i on slice i.
+    """
+
+    weights: list[torch.Tensor]
+    biases: list[torch.Tensor]
+    x_mean: np.ndarray  # (M, d)
+    x_std: np.ndarray  # (M, d)
+    d_in: list[int]
+
+    def __len__(self) -> int:
+        return len(self.d_in)
+
+    def predict(self, X) -> np.ndarray:
+        if X is None or isinstance(X, (str, bytes)):
+            raise TypeError(f"X must be a 3-D numeric array, got {type(X).__name__}")
+        try:
+            X = np.asarray(X, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"X must be a 3-D numeric array: {exc}") from None
+        if X.ndim != 3 or X.shape[0] != len(self) or X.shape[1] == 0 or X.shape[2] != self.x_mean.shape[1]:
+            raise ValueError(f"X must have shape ({len(self)}, m >= 1, {self.x_mean.shape[1]}), got {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or inf")
+        with torch.no_grad():
+            return _stack_forward(self.weights, self.biases,
+                                  torch.from_numpy((X - self.x_mean[:, None]) / self.x_std[:, None])).numpy()
+
+    def regressor(self, i: int) -> Regressor:
+        """Model ``i`` as a stand-alone :class:`Regressor` (its own input width, no padding)."""
+        i = check_int("i", i, minimum=0, maximum=len(self) - 1)
+        d = self.d_in[i]
+        sizes = [d, *[w.shape[1] for w in self.weights]]
+        net = mlp(sizes, activation="relu")
+        lins = [m for m in net if isinstance(m, nn.Linear)]
+        with torch.no_grad():
+            for j, (lin, w, b) in enumerate(zip(lins, self.weights, self.biases)):
+                lin.weight.copy_(w[i, :, :d] if j == 0 else w[i])
+                lin.bias.copy_(b[i])
+        net.eval()
+        return Regressor(net, self.x_mean[i, :d].copy(), self.x_std[i, :d].copy())
+
+
+def _stack_forward(weights, biases, h: torch.Tensor) -> torch.Tensor:
+    for j, (w, b) in enumerate(zip(weights, biases)):
+        h = torch.baddbmm(b.unsqueeze(1), h, w.transpose(1, 2))
+        if j < len(weights) - 1:
+            h = torch.relu(h)
+    return h
+
+
+def fit_regressors(Xs, Ys, seeds, loss: str = "l1", hidden: int = 128, depth: int = 2, steps: int = 1000,
+                   lr: float = 1e-3, batch_size: int | None = None) -> RegressorStack:
+    """:func:`fit_regressor` for several independent problems at once, as batched computations.
+
+    Xs[i]: (n_i, d_i), Ys[i]: (n_i, d_out), seeds[i]: problem i's seed. Model i gets exactly
+    the initial weights and the minibatch indices :func:`fit_regressor` would give it with
+    ``seed=seeds[i]`` (full batch when ``batch_size`` is None or >= n_i); the summed loss has
+    block-diagonal gradients and Adam is elementwise, so each model follows its own
+    fit_regressor trajectory up to float rounding of the batched matrix products. Inputs narrower
+    than the widest are zero-padded; the returned :class:`RegressorStack` keeps the order of Xs.
+    """
+    if not isinstance(Xs, (list, tuple)) or not Xs:
+        raise ValueError("Xs must be a non-empty list of (n_i, d_i) arrays")
+    if not isinstance(Ys, (list, tuple)) or len(Ys) != len(Xs):
+        raise ValueError(f"Ys must be a list with one array per entry of Xs ({len(Xs)})")
+    if not isinstance(seeds, (list, tuple)) or len(seeds) != len(Xs):
+        raise ValueError(f"seeds must be a list with one seed per entry of Xs ({len(Xs)})")
+    Xs = [_as_2d(f"Xs[{i}]", x) for i, x in enumerate(Xs)]
+    Ys = [_as_2d(f"Ys[{i}]", y) for i, y in enumerate(Ys)]
+    for i, y in enumerate(Ys):
+        if y.shape[1] != Ys[0].shape[1]:
+            raise ValueError(f"Ys[{i}] must have {Ys[0].shape[1]} columns like Ys[0], got {y.shape[1]}")
+    for i, (x, y) in enumerate(zip(Xs, Ys)):
+        if x.shape[0] != y.shape[0]:
+            raise ValueError(f"Xs[{i}] and Ys[{i}] must have the same number of rows, got {x.shape[0]} and {y.shape[0]}")
+    if loss not in ("l1", "mse"):
+        raise ValueError(f"loss must be 'l1' or 'mse', got {loss!r}")
+    steps, lr = check_int("steps", steps, minimum=1), check_positive("lr", lr)
+    hidden, depth = check_int("hidden", hidden, minimum=1), check_int("depth", depth, minimum=1)
+    seeds = [check_int(f"seeds[{i}]", s, minimum=0) for i, s in enumerate(seeds)]
+    if batch_size is not None:
+        batch_size = check_int("batch_size", batch_size, minimum=1)
+    d = max(x.shape[1] for x in Xs)
+    rows = [n if batch_size is None or batch_size >= n else batch_size for n in (x.shape[0] for x in Xs)]
+    # models are padded to the largest batch of their group: small full-batch problems (at most
+    # half the largest batch) form a group of their own, so they do not pay for the large batches
+    small = [i for i, r in enumerate(rows) if 2 * r <= max(rows)]
+    groups = [g for g in (small, [i for i in range(len(Xs)) if i not in small]) if g]
+    parts = [_fit_group([Xs[i] for i in g], [Ys[i] for i in g], [seeds[i] for i in g], d, loss, hidden, depth,
+                        steps, lr, batch_size) for g in groups]
+    order = np.argsort(np.concatenate([np.asarray(g) for g in groups]), kind="stable")
+    take = torch.from_numpy(order)
+    return RegressorStack([torch.cat([pt.weights[j] for pt in parts])[take] for j in range(depth + 1)],
+                          [torch.cat([pt.biases[j] for pt in parts])[take] for j in range(depth + 1)],
+                          np.concatenate([pt.x_mean for pt in parts])[order],
+                          np.concatenate([pt.x_std for pt in parts])[order], [x.shape[1] for x in Xs])
+
+
+def _fit_group(Xs, Ys, seeds, d, loss, hidden, depth, steps, lr, batch_size) -> RegressorStack:
+    """One batched training run of :func:`fit_regressors` (inputs already validated; width d)."""
+    M, d_out = len(Xs), Ys[0].shape[1]
+    ns = [x.shape[0] for x in Xs]
+    full = [batch_size is None or batch_size >= n for n in ns]
+    rows = [n if f else batch_size for n, f in zip(ns, full)]
+    B, N = max(rows), max(ns)
+    x_mean, x_std = np.zeros((M, d), np.float32), np.ones((M, d), np.float32)
+    Xp, Yp = torch.zeros(M, N, d), torch.zeros(M, N, d_out)
+    idx = torch.zeros(steps, M, B, dtype=torch.long)
+    mask = torch.zeros(M, B)
+    layers: list[list[tuple[torch.Tensor, torch.Tensor]]] = []
+    for i, (x, y, s) in enumerate(zip(Xs, Ys, seeds)):
+        g = torch.Generator().manual_seed(int(s))
+        torch.manual_seed(int(s))
+        net = mlp([x.shape[1], *[hidden] * depth, d_out], activation="relu")
+        layers.append([(m.weight.detach(), m.bias.detach()) for m in net if isinstance(m, nn.Linear)])
+        mu, sd = x.mean(0), x.std(0) + 1e-6
+        x_mean[i, :x.shape[1]], x_std[i, :x.shape[1]] = mu, sd
+        Xp[i, :ns[i], :x.shape[1]] = torch.from_numpy((x - mu) / sd)
+        Yp[i, :ns[i]] = torch.from_numpy(y)
+        if full[i]:
+            idx[:, i, :ns[i]] = torch.arange(ns[i])
+        else:
+            idx[:, i, :batch_size] = torch.randint(0, ns[i], (steps, batch_size), generator=g)
+        mask[i, :rows[i]] = 1.0
+    weights, biases = [], []
+    for j in range(depth + 1):
+        ws = [lay[j][0] for lay in layers]
+        if j == 0:
+            ws = [torch.nn.functional.pad(w, (0, d - w.shape[1])) for w in ws]
+        weights.append(torch.stack(ws).clone().requires_grad_(True))
+        biases.append(torch.stack([lay[j][1] for lay in layers]).clone().requires_grad_(True))
+    opt = torch.optim.Adam([*weights, *biases], lr=lr)
+    denom = torch.tensor(rows, dtype=torch.float32) * d_out
+    ar = torch.arange(M)[:, None]
+    for t in range(steps):
+        xb, yb = Xp[ar, idx[t]], Yp[ar, idx[t]]
+        err = _stack_forward(weights, biases, xb) - yb
+        err = err.abs() if loss == "l1" else err ** 2
+        total = ((err.sum(-1) * mask).sum(-1) / denom).sum()
+        opt.zero_grad()
+        total.backward()
+        opt.step()
+    return RegressorStack([w.detach() for w in weights], [b.detach() for b in biases], x_mean, x_std,
+                          [x.shape[1] for x in Xs])
+
+
 def make_pairs(trajectories: list[np.ndarray], actions: list[np.ndarray] | None, k: int = 1):
     """Training tuples from trajectories.
 
@@ -194,7 +347,11 @@ class ClosestReferencePredictor:
 
     def predict(self, s) -> np.ndarray:
         s = _as_2d("s", s, self.states.shape[1])
-        d2 = ((s[:, None, :] - self.states[None, :, :]) ** 2).sum(-1)
+        # sum of squared coordinate differences, accumulated coordinate by coordinate (the same
+        # float operations as ((s[:, None] - states[None]) ** 2).sum(-1), without the 3-D array)
+        d2 = (s[:, :1] - self.states[:, 0]) ** 2
+        for j in range(1, s.shape[1]):
+            d2 += (s[:, j:j + 1] - self.states[:, j]) ** 2
         return self.futures[np.argmin(d2, axis=1)]
 
 
@@ -216,6 +373,14 @@ class PIDMPolicy:
     def fit(self, trajectories, actions, extra_state_trajectories=None, extra_transitions=None) -> "PIDMPolicy":
         """trajectories/actions: expert demos. extra_state_trajectories: action-free demos for the
         predictor. extra_transitions: (S, S_next, A) non-expert one-step data for the IDM (k = 1 only)."""
+        X, Y = self.idm_data(trajectories, actions, extra_transitions)
+        self.idm = fit_regressor(X, Y, **self.fit_kwargs)
+        refs = list(trajectories) + list(extra_state_trajectories or [])
+        self.predictor = ClosestReferencePredictor(refs, self.k)
+        return self
+
+    def idm_data(self, trajectories, actions, extra_transitions=None) -> tuple[np.ndarray, np.ndarray]:
+        """The IDM's training set: inputs (s_t, s_t+k) and actions a_t, plus the extra transitions."""
         S, F, A = make_pairs(trajectories, actions, self.k)
         X = np.concatenate([S, F], 1)
         Y = A
@@ -223,10 +388,7 @@ class PIDMPolicy:
             Se, Fe, Ae = (_as_2d(n, v) for n, v in zip(("S", "S_next", "A"), extra_transitions))
             X = np.concatenate([X, np.concatenate([Se, Fe], 1)])
             Y = np.concatenate([Y, Ae])
-        self.idm = fit_regressor(X, Y, **self.fit_kwargs)
-        refs = list(trajectories) + list(extra_state_trajectories or [])
-        self.predictor = ClosestReferencePredictor(refs, self.k)
-        return self
+        return X, Y
 
     def act(self, s) -> np.ndarray:
         if self.idm is None or self.predictor is None:
@@ -355,9 +517,13 @@ def EXAMPLES() -> list:
     ns, s_bc, s_m = np.array([1.0, 2.0, 5.0]), np.array([0.2, 0.5, 0.8]), np.array([0.6, 0.9, 0.9])
     env = E.FourRoomsNav()
     fit = {"hidden": 8, "steps": 2}
+    stack = fit_regressors([X], [Y], [0], hidden=4, depth=1, steps=1)
     return [
         (fit_regressor, {"X": X, "Y": Y, "hidden": 8, "depth": 1, "steps": 2, "lr": 1e-3, "seed": 0}),
-        (mlp, {"d_in": 2, "d_out": 1, "hidden": 4, "depth": 1}),
+        (fit_regressors, {"Xs": [X], "Ys": [Y], "seeds": [0], "hidden": 4, "depth": 1, "steps": 2, "lr": 1e-3,
+                          "batch_size": 8}),
+        (stack.predict, {"X": np.zeros((1, 3, 2))}),
+        (stack.regressor, {"i": 0}),
         (make_pairs, {"trajectories": tr, "actions": ac, "k": 1}),
         (BCPolicy(**fit).fit, {"states": X, "actions": Y}),
         (ClosestReferencePredictor, {"trajectories": tr, "k": 1}),
@@ -379,4 +545,6 @@ def EXAMPLES() -> list:
                             "noise_sd": 0.1}),
         (E.rollout_success, {"policy_act": lambda s: np.ones_like(s), "starts": np.array([[0.2, 0.2]]),
                              "step_size": 0.03, "goal_radius": 0.05, "max_steps": 5}),
+        (E.rollout_successes, {"policy_act": lambda s, live: np.ones_like(s), "starts": np.array([[0.2, 0.2]]),
+                               "n_policies": 2, "step_size": 0.03, "goal_radius": 0.05, "max_steps": 5}),
     ]

@@ -197,3 +197,32 @@ def rollout_success(policy_act, starts: np.ndarray, step_size: float = 0.03, goa
         pos[live] = step_positions(pos[live], policy_act(pos[live]), step_size)
         done |= np.linalg.norm(pos - GOAL, axis=1) < goal_radius
     return float(done.mean())
+
+
+def rollout_successes(policy_act, starts: np.ndarray, n_policies: int, step_size: float = 0.03,
+                      goal_radius: float = 0.05, max_steps: int = 120) -> list[float]:
+    """:func:`rollout_success` of ``n_policies`` policies at once, each from every start.
+
+    ``policy_act(pos, live)``: pos (P, m, 2), live (P, m) bool -> (P, m, 2) actions; only the
+    live entries are used (finished episodes stay put), so a policy may skip the others.
+    Returns the success rate of each policy.
+    """
+    if not callable(policy_act):
+        raise TypeError(f"policy_act must be callable, got {type(policy_act).__name__}")
+    starts = _positions("starts", starts).astype(np.float32)
+    n_policies = check_int("n_policies", n_policies, minimum=1)
+    step_size = check_positive("step_size", step_size)
+    goal_radius = check_positive("goal_radius", goal_radius)
+    max_steps = check_int("max_steps", max_steps, minimum=1)
+    pos = np.repeat(starts[None], n_policies, 0)
+    done = np.zeros(pos.shape[:2], dtype=bool)
+    for _ in range(max_steps):
+        live = ~done
+        if not live.any():
+            break
+        act = np.asarray(policy_act(pos, live), dtype=np.float32)
+        if act.shape != pos.shape:
+            raise ValueError(f"policy_act must return shape {pos.shape}, got {act.shape}")
+        pos[live] = step_positions(pos[live], act[live], step_size)
+        done |= np.linalg.norm(pos - GOAL, axis=2) < goal_radius
+    return [float(v) for v in done.mean(1)]
