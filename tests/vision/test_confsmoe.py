@@ -47,6 +47,40 @@ def test_experts_match_explicit_linear_gelu_linear():
         assert torch.allclose(all_out[:, i], ref, atol=1e-6)
 
 
+def test_dispatch_equals_dense_experts_gathered_and_chosen_confidences():
+    """Token dispatch (each expert on the tokens that chose it) = all experts densely, gathered at idx;
+    the confidence heads of the chosen experts = every head, gathered; an unchosen expert is harmless."""
+    torch.manual_seed(6)
+    moe = SparseMoE(8, n_experts=5, top_k=2, n_classes=4, gate="confidence")
+    h = torch.randn(9, 8)
+    idx = torch.tensor([[0, 1], [1, 0], [3, 0], [0, 3], [1, 3], [3, 1], [0, 1], [1, 3], [3, 0]])  # expert 2, 4 unused
+    dense = moe.experts(h).gather(1, idx.unsqueeze(-1).expand(-1, -1, 8))
+    got = moe.dispatch(h, idx)
+    assert torch.allclose(got, dense, atol=1e-6)
+    assert torch.allclose(moe.confidence_chosen(got, idx), moe.confidence(moe.experts(h)).gather(1, idx), atol=1e-6)
+    got.sum().backward()
+    assert moe.w1.grad[[2, 4]].abs().sum() == 0 and moe.w1.grad[[0, 1, 3]].abs().sum() > 0
+
+
+def test_moe_runs_on_present_tokens_only():
+    """Routing records, confidences and expert outputs of missing modalities are zero; the routing of the
+    present tokens (eval: no noise) equals the block applied to those tokens alone."""
+    m = _model(gate="confidence").eval()
+    xs, present, y = _data()
+    torch.manual_seed(7)  # the same stage-1 pool draws in both passes
+    logits, aux = m(xs, present, y)
+    miss = ~present
+    assert (aux["idx"][miss] == 0).all() and (aux["conf"][miss] == 0).all()
+    B, M, L = 12, 3, 4
+    torch.manual_seed(7)
+    x = m.encode(xs, present).reshape(B, M * L, 8) + m.pos
+    h = m.norm_attn(x)
+    z = m.norm_ffn((x + m.attn(h, h, h, need_weights=False)[0]).view(B, M, L, 8))
+    ref = m.moe(z[present].reshape(-1, 8), y.view(B, 1, 1).expand(B, M, L)[present].reshape(-1))
+    assert torch.equal(aux["idx"][present].reshape(-1, 2), ref.idx)
+    assert torch.allclose(aux["conf"][present].reshape(-1, 2), ref.conf, atol=1e-6)
+
+
 def test_softmax_gate_mixture_is_convex_combination_of_chosen_experts():
     torch.manual_seed(1)
     moe = SparseMoE(8, n_experts=4, top_k=2, n_classes=4, gate="softmax").eval()

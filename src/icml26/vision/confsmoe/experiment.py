@@ -85,7 +85,7 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
                                n_experts=p["n_experts"], top_k=p["top_k"], n_heads=p["n_heads"],
                                dropout=p["dropout"], **VARIANTS[variant])
     model.set_pools([x[masks["train"][:, m]] for m, x in enumerate(xs_tr)])
-    opt = torch.optim.Adam(model.parameters(), lr=p["lr"])
+    opt = torch.optim.Adam(model.parameters(), lr=p["lr"], fused=True)  # one kernel per step, same update rule
     lb = float(p["lb_coef"]) if variant in LOAD_BALANCED else 0.0
     n, bs, val_acc = y_tr.shape[0], p["batch"], []
     for _ in range(p["epochs"]):

@@ -134,9 +134,10 @@ class MoEOutput:
 class SparseMoE(nn.Module):
     """Sparse MoE feed-forward block with a softmax, Laplace or confidence-guided gate.
 
-    ``forward(h: (N, d), y: (N,) long or None) -> MoEOutput``. All ``E`` experts are evaluated
-    densely (cheap at this size) and the ``K`` chosen outputs are gathered, which is numerically
-    identical to dispatching tokens to experts.
+    ``forward(h: (N, d), y: (N,) long or None) -> MoEOutput``. Tokens are dispatched: each expert
+    runs only on the tokens that chose it (sorted by expert, one matmul pair per expert), and the
+    confidence heads run only on the chosen experts' outputs; :meth:`experts` and
+    :meth:`confidence` evaluate every expert densely (the reference the dispatch is tested against).
     """
 
     def __init__(self, d: int, n_experts: int = 8, top_k: int = 2, n_classes: int = 10,
@@ -177,6 +178,26 @@ class SparseMoE(nn.Module):
         z = F.layer_norm(e, (self.d,)) * self.conf_ln_w + self.conf_ln_b
         return torch.sigmoid((z * self.conf_w).sum(-1) + self.conf_b)
 
+    def dispatch(self, h: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """The chosen experts on their tokens: h (N, d), idx (N, K) -> (N, K, d), equal to
+        ``experts(h)`` gathered at ``idx`` but with N*K expert evaluations instead of N*E."""
+        N, K = idx.shape
+        flat = idx.reshape(-1)
+        order = torch.argsort(flat, stable=True)  # selections grouped by expert
+        counts = torch.bincount(flat, minlength=self.n_experts).tolist()
+        hs = h.index_select(0, torch.div(order, K, rounding_mode="floor"))
+        outs = [torch.addmm(self.b2[i], F.gelu(torch.addmm(self.b1[i], chunk, self.w1[i])), self.w2[i])
+                for i, chunk in enumerate(hs.split(counts)) if counts[i]]
+        out = torch.cat(outs) if outs else h.new_zeros(0, self.d)
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(order.numel())
+        return out.index_select(0, inverse).view(N, K, self.d)
+
+    def confidence_chosen(self, e: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """``c_i`` of the chosen experts only: e (N, K, d) their outputs, idx (N, K) -> (N, K)."""
+        z = F.layer_norm(e, (self.d,)) * F.embedding(idx, self.conf_ln_w) + F.embedding(idx, self.conf_ln_b)
+        return torch.sigmoid((z * F.embedding(idx, self.conf_w)).sum(-1) + self.conf_b[idx])
+
     def forward(self, h: torch.Tensor, y: torch.Tensor | None = None) -> MoEOutput:
         if h.ndim != 2 or h.shape[1] != self.d:
             raise ValueError(f"h must have shape (N, {self.d}), got {tuple(h.shape)}")
@@ -184,12 +205,10 @@ class SparseMoE(nn.Module):
         if y is not None and (y.ndim != 1 or y.shape[0] != h.shape[0]):
             raise ValueError(f"y must have shape ({h.shape[0]},), got {tuple(y.shape)}")
         idx, g, router_probs = self.router.route(h)
-        all_out = self.experts(h)
-        e = torch.gather(all_out, 1, idx.unsqueeze(-1).expand(-1, -1, self.d))  # (N, K, d)
+        e = self.dispatch(h, idx)  # (N, K, d)
         conf = p_true = None
         if self.gate == "confidence":
-            # heads of unchosen experts are computed and discarded (same values, simpler batching)
-            conf = self.confidence(all_out).gather(1, idx)
+            conf = self.confidence_chosen(e, idx)
             weight = conf * (g / g.detach()) if self.router_grad == "straight_through" else conf
             if y is not None:
                 probs = torch.softmax(self.probe(e), dim=-1)  # (N, K, C)
@@ -258,10 +277,13 @@ def sparse_cross_attention(q: torch.Tensor, kv: torch.Tensor, top_k: int, keep_f
         raise ValueError(f"kv must have {top_k} slots in dim 2, got {kv.shape[2]}")
     if not 0.0 < keep_frac <= 1.0:
         raise ValueError(f"keep_frac must be in (0, 1], got {keep_frac}")
-    d, n_tok = q.shape[-1], kv.shape[1]
-    logits = torch.einsum("bld,btkd->bltk", q, kv) / math.sqrt(d)
+    return _sparse_read(q, kv, max(1, int(kv.shape[1] * keep_frac)))
+
+
+def _sparse_read(q: torch.Tensor, kv: torch.Tensor, keep: int) -> torch.Tensor:
+    """:func:`sparse_cross_attention` without validation, keeping ``keep`` tokens per query and slot."""
+    logits = torch.einsum("bld,btkd->bltk", q, kv) / math.sqrt(q.shape[-1])
     attn = torch.softmax(logits, dim=2)
-    keep = max(1, int(n_tok * keep_frac))
     top_w, top_i = attn.topk(keep, dim=2)  # (B, L, keep, K)
     sparse = torch.zeros_like(attn).scatter(2, top_i, top_w)
     return torch.einsum("bltk,btkd->bld", sparse, kv)
@@ -381,29 +403,33 @@ class ConfSMoEClassifier(nn.Module):
         h = self.norm_attn(x)
         x = (x + self.attn(h, h, h, need_weights=False)[0]).view(B, M, L, d)
         z = self.norm_ffn(x)
-        # One MoE call on every token: the same expert block serves each modality (as in the released
-        # code); tokens of missing modalities are computed but masked out of the output, the confidence
-        # loss and the routing records, which equals dispatching only the present ones.
+        # One MoE call on the tokens of the present modalities (the same expert block serves each
+        # modality, as in the released code); missing modalities' tokens get no FFN update, zero
+        # expert outputs and entries 0 in the routing records (to be ignored).
         tok_present = present.view(B, M, 1).expand(B, M, L)
         aux: dict = {"conf_loss": x.new_zeros(()), "lb_loss": x.new_zeros(()), "present": present}
         if self.ffn == "dense":
-            out = self.dense(z)
+            out = self.dense(z) * tok_present.unsqueeze(-1)
             expert_out = None
         else:
-            ytok = None if y is None else y.view(B, 1).expand(B, M * L).reshape(-1)
-            mo = self.moe(z.reshape(-1, d), ytok)
-            out = mo.y.view(B, M, L, d)
-            expert_out = mo.expert_out.view(B, M, L, K, d)
-            aux["idx"] = mo.idx.view(B, M, L, K)
-            aux["lb_loss"] = load_balance_loss(mo.idx[tok_present.reshape(-1)], mo.probs[tok_present.reshape(-1)])
+            sel = tok_present.reshape(-1).nonzero().squeeze(1)
+            ytok = None if y is None else y.view(B, 1).expand(B, M * L).reshape(-1)[sel]
+            mo = self.moe(z.reshape(-1, d)[sel], ytok)
+
+            def scatter(v: torch.Tensor) -> torch.Tensor:  # present tokens' rows -> all B*M*L rows
+                return v.new_zeros((B * M * L, *v.shape[1:])).index_copy(0, sel, v)
+
+            out = scatter(mo.y).view(B, M, L, d)
+            expert_out = scatter(mo.expert_out).view(B, M, L, K, d)
+            aux["idx"] = scatter(mo.idx).view(B, M, L, K)
+            aux["lb_loss"] = load_balance_loss(mo.idx, mo.probs)
             if mo.conf is not None:
-                aux["conf"] = mo.conf.view(B, M, L, K)
+                aux["conf"] = scatter(mo.conf).view(B, M, L, K)
                 if mo.p_true is not None:
-                    aux["p_true"] = mo.p_true.view(B, M, L, K)
-                    sel = tok_present.reshape(-1)
-                    aux["conf_loss"] = confidence_loss(mo.conf[sel], mo.p_true[sel])
+                    aux["p_true"] = scatter(mo.p_true).view(B, M, L, K)
+                    aux["conf_loss"] = confidence_loss(mo.conf, mo.p_true)
         # missing modalities get no FFN update (as in the released code): LN(x + 0)
-        x = self.norm_out(x + out * tok_present.unsqueeze(-1))
+        x = self.norm_out(x + out)
         if self.imputation == "two_stage":
             x = self._stage2(x, z, expert_out, present)
         return self.head(x.mean(2).reshape(B, M * d)), aux
@@ -411,25 +437,21 @@ class ConfSMoEClassifier(nn.Module):
     def _stage2(self, x, z, expert_out, present):
         """Post-imputation: missing modality tokens attend to the other modalities' expert outputs.
 
-        Vectorised over modalities: queries of modality m see the M*L tokens with m's own masked out,
-        the other modalities' expert outputs zeroed where they are missing too (released code).
+        Computed for the missing (sample, modality) pairs only: the queries of a missing modality m
+        see the (M-1)*L tokens of the other modalities, whose expert outputs are zeroed where those
+        are missing too (released code); present modalities pass through unchanged.
         """
         B, M, L, d = x.shape
         if M == 1 or present.all():
             return x
         K = self.top_k
-        kv = self.w_k((expert_out * present.view(B, M, 1, 1, 1)).reshape(B, M * L, K, d))
-        q = self.w_q(z)  # (B, M, L, d): stage-1 tokens (their top-k "expert output" mean is themselves)
-        logits = torch.einsum("bmld,btkd->bmltk", q, kv) / math.sqrt(d)
-        own = torch.arange(M).repeat_interleave(L)  # modality of each key token
-        self_mask = (own.view(1, M * L) == torch.arange(M).view(M, 1)).view(1, M, 1, M * L, 1)
-        attn = torch.softmax(logits.masked_fill(self_mask, float("-inf")), dim=3)
-        keep = max(1, ((M - 1) * L) // 4)
-        top_w, top_i = attn.topk(keep, dim=3)
-        sparse = torch.zeros_like(attn).scatter(3, top_i, top_w)
-        read = torch.einsum("bmltk,btkd->bmld", sparse, kv)
-        miss = (~present).view(B, M, 1, 1)
-        return torch.where(miss, self.norm_imp(x + read), x)
+        mb, mm = (~present).nonzero(as_tuple=True)  # missing (sample, modality) pairs
+        others = torch.tensor([[j for j in range(M) if j != m] for m in range(M)])  # (M, M-1)
+        kv = self.w_k((expert_out * present.view(B, M, 1, 1, 1))[mb.unsqueeze(1), others[mm]])
+        kv = kv.reshape(-1, (M - 1) * L, K, d)  # (n_missing, T, K, d)
+        q = self.w_q(z[mb, mm])  # (n_missing, L, d): stage-1 tokens (their top-k "expert output" mean is themselves)
+        read = _sparse_read(q, kv, max(1, ((M - 1) * L) // 4))
+        return x.index_put((mb, mm), self.norm_imp(x[mb, mm] + read))
 
 
 def routing_statistics(idx: np.ndarray, labels: np.ndarray, n_experts: int, n_perm: int = 0,
