@@ -338,11 +338,12 @@ def test_arm_and_teacher_validate():
 
 
 # ----------------------------------------------------------------------------- the claims' rules (added by review)
-def _speed_rows(ratios, premise, drop=10.0):
+def _speed_rows(ratios, premise, drop=10.0, sgmd_end=0.2):
     rows = []
     for r, p in zip(ratios, premise):
         m = {"speed/ratio_vs_best_dmd2": r, "timing/cpu_ratio_vs_best_dmd2": r, "speed/best_dmd2": "dmd1",
-             "prefit/excess_drop": drop, "premise/dmd1_minus_dmd5_end_sw2": p}
+             "prefit/excess_drop": drop, "premise/dmd1_minus_dmd5_end_sw2": p,
+             "start_sw2": 0.26, "sgmd/end_sw2": sgmd_end}
         for f, passes in (("sgmd", 100.0), ("sidform", 100.0), ("dmd5", 100.0 * r), ("dmd1", 100.0 * r)):
             m[f"{f}/passes_to_thr"], m[f"{f}/reached"] = passes, 1.0
         rows.append(m)
@@ -366,12 +367,35 @@ def test_speed_check_follows_the_preregistered_rule_and_premise_gate():
 def test_motion_check_counts_no_tie_as_a_win():
     from icml26.science.sgmd import PAPER
 
-    check = next(c for c in PAPER.claims if c.id == "stronger-motion").check
+    check = PAPER.check_fn(next(c for c in PAPER.claims if c.id == "stronger-motion"))
 
     def rows(sgmd_w1, dmd5_w1):
-        return [{"sgmd/speed_w1": a, "dmd5/speed_w1": b, "sgmd/jerk_rel_err": 0.05, "prefit/excess_drop": 10.0}
+        return [{"sgmd/speed_w1": a, "dmd5/speed_w1": b, "sgmd/jerk_rel_err": 0.05, "prefit/excess_drop": 10.0,
+                 "start_sw2": 0.26, "sgmd/end_sw2": 0.2}
                 for a, b in zip(sgmd_w1, dmd5_w1)]
 
     assert check(rows([0.10] * 5, [0.12] * 5)).status == "reproduced"
     tie = check(rows([0.12] * 5, [0.12] * 5))  # ties are not "closer": the W1 part fails in every seed
     assert tie.status != "reproduced" and "met in 0/5 seeds" in tie.evidence
+
+
+def test_claims_are_not_decided_when_sgmd_never_trained():
+    """Gate added after the full run by review: SGMD's end SW2 must fall below the common start."""
+    from icml26.science.sgmd import PAPER
+    from icml26.science.sgmd.experiment import check_faster_than_dmd2
+
+    # SGMD worse than its start in every seed: the speed claim is not decided, whatever the ratios
+    v = check_faster_than_dmd2(_speed_rows([0.0] * 5, [0.02] * 5, sgmd_end=0.35))
+    assert v.status == "not-checkable" and "improved on its start" in v.evidence
+    assert "would say not-reproduced" in v.evidence
+    # improved (0.2 < 0.26): decided by the pre-registered rule, negative results included
+    assert check_faster_than_dmd2(_speed_rows([0.5] * 5, [0.02] * 5)).status == "not-reproduced"
+
+    check = PAPER.check_fn(next(c for c in PAPER.claims if c.id == "stronger-motion"))
+    rows = [{"sgmd/speed_w1": 0.10, "dmd5/speed_w1": 0.12, "sgmd/jerk_rel_err": 0.05, "prefit/excess_drop": 10.0,
+             "start_sw2": 0.26, "sgmd/end_sw2": e} for e in (0.30, 0.31, 0.2, 0.32, 0.33)]
+    v = check(rows)  # improved in 1/5 seeds only (< 60%)
+    assert v.status == "not-checkable" and "met in 1/5 seeds" in v.evidence
+    for m in rows:
+        m["sgmd/end_sw2"] = 0.2
+    assert check(rows).status == "reproduced"

@@ -35,8 +35,9 @@ PAPER = Paper(
         "one random step per update as in DMD2 / self-forcing pipelines), a frozen teacher, a fake denoiser "
         "initialised from a teacher fit (both generator and fake start from it); SGMD's losses as eq. 21-22 are "
         "given by third-party notes and a third-party Self-Forcing-based implementation (the arXiv text reachable "
-        "to us holds only the abstract and introduction; we could not open those notes ourselves and follow the "
-        "review's reading): generator L = 1/2 c(t)|D_fake(x_t) - D_T(sg x_t)|^2 - (lambda/2)|sg(x_g) - "
+        "to us holds only the abstract and introduction; the build followed a review's reading, and the third review "
+        "opened the notes and confirmed it, but found that the authors' released trainer differs: see the end): "
+        "generator L = 1/2 c(t)|D_fake(x_t) - D_T(sg x_t)|^2 - (lambda/2)|sg(x_g) - "
         "D_fake(x_t)|^2 with c = alpha_t^2/sigma_t^4, gradient only through the fake's input Jacobian (no direct "
         "x_g path, teacher never differentiated), fake RC step (lambda/2)|sg(x_g) - D_fake(x_t)|^2 once per "
         "generator step, lambda = 0.1; DMD2 as the baseline (reverse-KL gradient w (D_fake - D_teacher) with "
@@ -73,13 +74,35 @@ PAPER = Paper(
         "0.21 and rose to 0.26 at 1e-4 (to 0.41 without the NR term, lambda ~ 0), so the route through the fake's "
         "input Jacobian, not only the 1/t^4 weight, fails to train here. "
         "Full run (5 seeds, after the checks were committed; not part of any rule): the eq. 21-22 arm never reached "
-        "the threshold (end SW2 0.35-0.49 against a start of 0.26-0.27; its best lr is 1e-4 in 5/5 seeds), while "
+        "the threshold (end SW2 0.35-0.49 against a start of 0.25-0.34, worse than the start in 5/5 seeds; its best lr "
+        "is 1e-4, the lowest of the grid, in 5/5 seeds), while "
         "DMD2(5) reached it in 5/5, DMD2(1) in 4/5 and the SiD-form ablation in 4/5 (its ratio to the best DMD2 "
         "0.96 on average); the premise held in 3/5 seeds (exactly the 60% bar). The eq. 21-22 arm overstates motion "
         "(mean speed 0.25-0.29 against the teacher's 0.13-0.14; DMD2(5) 0.15-0.17), so its speed W1 is ~3x DMD2(5)'s; "
         "every arm's jerk is 7-11x the teacher's (per-frame errors of the small networks). A unit test shows the "
         "same loss drives a Gaussian generator exactly onto a Gaussian teacher when the fake is the generator's "
-        "exact denoiser (ideal tracking), so the failure here is the loss with an imperfect, once-updated MLP fake."
+        "exact denoiser (ideal tracking), so the failure here is the loss with an imperfect, once-updated MLP fake. "
+        "Found by the third review (after the full run): the paper notes that give eq. 21-22 (c(t) = alpha^2/sigma^4, "
+        "L_NR = -1/2|r|^2, L_RC = +1/2|r|^2, r = sg(x0) - x_fake, lambda = 0.1, AdamW beta1 = 0, shifted 4-step "
+        "timesteps 1000/960/889/727) agree with our sgmd arm, but the authors' released trainer (ModelTC/LightX2V, "
+        "lightx2v_train, SgmdTrainer and configs/train/sgmd/*.yaml; the repository the paper names) differs from it: "
+        "(a) the Fisher term is weighted by DMD's per-sample 1/mean|x_g - D_T| (stop-gradient), not by c(t), whose "
+        "range on our t in [0.02, 0.98] is ~1e10 and lets the lowest noise levels dominate; (b) the NR term is a "
+        "stop-gradient pseudo-target whose gradient on D_fake is (D_fake - x_g)/sigma, not (D_fake - x_g); (c) noise "
+        "levels are uniform on [0.02, 0.98] then shifted with shift 5 (towards high noise), not uniform; (d) the fake "
+        "step is plain velocity flow matching 1/2|v_fake - (eps - x_g)|^2 (x0-space weight 1/sigma^2, no lambda) on a "
+        "fresh no-grad generator sample, with a fake learning rate 5x below the generator's (4e-7 vs 2e-6; ours is 10x "
+        "above), gradient-norm clipping 10 and AdamW weight decay 0.01; (e) student times 1000/750/500/250 shifted by "
+        "5 "
+        "(sigma 1, 0.94, 0.83, 0.63; ours 1, 0.75, 0.5, 0.25) and a teacher with CFG 3 (ours is unconditional). Agreed "
+        "with ours: the gradient reaches the generator only through the fake's input Jacobian (with its skip term), "
+        "the "
+        "teacher is never differentiated, one fake update per generator step on a fresh stop-gradient sample. The dev "
+        "probes above changed (a) or (c) alone, never the released combination, so the eq. 21-22 arm's failure to "
+        "train "
+        "is not evidence against SGMD as released; the speed and motion claims are therefore gated on SGMD having "
+        "trained (rule revised after the full run by review; on the stored rows both would otherwise read "
+        "'not-reproduced')."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
@@ -100,7 +123,16 @@ PAPER = Paper(
                        "SGMD's is >= 2 with a bootstrap CI above 1 (partly: CI above 1 only). Decided only if the fake "
                        "pre-fit gate passes and DMD2(1) ends worse than DMD2(5) in >= 60% of seeds (the paper's "
                        "premise). Every family gets its best learning rate of {1e-4, 3e-4, 1e-3} (grid widened by "
-                       "review before this re-run)."),
+                       "review before this re-run). Rule revised after the full run by review: also decided only if "
+                       "SGMD's "
+                       "generator improved on its start (end SW2 below the common start SW2) in >= 60% of seeds; in "
+                       "the "
+                       "full run it got worse in 5/5 seeds at every learning rate, and our arm differs from the "
+                       "authors' "
+                       "released trainer in the generator weighting, noise-level sampling and fake loss (see the "
+                       "substitution), so the earlier 'not-reproduced' judged a reading of eq. 21-22 that never "
+                       "trained, "
+                       "not SGMD as its authors run it."),
             paper_value="~3x training speed-up over DMD2 (4-step Wan video distillation)",
             kind="headline",
             control=("DMD2 with 5 and with 1 fake updates per generator step, each at its best generator learning "
@@ -112,16 +144,16 @@ PAPER = Paper(
                        "to the teacher's than DMD2(5)'s in >= 4/5 seeds, with its jerk energy within 10% of the "
                        "teacher's in >= 80% of seeds (temporal consistency kept). 'Closer' is strict (a tie is not a "
                        "win, margin 1e-6). The speed metric was changed by review before this re-run: the former "
-                       "mean per-frame step length measured per-frame jitter, not motion."),
+                       "mean per-frame step length measured per-frame jitter, not motion. Gate added after the full "
+                       "run "
+                       "by review: decided only if SGMD's generator improved on its start in >= 60% of seeds (in the "
+                       "full run it got worse in 5/5, and its overstated motion is that of a degraded generator)."),
             paper_value="substantially stronger motion dynamics than DMD2, temporal consistency preserved (no number)",
             kind="headline",
             control="DMD2 with 5 fake updates, at its best learning rate (end SW2)",
-            check=C.all_of(
-                C.beats_in_seeds("sgmd/speed_w1", "dmd5/speed_w1", better="lower", frac=0.8, margin=1e-6,
-                                 label="SGMD speed W1 (strictly)",
-                                 control_label="DMD2(5) speed W1"),
-                C.threshold("sgmd/jerk_rel_err", at_most=0.1, frac=0.8, label="SGMD |jerk / teacher jerk - 1|"),
-            ).gated(_PREFIT_GATE)),
+            # hand-written since the review after the full run (experiment.check_stronger_motion): the
+            # pre-registered W1 and jerk parts, gated on the pre-fit and, since then, on SGMD having trained
+            check=None),
         Claim(
             id="human-preference",
             statement=("Human raters prefer SGMD for motion quality and overall, with visual quality and text "

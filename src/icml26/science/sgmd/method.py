@@ -30,6 +30,14 @@ generator update. Our choices where the sources are silent: the RC step uses a f
 stop-gradient generator sample like DMD2's fake updates (so the arms differ only in their losses
 and update ratio), times ``t ~ U[0.02, 0.98]`` for every arm, Adam for every network.
 
+Not what the authors' released trainer runs (ModelTC/LightX2V, ``lightx2v_train`` SgmdTrainer,
+found by the third review after the full run): it weights the Fisher term by DMD's per-sample
+``1 / mean |x_g - D_T|`` instead of ``c(t)``, gives the NR term the gradient ``(D_psi - x_g) / sigma``
+on the fake's output, samples noise levels uniformly on [0.02, 0.98] and then shifts them
+(shift 5), and updates the fake by plain velocity flow matching at a learning rate 5x below
+the generator's. :func:`sgmd_generator_loss` and :func:`rc_fake_loss` follow the equations as the
+paper notes give them; a later session should add the released recipe as an arm.
+
 The earlier reconstruction (:func:`sid_form_generator_loss`, arm ``"sid-form"``), kept as an
 ablation: ``w (|D_psi - sg(D_T)|^2 - 2 (D_psi - D_T)^T (D_psi - x_g))`` with a direct ``x_g`` path
 and the teacher's Jacobian in the identity term; the exact gradient of the teacher-stop-gradient
