@@ -284,6 +284,7 @@ class BeatsInSeeds(Check):
     label: str = ""
     control_label: str = ""
     comparative: bool = True
+    ties: bool = False  # with margin 0, count a tie as a win (a "no worse than" rule)
 
     def __post_init__(self) -> None:
         if self.better not in ("lower", "higher"):
@@ -294,7 +295,7 @@ class BeatsInSeeds(Check):
             raise ValueError(f"margin must be finite and >= 0, got {self.margin!r}")
 
     def rule(self) -> str:
-        by = f"by >= {self.margin:g}" if self.margin else "strictly"
+        by = f"by >= {self.margin:g}" if (self.margin or self.ties) else "strictly"
         return (f"{self.label or self.method} {self.better} than {self.control_label or self.control} {by} "
                 f"in >= {self.frac:.0%} of seeds; partly if in at least half of them")
 
@@ -302,7 +303,8 @@ class BeatsInSeeds(Check):
         a, b = _values(ms, self.method, None), _values(ms, self.control, None)
         d = (a - b) if self.better == "higher" else (b - a)
         # margin 0 means "strictly better": a tie is not a win (else the control would pass on its own numbers)
-        ok = np.isfinite(d) & ((d > 0) if self.margin == 0 else (d >= self.margin - _tol(self.margin)))
+        strict = self.margin == 0 and not self.ties
+        ok = np.isfinite(d) & ((d > 0) if strict else (d >= self.margin - _tol(self.margin)))
         frac = float(ok.mean())
         status = "reproduced" if frac >= self.frac else ("partly" if frac >= 0.5 else "not-reproduced")
         name, cname = self.label or self.method, self.control_label or self.control

@@ -1,5 +1,5 @@
 """GU's comparison rule: "GU's retain accuracy >= the control's in >= 4/5 seeds" (the shared count rule
-:func:`icml26.core.checks.beats_in_seeds` with margin 0), where a run that is not better on the seed mean
+:class:`icml26.core.checks.BeatsInSeeds` with margin 0 and ties counted as wins), where a run that is not better on the seed mean
 (e.g. every seed tied) is only ``partly``: no worse than the control is not better than it."""
 
 from __future__ import annotations
@@ -27,4 +27,4 @@ class NoWorseNotTied(BeatsInSeeds):
 def no_worse(method: str, control: str, *, frac: float = 0.8, label: str = "", control_label: str = ""
              ) -> NoWorseNotTied:
     """``method >= control`` (higher is better) in ``frac`` of the seeds, and better on the seed mean."""
-    return NoWorseNotTied(method, control, 0.0, frac, "higher", label, control_label)
+    return NoWorseNotTied(method, control, 0.0, frac, "higher", label, control_label, ties=True)
