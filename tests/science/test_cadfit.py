@@ -222,3 +222,19 @@ def test_beats_controls_reports_scorer_failures_of_the_open_loop_control():
     v = check_beats_controls(ms)
     assert "handicapped by our IoU code" in v.evidence and "(pulley)" in v.evidence
     assert "independent" in v.evidence
+
+
+def test_canonical_mesh_is_independent_of_vertex_and_face_order():
+    import trimesh
+
+    box = trimesh.creation.box((1.0, 2.0, 3.0))
+    rng = np.random.default_rng(0)
+    pv, pf = rng.permutation(len(box.vertices)), rng.permutation(len(box.faces))
+    inv = np.empty_like(pv)
+    inv[pv] = np.arange(len(pv))
+    shuffled = trimesh.Trimesh(box.vertices[pv], inv[box.faces][pf][:, [1, 2, 0]], process=False)
+    a, b = M.canonical_mesh(box), M.canonical_mesh(shuffled)
+    assert np.array_equal(a.vertices, b.vertices) and np.array_equal(a.faces, b.faces)
+    assert a.volume == pytest.approx(box.volume)  # orientation kept
+    with pytest.raises(TypeError, match="mesh"):
+        M.canonical_mesh(np.zeros((3, 3)))

@@ -130,7 +130,32 @@ def shape_to_mesh(shape: Any, tol: float = 0.004, angular: float = 0.2) -> Any:
     if not f:
         raise ValueError("shape tessellates to no triangles")
     verts = np.array([(p.x, p.y, p.z) for p in v], dtype=float)
-    return trimesh.Trimesh(verts, np.asarray(f, dtype=np.int64), process=True)
+    return canonical_mesh(trimesh.Trimesh(verts, np.asarray(f, dtype=np.int64), process=True))
+
+
+def canonical_mesh(mesh: Any) -> Any:
+    """The same triangles in a canonical order: vertices rounded to 1e-9 and sorted by coordinates, each face rotated to
+    start at its smallest vertex (orientation kept), faces sorted.
+
+    OpenCascade visits faces in an order that depends on memory addresses, so the same solid can
+    tessellate to the same triangles in a different order from one build to the next; everything
+    downstream that samples the surface (and so the whole fit) would then vary between runs.
+    """
+    import trimesh
+
+    if not isinstance(mesh, trimesh.Trimesh):
+        raise TypeError(f"mesh must be a trimesh.Trimesh, got {type(mesh).__name__}")
+    # the kernel's coordinates can differ in the last bits between builds: round them away
+    v = np.round(np.asarray(mesh.vertices, dtype=float), 9) + 0.0
+    order = np.lexsort((v[:, 2], v[:, 1], v[:, 0]))
+    inv = np.empty(len(order), dtype=np.int64)
+    inv[order] = np.arange(len(order))
+    f = inv[np.asarray(mesh.faces, dtype=np.int64)]
+    if len(f):
+        r = f.argmin(axis=1)
+        f = np.take_along_axis(f, (r[:, None] + np.arange(3)[None, :]) % 3, axis=1)
+        f = f[np.lexsort((f[:, 2], f[:, 1], f[:, 0]))]
+    return trimesh.Trimesh(v[order], f, process=False)
 
 
 def valid_solid(shape: Any) -> bool:
