@@ -40,7 +40,7 @@ Learners (Sec. 3):
 
 Value maximisation inside a log-linear class is not concave in ``theta``; it is solved
 with L-BFGS from several starts (analytic gradient ``grad V = Cov_pi(Phi, r - h) / beta``).
-The logistic fits are convex and solved with L-BFGS.
+The logistic (Bradley-Terry) fits are convex and solved by the shared Newton solver of ``alignment._preferences``.
 """
 
 from __future__ import annotations
