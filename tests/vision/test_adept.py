@@ -199,9 +199,9 @@ def test_grpo_training_raises_reward_on_an_easy_task():
 
 # ----------------------------------------------------------------------------- checks (added by review)
 def test_non_inferior_check_known_verdicts_contradiction_and_control():
-    from icml26.vision.adept._checks import non_inferior
+    from icml26.core import checks as C
 
-    chk = non_inferior("a", "b", tol=0.01, partly_tol=0.03)
+    chk = C.non_inferior("a", "b", margin=0.01, by="mean", partly_margin=0.03)
     ms = lambda d: [{"a": 0.5 + x, "b": 0.5} for x in d]  # noqa: E731
     assert chk(ms([0.0, -0.01, 0.01])).status == "reproduced"
     assert chk(ms([-0.02, -0.02, -0.02])).status == "partly"
@@ -210,7 +210,7 @@ def test_non_inferior_check_known_verdicts_contradiction_and_control():
     assert chk(chk.contradict(good)).status == "not-reproduced"
     assert chk(chk.on_control(good)).status == "reproduced"  # equal to the control is non-inferior by definition
     with pytest.raises(ValueError):
-        non_inferior("a", "b", tol=0.05, partly_tol=0.01)
+        C.non_inferior("a", "b", margin=0.05, partly_margin=0.01)
 
 
 def test_minor_emotions_rule_is_pass_fail_on_both_controls():

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from icml26.vision.lightavseg import method as M  # noqa: E402
 from icml26.vision.lightavseg import setting as S  # noqa: E402
-from icml26.vision.lightavseg._checks import non_inferior  # noqa: E402
+from icml26.core import checks as C  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- setting
@@ -169,7 +169,7 @@ def test_training_lowers_the_loss():
 
 # ----------------------------------------------------------------------------- checks
 def test_non_inferiority_check():
-    chk = non_inferior("m", "c", margin=2.0)
+    chk = C.non_inferior("m", "c", margin=2.0)
     close = [{"m": 50.0 + d, "c": 50.0} for d in (-0.5, 0.3, -0.2, 0.1, 0.4)]
     far = [{"m": 45.0 + d, "c": 50.0} for d in (-0.5, 0.3, -0.2, 0.1, 0.4)]
     assert chk(close).status == "reproduced"

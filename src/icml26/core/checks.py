@@ -568,6 +568,22 @@ def gate(key: str, *, at_least: float | None = None, at_most: float | None = Non
     return Gate(key, at_least, at_most, frac, why, at)
 
 
+def apply_gates(v: Verdict, ms: Sequence[Metrics], gates: Sequence[Gate]) -> Verdict:
+    """``v`` made ``not-checkable`` (keeping what it would have said) when any gate fails on ``ms``;
+    otherwise ``v`` with the gates' evidence appended. For hand-written checks; ``.gated`` uses it too."""
+    texts, failed = [], []
+    for g in gates:
+        ok, text = g.evaluate(ms)
+        texts.append(text)
+        if not ok:
+            failed.append(text)
+    if failed:
+        return replace(v, status="not-checkable",
+                       evidence="precondition failed, so the claim is not decided: " + "; ".join(failed)
+                                + f". (On these numbers the check would say {v.status}.) {v.evidence}")
+    return replace(v, evidence=v.evidence + "; " + "; ".join(texts))
+
+
 @dataclass(frozen=True, repr=False)
 class Gated(Check):
     inner: Check
@@ -581,18 +597,7 @@ class Gated(Check):
         return self.inner.rule() + "; decided only if " + " and ".join(g.why for g in self.gates)
 
     def __call__(self, ms: Sequence[Metrics]) -> Verdict:
-        v = self.inner(ms)
-        texts, failed = [], []
-        for g in self.gates:
-            ok, text = g.evaluate(ms)
-            texts.append(text)
-            if not ok:
-                failed.append(text)
-        if failed:
-            return replace(v, status="not-checkable",
-                           evidence="precondition failed, so the claim is not decided: " + "; ".join(failed)
-                                    + f". (On these numbers the check would say {v.status}.) {v.evidence}")
-        return replace(v, evidence=v.evidence + "; " + "; ".join(texts))
+        return apply_gates(self.inner(ms), ms, self.gates)
 
     def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
         return self.inner.contradict(ms)

@@ -331,21 +331,9 @@ GATES = (("encoder/r2_mean", 0.9, "the indicator encoder's held-out R^2 (mean of
 
 def _gated(v: Verdict, ms: list[dict]) -> Verdict:
     """A hand-written check's verdict, made not-checkable when a training gate fails in any seed."""
-    from dataclasses import replace
-
     from icml26.core import checks as C
 
-    texts, failed = [], []
-    for key, bound, why in GATES:
-        ok, text = C.gate(key, at_least=bound, why=why).evaluate(ms)
-        texts.append(text)
-        if not ok:
-            failed.append(text)
-    if failed:
-        return replace(v, status="not-checkable",
-                       evidence="precondition failed, so the claim is not decided: " + "; ".join(failed)
-                                + f". (On these numbers the check would say {v.status}.) {v.evidence}")
-    return replace(v, evidence=v.evidence + "; " + "; ".join(texts))
+    return C.apply_gates(v, ms, [C.gate(key, at_least=bound, why=why) for key, bound, why in GATES])
 
 
 def _better_count(m: dict, method: str, control: str) -> int:

@@ -10,7 +10,6 @@ GRPO loss of :mod:`icml26.nn.rl`.
 
 from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
-from icml26.vision.adept._checks import non_inferior
 
 _GRPO_GATES = (
     C.gate("grpo/adept/rise", at_least=0.2, frac=0.8, why="ADEPT's mean GRPO reward rose by >= 20%"),
@@ -87,12 +86,12 @@ PAPER = Paper(
             control=("log-mel MLP on consensus labels (SSL-encoder analogue), a text-only classifier (SLLM text "
                      "bias), and the supervised warm start with every tool (added by review)"),
             check=C.all_of(
-                non_inferior("test/adept/acc", "test/encoder/acc", tol=0.01, partly_tol=0.03, label="ADEPT accuracy",
-                             control_label="log-mel encoder accuracy"),
+                C.non_inferior("test/adept/acc", "test/encoder/acc", margin=0.01, by="mean", partly_margin=0.03,
+                               label="ADEPT accuracy", control_label="log-mel encoder accuracy"),
                 C.beats_in_seeds("test/adept/conflict_acc", "test/text/conflict_acc", margin=0.20, frac=0.8,
                                  label="ADEPT on conflict items", control_label="text-only on conflict items"),
-                non_inferior("test/adept/acc", "test/sft/acc", tol=0.01, partly_tol=0.03, label="ADEPT accuracy",
-                             control_label="warm-start (all tools, no GRPO) accuracy"),
+                C.non_inferior("test/adept/acc", "test/sft/acc", margin=0.01, by="mean", partly_margin=0.03,
+                               label="ADEPT accuracy", control_label="warm-start (all tools, no GRPO) accuracy"),
             ).gated(*_GRPO_GATES, _ENCODER_GATE)),
         Claim(
             id="minor-emotions",
@@ -131,8 +130,8 @@ PAPER = Paper(
                                  label="ADEPT tool calls", control_label="ungated tool calls"),
                 C.beats_in_seeds("test/adept/agree", "test/nogate/agree", margin=0.05, frac=0.8,
                                  label="ADEPT evidence agreement", control_label="ungated evidence agreement"),
-                non_inferior("test/adept/acc", "test/nogate/acc", tol=0.01, partly_tol=0.03, label="ADEPT accuracy",
-                             control_label="ungated accuracy"),
+                C.non_inferior("test/adept/acc", "test/nogate/acc", margin=0.01, by="mean", partly_margin=0.03,
+                               label="ADEPT accuracy", control_label="ungated accuracy"),
             ).gated(*_GRPO_GATES)),
         Claim(
             id="zero-shot-transfer",
