@@ -64,7 +64,8 @@ def multiverse_topk(probs: Sequence, k: int = 64, threshold: float = 0.05, min_f
     Returns ``(choices, weights, joint)``: ``choices`` (n, G) option indices into ``probs``,
     ``joint`` (n,) raw products in non-increasing order, ``weights`` = ``joint`` renormalised
     (or raw if ``normalise=False``). Worlds with ``joint >= threshold`` are kept up to ``k``; when
-    fewer than ``max(1, floor(min_frac * k))`` pass, the next best are kept until that many.
+    fewer than ``max(1, floor(min_frac * k))`` pass, the next best are kept until that many
+    (worlds of probability exactly 0 are never kept, except the best one).
     """
     if isinstance(probs, np.ndarray) and probs.ndim == 2:
         probs = list(probs)
@@ -78,7 +79,8 @@ def multiverse_topk(probs: Sequence, k: int = 64, threshold: float = 0.05, min_f
         raise ValueError(f"min_frac must lie in [0, 1], got {min_frac!r}")
     min_keep = max(1, int(min_frac * k))
     order = [np.argsort(-p, kind="stable") for p in lists]
-    logs = [np.log(np.maximum(p[o], 1e-300)) for p, o in zip(lists, order)]
+    with np.errstate(divide="ignore"):
+        logs = [np.log(p[o]) for p, o in zip(lists, order)]  # log 0 = -inf: impossible options stay impossible
     g = len(logs)
     start = (0,) * g
     heap = [(-float(sum(lg[0] for lg in logs)), start)]
@@ -87,10 +89,9 @@ def multiverse_topk(probs: Sequence, k: int = 64, threshold: float = 0.05, min_f
     while heap and len(kept) < k:
         neg, idx = heapq.heappop(heap)
         joint = float(np.exp(-neg))
-        if joint < threshold and len(kept) >= min_keep:
-            break  # pops are non-increasing: nothing later passes the threshold
+        if (joint < threshold and len(kept) >= min_keep) or (joint <= 0.0 and kept):
+            break  # pops are non-increasing: nothing later passes the threshold (or is possible at all)
         kept.append((idx, joint))
-        lp = -neg
         for p in range(g):
             if idx[p] + 1 >= logs[p].size:
                 continue
@@ -98,7 +99,7 @@ def multiverse_topk(probs: Sequence, k: int = 64, threshold: float = 0.05, min_f
             if child in seen:
                 continue
             seen.add(child)
-            clp = lp + logs[p][idx[p] + 1] - logs[p][idx[p]] + sum(logs[q][0] - logs[q][idx[q]] for q in range(p + 1, g))
+            clp = float(sum(logs[q][child[q]] for q in range(g)))
             heapq.heappush(heap, (-clp, child))
     choices = np.array([[order[r][i] for r, i in enumerate(idx)] for idx, _ in kept], dtype=int).reshape(-1, g)
     joint = np.array([j for _, j in kept])
@@ -119,6 +120,22 @@ def room_combinations(p_objects, n_max: int = 16) -> tuple[np.ndarray, np.ndarra
 
 
 # ----------------------------------------------------------------------------- scoring
+def _priors(landmark_prior, goal_prior, room_prior) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated ``P(c | t)`` (C, T), ``P(g | t)`` (T,) and ``pi(t)`` (T,)."""
+    lp = as_array("landmark_prior", landmark_prior, ndim=2)
+    gp = as_array("goal_prior", goal_prior, ndim=1)
+    pi = as_array("room_prior", room_prior, ndim=1)
+    t = lp.shape[1]
+    if gp.size != t:
+        raise ValueError(f"goal_prior must have one entry per room type ({t}), got {gp.size}")
+    if pi.size != t:
+        raise ValueError(f"room_prior must have one entry per room type ({t}), got {pi.size}")
+    for name, v in (("landmark_prior", lp), ("goal_prior", gp), ("room_prior", pi)):
+        if np.any(v < 0):
+            raise ValueError(f"{name} must be non-negative")
+    return lp, gp, pi
+
+
 def room_goal_score(labels, landmark_prior, goal_prior, room_prior) -> np.ndarray:
     """``q = sum_t P(t | labels) P(g | t)``, ``P(t | labels) ∝ pi(t) prod_i P(c_i | t)``.
 
@@ -128,9 +145,9 @@ def room_goal_score(labels, landmark_prior, goal_prior, room_prior) -> np.ndarra
     lab = np.asarray(labels)
     if lab.ndim < 1 or not np.issubdtype(lab.dtype, np.integer):
         raise TypeError("labels must be an integer array (..., M)")
-    lp = as_array("landmark_prior", landmark_prior, ndim=2)
-    gp = as_array("goal_prior", goal_prior, ndim=1)
-    pi = as_array("room_prior", room_prior, ndim=1)
+    lp, gp, pi = _priors(landmark_prior, goal_prior, room_prior)
+    if lab.size and (lab.min() < 0 or lab.max() >= lp.shape[0]):
+        raise ValueError(f"labels must lie in [0, {lp.shape[0]})")
     loglik = np.log(np.maximum(lp, 1e-300))[lab].sum(axis=-2) + np.log(pi)  # (..., T)
     post = np.exp(loglik - loglik.max(-1, keepdims=True))
     post /= post.sum(-1, keepdims=True)
@@ -142,12 +159,20 @@ def plugin_goal_score(p_objects, landmark_prior, goal_prior, room_prior) -> np.n
 
     ``log P(t | p) = log pi(t) + sum_i sum_c p_i(c) log P(c | t) + const``. p_objects: (..., M, C).
     """
-    p = np.asarray(p_objects, dtype=float)
-    lp = np.log(np.maximum(np.asarray(landmark_prior, float), 1e-300))
-    loglik = np.einsum("...mc,ct->...t", p, lp) + np.log(np.asarray(room_prior, float))
+    p = as_array("p_objects", p_objects, ndim=(2, 3, 4))
+    lp, gp, pi = _priors(landmark_prior, goal_prior, room_prior)
+    if p.shape[-1] != lp.shape[0]:
+        raise ValueError(f"p_objects must have {lp.shape[0]} classes in its last axis, got {p.shape[-1]}")
+    loglik = np.einsum("...mc,ct->...t", p, np.log(np.maximum(lp, 1e-300))) + np.log(pi)
     post = np.exp(loglik - loglik.max(-1, keepdims=True))
     post /= post.sum(-1, keepdims=True)
-    return post @ np.asarray(goal_prior, float)
+    return post @ gp
+
+
+def _check_classes(p: np.ndarray, landmark_prior) -> None:
+    lp = as_array("landmark_prior", landmark_prior, ndim=2)
+    if p.shape[-1] != lp.shape[0]:
+        raise ValueError(f"far_probs must have {lp.shape[0]} classes in its last axis, got {p.shape[-1]}")
 
 
 def hard_utility(far_probs, landmark_prior, goal_prior, room_prior) -> np.ndarray:
@@ -156,12 +181,14 @@ def hard_utility(far_probs, landmark_prior, goal_prior, room_prior) -> np.ndarra
     far_probs: (R, M, C) for the observed candidate rooms. Returns the goal score per room (R,).
     """
     p = as_array("far_probs", far_probs, ndim=3)
+    _check_classes(p, landmark_prior)
     return room_goal_score(p.argmax(-1), landmark_prior, goal_prior, room_prior)
 
 
 def marginal_utility(far_probs, landmark_prior, goal_prior, room_prior) -> np.ndarray:
     """Control C: independent marginals plugged into the score. Returns (R,)."""
     p = as_array("far_probs", far_probs, ndim=3)
+    _check_classes(p, landmark_prior)
     return plugin_goal_score(p, landmark_prior, goal_prior, room_prior)
 
 
@@ -175,7 +202,9 @@ def multiverse_utility(far_probs, landmark_prior, goal_prior, room_prior, *, q_u
     ``(U_observed (R,) followed by U_unobserved (U,), number of worlds kept)``.
     ``combos`` may pass precomputed ``room_combinations`` per room.
     """
-    p = as_array("far_probs", far_probs, ndim=3)
+    p = as_array("far_probs", far_probs, ndim=3, nonempty=False)
+    _priors(landmark_prior, goal_prior, room_prior)
+    _check_classes(p, landmark_prior)
     qu = np.zeros(0) if q_unobserved is None else np.asarray(q_unobserved, dtype=float).reshape(-1)
     if p.shape[0] == 0:
         return (qu / qu.sum() if qu.size else qu), 0
