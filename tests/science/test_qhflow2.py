@@ -1,0 +1,159 @@
+"""Known answers for the QHFlow2 protocol and its residual flow-matching MLH."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyscf", reason="qhflow2 labels geometries with PySCF (science extra)")
+torch = pytest.importorskip("torch")
+
+from icml26.science.qhflow2 import method as M  # noqa: E402
+from icml26.science.qhflow2 import setting as S  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def solved():
+    """One PBE/STO-3G water solved by PySCF (grid level 0, as the profiles use)."""
+    cfg = S.WaterConfig(grid_level=0)
+    coords = S.water_geometry(1.02, 0.97, 99.0)
+    lab = S.label_geometry(coords, cfg)
+    return coords, cfg, lab, S.make_mf(coords, cfg)
+
+
+def test_triu_round_trip():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 5, 5))
+    a = a + a.swapaxes(-1, -2)
+    v = M.triu_vector(a)
+    assert v.shape == (4, 15)
+    np.testing.assert_array_equal(M.triu_matrix(v, 5), a)
+
+
+def test_solve_fock_matches_scipy_generalised_eigh():
+    from scipy.linalg import eigh
+
+    rng = np.random.default_rng(1)
+    b = rng.standard_normal((6, 6))
+    s = b @ b.T + 6 * np.eye(6)
+    h = rng.standard_normal((6, 6))
+    h = h + h.T
+    eps, c = M.solve_fock(h, s)
+    np.testing.assert_allclose(eps, eigh(h, s, eigvals_only=True), atol=1e-10)
+    np.testing.assert_allclose(c.T @ s @ c, np.eye(6), atol=1e-10)
+    np.testing.assert_allclose(h @ c, s @ c * eps, atol=1e-9)
+
+
+def test_solve_fock_drops_near_singular_overlap():
+    s = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # rank 2
+    eps, c = M.solve_fock(np.diag([1.0, 1.0, 2.0]), s)
+    assert c.shape == (3, 2) and eps.shape == (2,)
+
+
+def test_density_electron_count():
+    rng = np.random.default_rng(2)
+    b = rng.standard_normal((5, 5))
+    s = b @ b.T + 5 * np.eye(5)
+    h = np.diag(np.arange(5.0))
+    _, c = M.solve_fock(h, s)
+    d = M.density(c, 2)
+    assert np.trace(d @ s) == pytest.approx(4.0)
+
+
+def test_water_geometry_internal_coordinates():
+    x = S.water_geometry(1.1, 0.9, 104.0)
+    d = M.distances(torch.tensor(x[None]))[0].numpy()
+    assert d[0] == pytest.approx(1.1) and d[1] == pytest.approx(0.9)
+    cos = x[1] @ x[2] / (1.1 * 0.9)
+    assert np.degrees(np.arccos(cos)) == pytest.approx(104.0)
+
+
+def test_protocol_at_the_converged_fock_returns_scf_energy_and_forces(solved):
+    _, _, lab, mf = solved
+    e, f = M.energy_and_forces(mf, lab["H_star"], lab["S"])
+    assert e == pytest.approx(lab["E_star"], abs=1e-9)
+    np.testing.assert_allclose(f, lab["F_star"], atol=1e-6)
+    # forces sum to zero (translation invariance of the analytic gradient)
+    np.testing.assert_allclose(f.sum(0), 0.0, atol=1e-5)
+
+
+def test_minao_energy_lies_above_scf(solved):
+    _, _, lab, _ = solved
+    assert lab["E_minao"] != lab["E_star"]
+    assert np.abs(lab["H_init"] - lab["H_star"]).max() > 1e-3
+
+
+def test_energy_error_second_order_force_error_first_order(solved):
+    _, _, lab, mf = solved
+    de, df = M.perturbed_errors(mf, lab["H_star"], lab["S"], lab["E_star"], lab["F_star"], [1e-3, 1e-2], seed=3)
+    assert 60 < de[1] / de[0] < 160  # ~ 10^2
+    assert 6 < df[1] / df[0] < 16  # ~ 10^1
+
+
+def test_mlip_forces_are_minus_energy_gradient():
+    coords = S.sample_geometries(4, 0)
+    model = M.EnergyMLIP(np.linspace(-1, 1, 4), coords, width=8)
+    c = torch.tensor(coords)
+    _, f = model.energy_forces(c)
+    h = 1e-6
+    for a, k in ((1, 0), (2, 1), (0, 2)):
+        cp, cm = c.clone(), c.clone()
+        cp[:, a, k] += h
+        cm[:, a, k] -= h
+        with torch.no_grad():
+            fd = -(model.energy(cp) - model.energy(cm)) / (2 * h) * S.BOHR_ANGSTROM
+        np.testing.assert_allclose(f[:, a, k].detach().numpy(), fd.numpy(), rtol=1e-5, atol=1e-8)
+
+
+def test_distances_are_rotation_invariant():
+    x = torch.tensor(S.sample_geometries(3, 1))
+    q, _ = torch.linalg.qr(torch.randn(3, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0)))
+    torch.testing.assert_close(M.distances(x @ q.T + 0.3), M.distances(x))
+
+
+def test_euler_sampler_reaches_a_perfect_endpoint_in_three_steps():
+    """With f(R, t, x_t) = z1 exactly, 3 Euler steps of dx/dt = (z1 - x)/(1 - t) land on z1 from any x0."""
+    coords = S.sample_geometries(5, 2)
+    x1 = np.random.default_rng(0).standard_normal((5, 6))
+    model = M.ResidualFlowMLH(x1, coords, width=8)
+    target = torch.tensor(model.x_std.fwd(torch.tensor(x1)).numpy())
+    seen = []
+
+    def endpoint(c, t=None, x_t=None):
+        seen.append(x_t.clone())
+        return target
+
+    model.endpoint = endpoint
+    out = model.sample(torch.tensor(coords), steps=3, seed=4)
+    np.testing.assert_allclose(out.numpy(), x1, atol=1e-12)
+    # the intermediate states are the straight-line interpolants at t = 1/3 and 2/3
+    x0 = seen[0]
+    torch.testing.assert_close(seen[1], 2 / 3 * x0 + 1 / 3 * target)
+    torch.testing.assert_close(seen[2], 1 / 3 * x0 + 2 / 3 * target)
+
+
+def test_flow_loss_is_paper_loss_and_needs_noise():
+    coords = S.sample_geometries(6, 3)
+    x1 = np.random.default_rng(1).standard_normal((6, 3)) * 0.01
+    model = M.ResidualFlowMLH(x1, coords, width=8)
+    with pytest.raises(ValueError, match="x0"):
+        model.loss(torch.tensor(coords), torch.tensor(x1))
+    direct = M.ResidualFlowMLH(x1, coords, width=8, flow=False)
+    with torch.no_grad():
+        pred = direct.x_std.inv(direct.endpoint(torch.tensor(coords)))
+        err = pred - torch.tensor(x1)
+        want = 10 * (err.abs().mean() + err.pow(2).mean())
+        assert float(direct.loss(torch.tensor(coords), torch.tensor(x1))) == pytest.approx(float(want))
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="theta_deg"):
+        S.water_geometry(1.0, 1.0, 190.0)
+    with pytest.raises(ValueError, match="coords"):
+        S.make_mf(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="h and s"):
+        M.solve_fock(np.eye(3), np.eye(4))
+    with pytest.raises(ValueError, match="n_occ"):
+        M.density(np.eye(3), 4)
+    with pytest.raises(TypeError, match="mf"):
+        M.energy_and_forces(object(), np.eye(2), np.eye(2))
+    with pytest.raises(ValueError, match="eps"):
+        M.perturbed_errors(None, np.eye(2), np.eye(2), 0.0, np.zeros((3, 3)), [-1.0])
