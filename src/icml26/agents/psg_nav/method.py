@@ -293,7 +293,7 @@ def navigate(house, arm: str, *, prior: np.ndarray, budget: float = 60.0, search
 
     The agent searches its room (``search_cost`` steps), stops on the most confident goal
     detection whose (memory-adjusted) confidence is ``>= stop_conf``, else sees the landmarks of
-    the rooms next door, picks the unvisited room maximising ``U(r) * gamma ** (d(r) / room_size)``
+    the rooms within ``view_hops`` doors (walking distance; 1 = next door), picks the unvisited room maximising ``U(r) * gamma ** (d(r) / room_size)``
     and walks there; it fails when the steps exceed ``budget`` or it stops at a false positive.
     Arm E (D + memory) writes its memory after the episode.
     """
