@@ -1,0 +1,234 @@
+"""Video-o3 at small scale: one run per seed, composed of named parts.
+
+* ``sft_policy``      SFT on reference trajectories (TDAM on ρ = 10% of tool-use samples) and on
+                      single-pass uniform-frame samples; cached on disk per (config, seed). Gate:
+                      teacher-forced accuracy of the policy's tokens on held-out references.
+* ``rl_variants``     GRPO from the SFT policy with three rewards: the full trajectory-guided
+                      reward, without S_clue (w_g = 0), without turn decay (γ = 1). Gate: reward rises.
+* ``seeking_vs_uniform``  claim 1: the seeker's accuracy against the same model answering in one
+                      pass from uniformly spaced fine frames at the seeker's own mean visual-token
+                      budget (the better of the SFT and RL models), over the clue-length sweep.
+* ``reward_ablation`` claim 2: accuracy and tool calls of the three reward variants.
+* ``tdam_ratios``     claim 3 (exploratory): SFT-only seeking accuracy for ρ in {0, 0.1, 0.2, 0.3}.
+* ``context_speed``   claim 4: one shared KV-cached context vs re-encoding the context every
+                      turn, at the turn cap (timing helper), and that both give the same logits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icml26.core.paper import Profile
+
+SWEEP = (1, 2, 3)
+
+
+def _pool(seed: int, n: int) -> list:
+    from . import setting as S
+
+    vids = S.draw_videos(10_000 + seed, n)
+    rng = np.random.default_rng(20_000 + seed)
+    pool = [(*S.oracle_episode(v), True) for v in vids]
+    for v in vids[: n // 3]:
+        pool.append((*S.uniform_episode(v, int(rng.integers(8, S.UNI_SLOTS + 1)), float(rng.random())), False))
+    return pool
+
+
+def sft_policy(p: Profile, seed: int, tdam_ratio: float = 0.1):
+    """The SFT policy (cached on disk) and its training record."""
+    import torch
+
+    from icml26.core.cache import cached
+
+    from . import method as M
+    from . import setting as S
+
+    cfg = {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
+           "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed), "v": 3}
+
+    def build():
+        model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
+        losses = M.train_sft(model, _pool(seed, p["n_pool"]), steps=p["sft_steps"], batch=p["sft_batch"],
+                             lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
+        held = [S.oracle_episode(v) for v in S.draw_videos(30_000 + seed, 200)]
+        return {"state": model.state_dict(), "losses": losses, "token_acc": M.token_accuracy(model, held)}
+
+    rec = cached("video_o3", "sft", build, params=cfg, fmt="pt")
+    model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
+    model.load_state_dict(rec["state"])
+    model.eval()
+    torch.set_grad_enabled(True)
+    return model, rec
+
+
+def _loss_drop(losses) -> float:
+    k = max(1, len(losses) // 10)
+    return float(np.mean(losses[:k]) / max(np.mean(losses[-k:]), 1e-9))
+
+
+def rl_variants(p: Profile, seed: int, sft):
+    """GRPO runs from the SFT policy under the three rewards; same prompt stream for each."""
+    from . import method as M
+    from . import setting as S
+
+    variants = {"vtgr": M.RewardConfig(), "no_clue": M.RewardConfig(use_clue=False),
+                "no_decay": M.RewardConfig(use_decay=False)}
+    out = {}
+    for name, rc in variants.items():
+        model = M.copy_model(sft)
+        hist = M.grpo_train(model, lambda rng: S.draw_videos(int(rng.integers(2**31)), p["rl_prompts"]), rc,
+                            steps=p["rl_steps"], prompts=p["rl_prompts"], group=p["rl_group"], lr=p["rl_lr"],
+                            seed=40_000 + seed)
+        out[name] = (model, hist)
+    return out
+
+
+def _rise(x) -> float:
+    k = max(1, len(x) // 4)
+    return float(np.mean(x[-k:]) - np.mean(x[:k]))
+
+
+def seeking_vs_uniform(p: Profile, seed: int, sft, rl_model) -> dict:
+    from . import method as M
+    from . import setting as S
+
+    m: dict = {}
+    seek_by, uni_by, budget_by = [], [], []
+    all_seek, all_uni = [], []
+    for L in SWEEP:
+        vids = S.draw_videos(50_000 + 10 * seed + L, p["n_test"], ans_lens=(L,))
+        r = M.evaluate_seeking(rl_model, vids)
+        budget = int(np.clip(np.ceil(r["visual"].mean()), 1, S.UNI_SLOTS))
+        uni = max(M.answer_single_pass(rl_model, vids, budget).mean(), M.answer_single_pass(sft, vids, budget).mean())
+        seek_by.append(float(r["acc"].mean()))
+        uni_by.append(float(uni))
+        budget_by.append(float(budget))
+        all_seek.append(r["acc"].mean())
+        all_uni.append(uni)
+    m["acc/seeker"] = float(np.mean(all_seek))
+    m["acc/uniform"] = float(np.mean(all_uni))
+    m["sweep/ans_len"] = [float(x) for x in SWEEP]
+    m["sweep/seeker"] = seek_by
+    m["sweep/uniform"] = uni_by
+    m["sweep/budget"] = budget_by
+    r = M.evaluate_seeking(sft, S.draw_videos(60_000 + seed, p["n_test"]))
+    m["acc/sft_seeker"] = float(r["acc"].mean())
+    return m
+
+
+def reward_ablation(p: Profile, seed: int, rl: dict) -> dict:
+    from . import method as M
+    from . import setting as S
+
+    vids = S.draw_videos(70_000 + seed, p["n_test"])
+    m: dict = {}
+    for name, (model, hist) in rl.items():
+        r = M.evaluate_seeking(model, vids)
+        m[f"acc/{name}"] = float(r["acc"].mean())
+        m[f"calls/{name}"] = float(r["calls"].mean())
+        m[f"s_clue/{name}"] = float(r["s_clue"].mean())
+        m[f"rl/{name}/reward"] = [float(x) for x in hist["reward"]]
+        m[f"rl/{name}/reward_rise"] = _rise(hist["reward"])
+    return m
+
+
+def tdam_ratios(p: Profile, seed: int, base_sft) -> dict:
+    from . import method as M
+    from . import setting as S
+
+    vids = S.draw_videos(80_000 + seed, p["n_test"])
+    m: dict = {}
+    for rho in p["tdam_ratios"]:
+        model = base_sft if abs(rho - 0.1) < 1e-9 else sft_policy(p, seed, tdam_ratio=rho)[0]
+        m[f"tdam/{int(round(100 * rho))}"] = float(M.evaluate_seeking(model, vids)["acc"].mean())
+    others = [v for k, v in m.items() if k != "tdam/10"]
+    m["tdam/best_other"] = float(max(others)) if others else float("nan")
+    return m
+
+
+def context_speed(p: Profile, seed: int, model) -> dict:
+    """Claim 4: shared KV-cached context vs re-encoding, on cap-length trajectories (4 crops + answer)."""
+    import torch
+
+    from icml26.core.timing import compare
+
+    from . import method as M
+    from . import setting as S
+
+    rng = np.random.default_rng(90_000 + seed)
+    vids = S.draw_videos(90_000 + seed, p["timing_batch"])
+    prefix = torch.tensor([S.prefix_tokens(v) for v in vids])
+    turns, tools = [], []
+    for k in range(5):
+        bins = rng.integers(0, S.N_BINS, size=len(vids))
+        if k < 4:
+            turns.append(torch.tensor([S.tool_turn(int(b)) for b in bins]))
+            tools.append(torch.tensor([[S.CROP, *S.crop(v.frames, int(b)), S.ECROP] for v, b in zip(vids, bins)]))
+        else:
+            turns.append(torch.tensor([S.answer_turn(v.answer) for v in vids]))
+    a = M.replay_turns(model, prefix, turns, tools, shared_cache=True)
+    b = M.replay_turns(model, prefix, turns, tools, shared_cache=False)
+    res = compare(lambda: M.replay_turns(model, prefix, turns, tools, shared_cache=False),
+                  lambda: M.replay_turns(model, prefix, turns, tools, shared_cache=True),
+                  repeats=p["timing_repeats"], warmup=1)
+    return {"cache/max_abs_diff": float((a - b).abs().max()),
+            "timing/shared_s": float(res["method"]["wall_median"]),
+            "timing/reencode_s": float(res["baseline"]["wall_median"]),
+            "timing/speedup": float(res["speedup_wall"])}
+
+
+def run(p: Profile, seed: int) -> dict:
+    import torch
+
+    torch.manual_seed(seed)
+    sft, rec = sft_policy(p, seed)
+    m: dict = {"sft/token_acc": float(rec["token_acc"]), "sft/loss_drop": _loss_drop(rec["losses"]),
+               "sft/loss": [float(x) for x in rec["losses"][:: max(1, len(rec["losses"]) // 50)]]}
+    rl = rl_variants(p, seed, sft)
+    m["rl/reward_rise"] = _rise(rl["vtgr"][1]["reward"])
+    m.update(seeking_vs_uniform(p, seed, sft, rl["vtgr"][0]))
+    m.update(reward_ablation(p, seed, rl))
+    m.update(tdam_ratios(p, seed, sft))
+    m.update(context_speed(p, seed, rl["vtgr"][0]))
+    return m
+
+
+def figure(metrics: list[dict]):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+    x = metrics[0]["sweep/ans_len"]
+    for key, lab in (("sweep/seeker", "clue seeking (SFT+GRPO)"), ("sweep/uniform", "uniform single pass, same budget")):
+        y = np.array([m[key] for m in metrics])
+        ax[0].errorbar(x, y.mean(0), yerr=y.std(0), marker="o", capsize=3, label=lab)
+    ax[0].set_xlabel("answer-clue length (frames of 256)")
+    ax[0].set_ylabel("accuracy")
+    ax[0].legend(fontsize=7)
+    names = ["vtgr", "no_clue", "no_decay"]
+    acc = np.array([[m[f"acc/{n}"] for n in names] for m in metrics])
+    ax[1].bar(names, acc.mean(0), yerr=acc.std(0), capsize=3)
+    ax[1].set_xlabel("GRPO reward variant")
+    ax[1].set_ylabel("accuracy")
+    for n in names:
+        r = np.array([m[f"rl/{n}/reward"] for m in metrics])
+        ax[2].plot(r.mean(0), label=n)
+    ax[2].set_xlabel("GRPO step")
+    ax[2].set_ylabel("mean reward R")
+    ax[2].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def EXAMPLES():
+    from . import method as M
+    from . import setting as S
+
+    v = S.make_video(0, hops=1)
+    return [
+        (S.make_video, {"rng": 0, "hops": 1, "distractors": 1, "ans_len": 2}),
+        (S.crop, {"frames": v.frames, "start_bin": 3, "strategy": "fine"}),
+        (S.uniform_frames, {"frames": v.frames, "n": 16, "offset": 0.5}),
+        (M.clue_score, {"crops": [(0.0, 16.0)], "clues": [(4.0, 12.0)]}),
+        (M.turn_decay, {"n_calls": 2, "lam": 0.05}),
+        (M.trajectory_reward, {"turns": [S.answer_turn(v.answer)], "video": v}),
+    ]

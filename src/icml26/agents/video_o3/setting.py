@@ -1,0 +1,214 @@
+"""The simulated world of the Video-o3 reproduction: symbolic long videos, a global view, a crop tool.
+
+A *video* is ``T = 256`` frames; each frame is one symbol: one of 16 ordinary objects, one of
+4 *markers*, or a marker with an object shown beside it. The timeline is a sequence of object
+events (2-6 frames each). A question names one or two markers ("which object is shown with
+marker A [and with marker B]?"); each named marker is an event of 8 frames inside which the
+*answer object* is shown beside the marker for ``ans_len`` consecutive frames (the clue-sparsity
+knob: shorter is sparser). Zero or one further marker that the question does not name is a
+distractor (it also shows an object).
+
+* ``global_view``: every 8th frame, quantised: an object shows only its group (object // 4), and
+  every marker frame shows one shared "salient" symbol. The view shows each marker event in
+  exactly one global frame: it says *where* salient events are, not *which* marker nor the object.
+* ``crop``: the tool. ``crop(frames, start_bin, strategy)`` returns the fine symbols of the
+  16 frames ``[8 b, 8 b + 16)`` at stride 1/2/4 (fine/medium/coarse), padded with BLANK.
+* ``uniform_frames``: the single-pass baseline's input, ``n`` evenly spaced fine frames.
+* ``oracle_episode``: the reference trajectory (crop every salient event in temporal order until
+  every named marker has been seen, then answer), used for SFT.
+
+Token layout of one episode (fixed-size turns, so episodes batch without ragged caches)::
+
+    prefix  = BOS Q m1 m2|NONE /Q  G c_0 .. c_31 /G                       (39 tokens)
+    tool    = THINK GROUND BIN_b STRAT_s /GROUND   CROP f_1 .. f_16 /CROP  (5 + 18)
+    answer  = THINK ANS a1 a2|NONE /ANS                                    (5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml26.core.validate import as_rng, check_int
+
+T = 256            # frames per video
+STRIDE = 8         # global view stride (32 global frames) and crop-bin width
+CROP_LEN = 16      # frames per crop window
+N_BINS = (T - CROP_LEN) // STRIDE + 1   # 31 crop start bins
+N_OBJ = 16
+N_MARK = 4
+STRATEGIES = ("fine", "medium", "coarse")
+STRATEGY_STRIDE = {"fine": 1, "medium": 2, "coarse": 4}
+TURN_LEN = 5
+TOOL_LEN = CROP_LEN + 2
+UNI_SLOTS = 48
+
+# ---------------------------------------------------------------- vocabulary
+PAD, BOS, Q, EQ, G, EG, THINK, GROUND, EGROUND, ANS, EANS, CROP, ECROP, UNI, EUNI, BLANK, NONE = range(17)
+STRAT0 = 17
+OBJ0 = STRAT0 + len(STRATEGIES)      # 20
+MARK0 = OBJ0 + N_OBJ                 # 36
+MOBJ0 = MARK0 + N_MARK               # 40: marker m shown with object o
+COARSE0 = MOBJ0 + N_MARK * N_OBJ     # 104
+BIN0 = COARSE0 + N_OBJ // 4 + 1      # 109
+VOCAB = BIN0 + N_BINS                # 140
+MARK_LEN = 8                         # frames of a marker event (= STRIDE: one global frame each)
+PREFIX_LEN = 5 + 2 + T // STRIDE     # 39
+
+
+def fine_token(symbol: int) -> int:
+    """Frame symbol (0..15 objects, 16..19 markers, 20 + 16 m + o marker m with object o) -> token id."""
+    if symbol < N_OBJ:
+        return OBJ0 + symbol
+    if symbol < N_OBJ + N_MARK:
+        return MARK0 + symbol - N_OBJ
+    return MOBJ0 + symbol - N_OBJ - N_MARK
+
+
+def coarse_token(symbol: int) -> int:
+    """What the global view shows of a frame symbol: the object's group, or one shared salient symbol."""
+    return COARSE0 + (symbol // 4 if symbol < N_OBJ else N_OBJ // 4)
+
+
+@dataclass(frozen=True)
+class Video:
+    frames: np.ndarray            # (T,) frame symbols
+    asked: tuple[int, ...]        # marker ids named by the question, in question order
+    answer: tuple[int, ...]       # answer object per named marker
+    clues: tuple[tuple[int, int], ...]   # [start, end) of the marker event, per named marker
+    salient: tuple[tuple[int, int], ...]  # [start, end) of every marker event (named or not), in time order
+    salient_ids: tuple[int, ...]
+
+    @property
+    def hops(self) -> int:
+        return len(self.asked)
+
+
+def make_video(rng: np.random.Generator | int, *, hops: int = 1, distractors: int = 0, ans_len: int = 3) -> Video:
+    """Draw one video with ``hops`` named markers, ``distractors`` unnamed ones, answer objects of ``ans_len`` frames."""
+    rng = as_rng("rng", rng)
+    hops = check_int("hops", hops, minimum=1, maximum=2)
+    distractors = check_int("distractors", distractors, minimum=0, maximum=N_MARK - hops)
+    ans_len = check_int("ans_len", ans_len, minimum=1, maximum=MARK_LEN)
+    k = hops + distractors
+    # marker starts, at least 28 frames apart and clear of the ends
+    while True:
+        starts = np.sort(rng.choice(np.arange(4, T - 24), size=k, replace=False))
+        if k == 1 or np.diff(starts).min() >= 28:
+            break
+    frames = np.empty(T, dtype=np.int64)
+    t, prev = 0, -1
+    while t < T:  # background object events
+        o = int(rng.integers(N_OBJ))
+        while o == prev:
+            o = int(rng.integers(N_OBJ))
+        d = int(rng.integers(2, 7))
+        frames[t:t + d] = o
+        t, prev = t + d, o
+    ids = rng.permutation(N_MARK)[:k]
+    asked_pos = [int(j) for j in rng.permutation(k)[:hops]]   # which of the (time-ordered) events are named
+    salient, objs = [], []
+    for j, s in enumerate(starts):
+        s, m = int(s), int(ids[j])
+        frames[s:s + MARK_LEN] = N_OBJ + m
+        o = int(rng.integers(N_OBJ))
+        p = s + int(rng.integers(0, MARK_LEN - ans_len + 1))
+        frames[p:p + ans_len] = N_OBJ + N_MARK + N_OBJ * m + o
+        salient.append((s, s + MARK_LEN))
+        objs.append(o)
+    return Video(frames, tuple(int(ids[j]) for j in asked_pos), tuple(objs[j] for j in asked_pos),
+                 tuple(salient[j] for j in asked_pos), tuple(salient), tuple(int(i) for i in ids))
+
+
+def global_view(frames: np.ndarray) -> list[int]:
+    """The coarse global view: every ``STRIDE``-th frame as a coarse token (32 tokens)."""
+    return [coarse_token(int(x)) for x in np.asarray(frames)[::STRIDE]]
+
+
+def crop(frames: np.ndarray, start_bin: int, strategy: str = "fine") -> list[int]:
+    """The VideoCrop tool: fine tokens of frames ``[8 b, 8 b + 16)`` at the strategy's stride, BLANK-padded to 16."""
+    b = check_int("start_bin", start_bin, minimum=0, maximum=N_BINS - 1)
+    if strategy not in STRATEGY_STRIDE:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    seg = np.asarray(frames)[STRIDE * b:STRIDE * b + CROP_LEN:STRATEGY_STRIDE[strategy]]
+    toks = [fine_token(int(x)) for x in seg]
+    return toks + [BLANK] * (CROP_LEN - len(toks))
+
+
+def crop_interval(start_bin: int) -> tuple[int, int]:
+    return STRIDE * start_bin, STRIDE * start_bin + CROP_LEN
+
+
+def uniform_frames(frames: np.ndarray, n: int, offset: float = 0.5) -> list[int]:
+    """``n`` evenly spaced fine frames (the single-pass baseline), BLANK-padded to ``UNI_SLOTS``."""
+    n = check_int("n", n, minimum=1, maximum=UNI_SLOTS)
+    idx = np.floor((np.arange(n) + offset) * T / n).astype(int).clip(0, T - 1)
+    toks = [fine_token(int(frames[i])) for i in idx]
+    return toks + [BLANK] * (UNI_SLOTS - n)
+
+
+def prefix_tokens(video: Video) -> list[int]:
+    q = [MARK0 + m for m in video.asked] + [NONE] * (2 - video.hops)
+    return [BOS, Q, *q, EQ, G, *global_view(video.frames), EG]
+
+
+def answer_turn(objs: tuple[int, ...]) -> list[int]:
+    a = [OBJ0 + o for o in objs] + [NONE] * (2 - len(objs))
+    return [THINK, ANS, *a, EANS]
+
+
+def tool_turn(start_bin: int, strategy: str = "fine") -> list[int]:
+    return [THINK, GROUND, BIN0 + start_bin, STRAT0 + STRATEGIES.index(strategy), EGROUND]
+
+
+def oracle_bins(video: Video) -> list[int]:
+    """Crop bins of the reference trajectory: each salient event in time order until all named markers are seen.
+
+    An 8-frame marker event starting at s shows in global frame g = ceil(s / 8) only, and lies
+    inside the crop window of bin g - 1, frames [8 g - 8, 8 g + 8).
+    """
+    need = set(video.asked)
+    bins = []
+    for (s, _), mid in zip(video.salient, video.salient_ids):
+        bins.append(-(-s // STRIDE) - 1)
+        need.discard(mid)
+        if not need:
+            break
+    return bins
+
+
+def oracle_episode(video: Video) -> tuple[list[int], list[int]]:
+    """(tokens, kinds) of the reference trajectory; kinds: 0 context, 1 tool-call turn, 2 tool output, 3 answer turn, 4 global."""
+    toks = prefix_tokens(video)
+    kinds = [0] * 5 + [4] * (len(toks) - 5)
+    for b in oracle_bins(video):
+        toks += tool_turn(b)
+        kinds += [1] * TURN_LEN
+        toks += [CROP, *crop(video.frames, b), ECROP]
+        kinds += [2] * TOOL_LEN
+    toks += answer_turn(video.answer)
+    kinds += [3] * TURN_LEN
+    return toks, kinds
+
+
+def uniform_episode(video: Video, n: int, offset: float = 0.5) -> tuple[list[int], list[int]]:
+    """(tokens, kinds) of the single-pass baseline: prefix, n uniform fine frames, answer turn."""
+    toks = prefix_tokens(video) + [UNI, *uniform_frames(video.frames, n, offset), EUNI]
+    kinds = [0] * 5 + [4] * (PREFIX_LEN - 5) + [2] * (UNI_SLOTS + 2)
+    toks += answer_turn(video.answer)
+    kinds += [3] * TURN_LEN
+    return toks, kinds
+
+
+def draw_videos(seed: int, n: int, *, ans_lens=(1, 2, 3), p_two_hop: float = 0.5,
+                p_distractor: float = 0.5) -> list[Video]:
+    """``n`` videos with hops, distractors and answer lengths drawn per video (deterministic in ``seed``)."""
+    rng = as_rng("seed", seed)
+    n = check_int("n", n, minimum=1)
+    out = []
+    for _ in range(n):
+        hops = 2 if rng.random() < p_two_hop else 1
+        dis = 1 if rng.random() < p_distractor else 0
+        out.append(make_video(rng, hops=hops, distractors=dis, ans_len=int(rng.choice(ans_lens))))
+    return out

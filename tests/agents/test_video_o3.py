@@ -1,0 +1,149 @@
+"""Known answers for the Video-o3 reproduction: the world, the reward, TDAM and the shared context."""
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.agents.video_o3 import method as M
+from icml26.agents.video_o3 import setting as S
+
+
+# ---------------------------------------------------------------- the world
+@pytest.mark.parametrize("seed", range(20))
+def test_oracle_crop_holds_every_named_clue(seed):
+    v = S.make_video(seed, hops=2, distractors=1, ans_len=1 + seed % 3)
+    seen = set()
+    for b in S.oracle_bins(v):
+        seen.update(S.crop(v.frames, b))
+    for m, o in zip(v.asked, v.answer):
+        assert S.MOBJ0 + S.N_OBJ * m + o in seen
+    # each marker event shows in exactly one global frame, as the shared salient symbol
+    g = S.global_view(v.frames)
+    assert sum(t == S.COARSE0 + S.N_OBJ // 4 for t in g) == len(v.salient)
+
+
+def test_global_view_hides_marker_and_object():
+    v = S.make_video(1, hops=1, distractors=0, ans_len=3)
+    g = S.global_view(v.frames)
+    assert len(g) == S.T // S.STRIDE
+    assert all(S.COARSE0 <= t < S.BIN0 for t in g)
+
+
+def test_crop_strategies_and_uniform():
+    v = S.make_video(2)
+    fine, coarse = S.crop(v.frames, 5, "fine"), S.crop(v.frames, 5, "coarse")
+    assert len(fine) == len(coarse) == S.CROP_LEN
+    assert coarse[:4] == fine[::4] and coarse[4:] == [S.BLANK] * 12
+    u = S.uniform_frames(v.frames, 32)
+    assert len(u) == S.UNI_SLOTS and u[32:] == [S.BLANK] * 16
+    with pytest.raises(ValueError, match="start_bin"):
+        S.crop(v.frames, S.N_BINS)
+    with pytest.raises(ValueError, match="strategy"):
+        S.crop(v.frames, 0, "ultra")
+
+
+# ---------------------------------------------------------------- the reward
+def test_clue_score_known_values():
+    assert M.clue_score([(0, 8)], [(0, 8)]) == pytest.approx(1.0)
+    assert M.clue_score([(0, 8)], [(10, 18)]) == 0.0
+    # crop 16 frames around an 8-frame clue: IoU = IoP = 1/2, IoG = 1
+    assert M.clue_score([(0, 16)], [(4, 12)]) == pytest.approx((2 * 0.5 + 0.5 + 1) / 4)
+    # overlapping crops merge before scoring
+    assert M.clue_score([(0, 10), (5, 16)], [(4, 12)]) == pytest.approx(M.clue_score([(0, 16)], [(4, 12)]))
+    assert M.clue_score([], [(0, 1)]) == 0.0
+
+
+def test_turn_decay():
+    assert M.turn_decay(0) == 1.0
+    assert M.turn_decay(2) == pytest.approx(0.8)
+    assert M.turn_decay(50) == 0.0
+    with pytest.raises(ValueError, match="n_calls"):
+        M.turn_decay(-1)
+
+
+def test_format_score_rules():
+    ans = S.answer_turn((3,))
+    tool = S.tool_turn(4)
+    assert M.format_score([tool, ans]) == 1.0
+    assert M.format_score([ans, ans]) == 0.0        # a non-final answer breaks the structure
+    assert M.format_score([tool, tool]) == 0.0      # no final answer
+    bad_field = [S.THINK, S.GROUND, S.OBJ0, S.STRAT0, S.EGROUND]
+    assert M.format_score([bad_field, ans]) == pytest.approx(0.5)
+
+
+def test_trajectory_reward_bonus_only_when_correct():
+    v = S.make_video(4, hops=1, distractors=0, ans_len=2)
+    bins = S.oracle_bins(v)
+    turns = [S.tool_turn(b) for b in bins] + [S.answer_turn(v.answer)]
+    r = M.trajectory_reward(turns, v)
+    s = M.clue_score([S.crop_interval(b) for b in bins], v.clues)
+    assert r["r_a"] == 1 and r["r_f"] == 1
+    assert r["reward"] == pytest.approx(2 + (0.5 + 0.5 * s) * M.turn_decay(len(bins)))
+    wrong = turns[:-1] + [S.answer_turn(((v.answer[0] + 1) % S.N_OBJ,))]
+    rw = M.trajectory_reward(wrong, v)
+    assert rw["beta"] == 0 and rw["reward"] == pytest.approx(1.0)
+    # correct without any tool call: no bonus
+    assert M.trajectory_reward([S.answer_turn(v.answer)], v)["reward"] == pytest.approx(2.0)
+    # ablations
+    assert M.trajectory_reward(turns, v, M.RewardConfig(use_clue=False))["beta"] == pytest.approx(
+        0.5 * M.turn_decay(len(bins)))
+    assert M.trajectory_reward(turns, v, M.RewardConfig(use_decay=False))["beta"] == pytest.approx(0.5 + 0.5 * s)
+
+
+# ---------------------------------------------------------------- TDAM and the shared context
+def test_tdam_mask_blocks_the_right_pairs():
+    v = S.make_video(5, hops=1, distractors=1, ans_len=2)
+    tok, kin = S.oracle_episode(v)
+    kin_t = torch.tensor([kin])
+    m = M.tdam_mask(kin_t)[0]
+    k = torch.tensor(kin)
+    nxt = torch.cat([k[1:], torch.zeros(1, dtype=torch.long)])
+    for p in range(len(kin)):
+        if nxt[p] == 1:
+            assert not m[p][k == 2].any()
+        elif nxt[p] == 3:
+            assert not m[p][k == 4].any() and m[p][k == 2].all()
+        else:
+            assert m[p].all()
+
+
+def test_tdam_attention_all_true_equals_causal():
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    x = torch.randint(0, S.VOCAB, (2, 20))
+    ref, _ = model(x)
+    M.set_extra_mask(model, torch.ones(2, 20, 20, dtype=torch.bool))
+    got, _ = model(x)
+    M.set_extra_mask(model, None)
+    assert torch.allclose(ref, got, atol=1e-6)
+
+
+def test_shared_cache_equals_reencoding():
+    model = M.make_policy(d_model=16, n_layers=2, n_heads=2, seed=1)
+    vids = S.draw_videos(3, 3)
+    prefix = torch.tensor([S.prefix_tokens(v) for v in vids])
+    turns = [torch.tensor([S.tool_turn(2)] * 3), torch.tensor([S.answer_turn(v.answer) for v in vids])]
+    tools = [torch.tensor([[S.CROP, *S.crop(v.frames, 2), S.ECROP] for v in vids])]
+    a = M.replay_turns(model, prefix, turns, tools, shared_cache=True)
+    b = M.replay_turns(model, prefix, turns, tools, shared_cache=False)
+    full, _ = model(torch.cat([prefix, turns[0], tools[0], turns[1]], 1))
+    assert torch.allclose(a, b, atol=1e-5)
+    P = prefix.shape[1]
+    assert torch.allclose(a[:, :5], full[:, P - 1:P + 4], atol=1e-5)
+
+
+def test_rollout_and_grpo_smoke():
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    ep = M.rollout(model, S.draw_videos(0, 3), max_turns=3, generator=torch.Generator().manual_seed(0))
+    assert len(ep.turns) == 3 and all(1 <= len(t) <= 3 for t in ep.turns)
+    hist = M.grpo_train(model, lambda rng: S.draw_videos(int(rng.integers(99)), 2), M.RewardConfig(), steps=1,
+                        prompts=2, group=2, max_turns=2)
+    assert len(hist["reward"]) == 1 and np.isfinite(hist["reward"][0])
+
+
+def test_sft_learns_the_format_on_a_tiny_pool():
+    pool = [(*S.oracle_episode(v), True) for v in S.draw_videos(0, 40)]
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    losses = M.train_sft(model, pool, steps=30, batch=8, tdam_ratio=0.5)
+    assert losses[-1] < losses[0]
+    with pytest.raises(ValueError, match="tdam_ratio"):
+        M.train_sft(model, pool, steps=1, tdam_ratio=1.5)
