@@ -1,0 +1,169 @@
+"""Known-answer tests of the UKA loop (arXiv:2605.29715): closed forms, tiny instances, invariances."""
+
+import math
+
+import numpy as np
+import pytest
+
+from icml26.agents.uka.method import (
+    Agent,
+    Belief,
+    PrincipleKB,
+    UserModel,
+    candidate_weights,
+    hypothesis_posterior,
+    kb_novelty,
+    minmax,
+    query_dim,
+    run_session,
+    select_candidate,
+    simulate_reactions,
+    tom_uncertainty,
+    write_principle,
+)
+from icml26.agents.uka.setting import SimulatedUser, make_world, reaction_of
+
+
+def test_posterior_is_softmax_with_entropy():
+    p, h = hypothesis_posterior([0.0, math.log(3.0)])
+    assert np.allclose(p, [0.25, 0.75])
+    assert h == pytest.approx(-(0.25 * math.log(0.25) + 0.75 * math.log(0.75)), abs=1e-9)
+    p, h = hypothesis_posterior([-2.0, -2.0])
+    assert np.allclose(p, 0.5) and h == pytest.approx(math.log(2), abs=1e-9)
+    # shift invariance (mean log-probs only matter up to a constant)
+    assert np.allclose(hypothesis_posterior([1.0, 2.0, 5.0])[0], hypothesis_posterior([-9.0, -8.0, -5.0])[0])
+
+
+def test_tom_uncertainty_closed_forms():
+    # identical reactions across hypotheses: no uncertainty; scale does not matter
+    assert tom_uncertainty([[1.0, 2.0], [2.0, 4.0]]) == pytest.approx(0.0, abs=1e-12)
+    # two orthogonal unit vectors: centroid at 45 degrees, cos = 1/sqrt(2)
+    assert tom_uncertainty(np.eye(2)) == pytest.approx(1 - 1 / math.sqrt(2))
+    # opposite reactions: centroid vanishes, maximal uncertainty
+    assert tom_uncertainty([[1.0, 0.0], [-1.0, 0.0]]) == 1.0
+    # a single hypothesis gives no dispersion
+    assert tom_uncertainty([[0.3, -0.2, 0.9]]) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_kb_novelty_brute_force_and_zscore():
+    rng = np.random.default_rng(0)
+    C, K = rng.normal(size=(4, 5)), rng.normal(size=(7, 5))
+    cos = (C / np.linalg.norm(C, axis=1, keepdims=True)) @ (K / np.linalg.norm(K, axis=1, keepdims=True)).T
+    raw = np.array([1 - np.mean(sorted(row, reverse=True)[:3]) for row in cos])
+    want = (raw - raw.mean()) / raw.std()
+    assert np.allclose(kb_novelty(C, K, k=3), want)
+    assert np.allclose(kb_novelty(C, np.zeros((0, 5))), 0.0)  # empty KB
+    assert np.allclose(kb_novelty(np.ones((3, 5)), K), 0.0)  # zero spread -> zeros, as in the code
+
+
+def test_selection_rules():
+    u, nov = np.array([0.1, 0.9, 0.5]), np.array([0.0, 1.0, -1.0])
+    assert select_candidate(u, nov, "explore") == 1          # most uncertain and novel
+    assert select_candidate(u, nov, "intent") == 0 or select_candidate(u, nov, "intent") == 2
+    assert select_candidate(u, np.zeros(3), "intent") == 0    # least uncertain
+    assert select_candidate(u, np.zeros(3), "code") == 1      # the code's argmin of mm(1-u): most uncertain
+    # the code's test rule read with Chroma distances (nov -> similarity) is the training rule
+    for seed in range(20):
+        r = np.random.default_rng(seed)
+        u, nov = r.random(3), r.normal(size=3)
+        assert select_candidate(u, -nov, "code") == select_candidate(u, nov, "explore")
+    assert np.allclose(minmax([2.0, 4.0, 3.0]), [0.0, 1.0, 0.5], atol=1e-7)
+    with pytest.raises(ValueError, match="rule"):
+        select_candidate(u, nov, "best")
+
+
+def test_principles_and_weights():
+    p = write_principle("a user who vents", 2, 2)
+    assert p.text.startswith("When a user who vents, you should use") and p.advice[2] == 1.0
+    n = write_principle("a user who vents", 5, 0, failed=(1, 3))
+    assert "rather than" in n.text and "because" in n.text
+    assert n.advice[5] == -1.0 and n.advice[1] == -1.0 and n.advice[3] == -1.0
+    prior = np.full(8, 1 / 8)
+    w = candidate_weights(prior, np.array([p.advice]), np.array([1.0]), beta=math.log(3))
+    assert w[2] / w[0] == pytest.approx(3.0)  # exp(beta * sim * advice)
+    assert np.allclose(candidate_weights(prior, np.zeros((0, 8)), np.zeros(0)), prior)
+    # negative similarity is ignored
+    assert np.allclose(candidate_weights(prior, np.array([p.advice]), np.array([-0.5])), prior)
+
+
+def test_kb_retrieval_brute_force():
+    rng = np.random.default_rng(1)
+    kb = PrincipleKB(6)
+    keys = rng.normal(size=(40, 6))
+    for i, q in enumerate(keys):
+        kb.add(q, write_principle("ctx", i % 8, i % 3))
+    q = rng.normal(size=6)
+    ps, sims = kb.retrieve(q, k=5)
+    cos = keys @ q / np.linalg.norm(keys, axis=1) / np.linalg.norm(q)
+    assert np.allclose(sims, np.sort(cos)[::-1][:5])
+    assert len(kb) == 40 and len(kb.snapshot()) == 40
+
+
+def test_user_model_keeps_two_and_finds_the_need():
+    world = make_world(3, evidence=3.0)
+    belief = Belief.of(world)
+    hits = 0
+    for i in range(60):
+        rng = np.random.default_rng(i)
+        user = SimulatedUser.draw(world, rng)
+        um = UserModel(belief, 0)
+        turns = [(None, user.opening())]
+        for t in range(6):
+            um.update(turns)
+            assert 1 <= len(um.hyps) <= 2 and len(set(um.hyps)) == len(um.hyps)
+            assert um.probs.sum() == pytest.approx(1.0)
+            s = int(rng.integers(8))
+            _, reply = user.respond(s)
+            turns.append((s, reply))
+        um.update(turns)
+        hits += um.map_need() == user.need
+    assert hits / 60 > 0.4  # chance is 0.2
+
+
+def test_simulated_reactions_follow_the_belief():
+    world = make_world(0)
+    belief = Belief.of(world)
+    assert np.allclose(belief.react.sum(-1), 1.0)
+    assert np.allclose(np.exp(belief.pred_logp).sum(-1), 1.0)
+    E = simulate_reactions(belief, [0, 1], [2, 5, 7], np.random.default_rng(0))
+    assert E.shape == (3, 2, world.reply_emb.shape[1])
+
+
+def test_session_protocol():
+    world = make_world(0)
+    belief = Belief.of(world)
+    kb = PrincipleKB(query_dim(belief))
+    agent = Agent(belief, kb)
+    r = run_session(agent, SimulatedUser.draw(world, np.random.default_rng(0)), training=True,
+                    rng=np.random.default_rng(1))
+    assert 1 <= r["turns"] <= 8 and len(kb) == r["turns"]  # one principle per training turn
+    assert (r["success"] == 1.0) == (r["final_emotion"] > 0.5)
+    n = len(kb)
+    run_session(agent, SimulatedUser.draw(world, np.random.default_rng(2)), training=False, rng=np.random.default_rng(3))
+    assert len(kb) == n  # no memory writes at test
+    assert reaction_of(0.2) == 2 and reaction_of(-0.2) == 0 and reaction_of(0.01) == 1
+
+
+def test_principle_mode_retries_write_rather_than():
+    world = make_world(5)
+    belief = Belief.of(world)
+    kb = PrincipleKB(query_dim(belief))
+    agent = Agent(belief, kb, mode="principle", train_rule="first", test_rule="first")
+    for i in range(5):
+        run_session(agent, SimulatedUser.draw(world, np.random.default_rng(i)), training=True,
+                    rng=np.random.default_rng(100 + i))
+    assert any(p.failed for p in kb.principles)
+    assert all(len(p.failed) <= 3 and p.strategy not in p.failed for p in kb.principles)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="reactions"):
+        tom_uncertainty(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="known"):
+        kb_novelty(np.eye(3), np.eye(4))
+    with pytest.raises(ValueError, match="nov"):
+        select_candidate([0.1, 0.2], [0.0])
+    with pytest.raises(ValueError, match="query"):
+        PrincipleKB(4).retrieve(np.ones(3))
+    with pytest.raises(ValueError, match="strategy"):
+        write_principle("x", 9, 1)
