@@ -167,3 +167,64 @@ def test_bad_input():
         PrincipleKB(4).retrieve(np.ones(3))
     with pytest.raises(ValueError, match="strategy"):
         write_principle("x", 9, 1)
+
+
+class _FakeCompletions:
+    def create(self, *, model, prompt, max_tokens, echo, logprobs, temperature):
+        from types import SimpleNamespace
+
+        toks = prompt.split(" ")
+        offs = np.cumsum([0] + [len(t) + 1 for t in toks[:-1]]).tolist()
+        lps = [None] + [-(len(t) % 5) - 0.1 * ("calm" in prompt) for t in toks[1:]] + [-1.0]
+        return SimpleNamespace(choices=[SimpleNamespace(logprobs=SimpleNamespace(
+            token_logprobs=lps, text_offset=offs + [len(prompt)]))])
+
+
+class _FakeClient:
+    """Stands in for ChatClient: a deterministic chatter, a critic that warms up, prompt log-probs."""
+
+    model = "fake"
+
+    def __init__(self):
+        from types import SimpleNamespace
+
+        self._client = SimpleNamespace(completions=_FakeCompletions())
+        self.n = 0
+
+    def complete(self, messages, **kw):
+        self.n += 1
+        text = messages[-1]["content"]
+        if text.startswith("Rate the emotional state"):
+            return str(min(1.0, -0.6 + 0.3 * text.count("assistant:")))
+        return f"reply {self.n % 4} calm" if self.n % 2 else f"answer {self.n % 3}"
+
+
+class _FakeEncoder:
+    def encode(self, texts):
+        out = np.array([[len(t) % 7 + 1.0, t.count("a") + 1.0, t.count("e") + 0.5] for t in texts])
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_endpoint_loop_runs_offline_with_a_fake_client():
+    from icml26.agents.uka.llm import PERSONAS, LLMUKA, TextKB, reply_logprob, run_dialogue
+
+    client, enc = _FakeClient(), _FakeEncoder()
+    assert np.isfinite(reply_logprob(client, "a calm person", "I feel bad today"))
+    agent = LLMUKA(client, enc, TextKB(enc), n_sim=2)
+    r = run_dialogue(agent, client, PERSONAS[0], training=True, max_turns=3)
+    assert len(agent.kb.texts) == r["turns"] >= 1 and len(agent.hyps) <= 2
+    r = run_dialogue(agent, client, PERSONAS[1], training=False, max_turns=3)
+    assert set(r) == {"success", "turns", "final_emotion"}
+
+
+def test_negation_blind_kb_counts_warnings_as_known():
+    q = np.ones(4)
+    warn = write_principle("ctx", 3, 0)
+    cand = np.concatenate([q, np.eye(8)[3]])[None]
+    other = np.concatenate([q, np.eye(8)[5]])[None]
+    for blind, closer in ((False, 5), (True, 3)):
+        kb = PrincipleKB(4, negation_blind=blind)
+        kb.add(q, warn)
+        s3 = float(cand @ kb.known[0]) / np.linalg.norm(cand)
+        s5 = float(other @ kb.known[0]) / np.linalg.norm(other)
+        assert (s3 > s5) == (closer == 3)

@@ -47,7 +47,10 @@ PAPER = Paper(
         "advice vector, When/should/rather-than/because text). Test rule: the paper's stated intent (argmin "
         "minmax(u) + minmax(nov): low uncertainty, KB-consistent) decides the claims; the released code's argmin "
         "of minmax(1-u) + minmax(nov), and the Chroma-distance reading of it (equal to the training rule), are "
-        "reported beside it. ESConv/ExTES/Sentient-Eval and their dialogue-quality scores are not used. "
+        "reported beside it, and so is an exploratory arm added after trial runs (deciding nothing): novelty against a "
+        "negation-blind KB. The endpoint path (llm.py; --set endpoint=... --set model=...) runs the same loop with an "
+        "LLM policy, LLM user simulator and critic, logprob hypothesis scoring and MiniLM embeddings; no verdict "
+        "uses it. ESConv/ExTES/Sentient-Eval and their dialogue-quality scores are not used. "
         "Test success over 60 shared test users (the card's 150 cut for the 3-minute budget), 50 training "
         "sessions, 10 seeds."),
     profiles={

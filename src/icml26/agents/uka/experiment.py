@@ -15,6 +15,9 @@ Arms (all with the same policy prior, ToM belief, candidate sampler and test pip
   training (the key idea, uncertainty-seeking exploration, removed);
 * ``principle``: the code's baseline mode: no user model, one candidate, critic retries;
 * ``nokb``: the UKA test pipeline with an empty knowledge base;
+* ``uka_blind`` (exploratory, added after trial runs, decides nothing): UKA with novelty measured
+  against a negation-blind KB (a principle "rather than X" counts as knowledge about X, as a text
+  encoder would read it), to show how much the known-entry embedding matters;
 * ``linucb``: a contextual bandit (``mabwiser`` LinUCB, alpha = 1) over the eight strategies,
   context = UKA's query vector, reward = the emotion change's sign, trained online on the
   same training users and used greedily-with-bonus at test.
@@ -49,7 +52,8 @@ def _agent(belief: Belief, kb: PrincipleKB, arm: str, test_rule: str = "intent")
 
 def train_arm(world, belief: Belief, arm: str, seed: int, n_train: int, checkpoints) -> dict[int, PrincipleKB]:
     """Train one arm on the shared training users; KB snapshots after each checkpoint."""
-    agent = _agent(belief, PrincipleKB(query_dim(belief)), arm)
+    blind = arm == "uka_blind"
+    agent = _agent(belief, PrincipleKB(query_dim(belief), negation_blind=blind), "uka" if blind else arm)
     snaps = {}
     for j in range(n_train):
         user, rng = _user(world, seed, 1, j)
@@ -136,6 +140,9 @@ def run(profile: Profile, seed: int) -> dict:
     m["test/uka_at10/success"], m["test/random_at10/success"] = m["curve/uka"][i10], m["curve/random"][i10]
     for rule, name in (("code", "uka_code"), ("explore", "uka_explore_at_test")):
         m[f"test/{name}/success"] = evaluate(world, belief, kbs["uka"][n_train], "uka", seed, n_test, rule)["success"]
+    # exploratory, added after trial runs and deciding nothing: novelty against a negation-blind KB
+    kbs["uka_blind"] = train_arm(world, belief, "uka_blind", seed, n_train, {n_train})
+    m["test/uka_blind/success"] = evaluate(world, belief, kbs["uka_blind"][n_train], "uka", seed, n_test)["success"]
     for arm in ("greedy", "principle"):
         for k, v in evaluate(world, belief, kbs[arm][n_train], arm, seed, n_test).items():
             m[f"test/{arm}/{k}"] = v
@@ -152,6 +159,10 @@ def run(profile: Profile, seed: int) -> dict:
     for arm in ("uka", "random", "greedy", "principle"):
         m[f"kb/size/{arm}"] = float(len(kbs[arm][n_train]))
     m["belief/need_acc"] = m["test/uka/need_acc"]
+    if profile["endpoint"]:  # the real-model path: reported, never used by a verdict
+        from icml26.agents.uka.llm import endpoint_part
+
+        m.update(endpoint_part(str(profile["endpoint"]), str(profile["model"]), seed))
     return m
 
 
@@ -184,7 +195,7 @@ def figure(metrics: list[dict]):
     a1.set_xlabel("training sessions")
     a1.set_ylabel("test success rate")
     a1.legend(fontsize=8)
-    names = [n for n in ("uka", "uka_code", "uka_explore_at_test", *CONTROLS) if f"test/{n}/success" in metrics[0]]
+    names = [n for n in ("uka", "uka_code", "uka_explore_at_test", "uka_blind", *CONTROLS) if f"test/{n}/success" in metrics[0]]
     vals = [np.mean([m[f"test/{n}/success"] for m in metrics]) for n in names]
     a2.bar(range(len(names)), vals)
     a2.set_xticks(range(len(names)), names, rotation=40, ha="right", fontsize=8)

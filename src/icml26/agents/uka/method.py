@@ -205,8 +205,13 @@ class PrincipleKB:
     follows a principle is close to it and a reply it warns against is far from it.
     """
 
-    def __init__(self, query_dim: int):
+    def __init__(self, query_dim: int, negation_blind: bool = False):
         self.query_dim = check_int("query_dim", query_dim, minimum=1)
+        if not isinstance(negation_blind, bool):
+            raise TypeError(f"negation_blind must be a bool, got {type(negation_blind).__name__}")
+        # negation_blind: the principle's known embedding ignores the advice's sign, as a text encoder
+        # that reads "rather than X" as being about X would (an exploratory variant, see experiment.py)
+        self.negation_blind = negation_blind
         self._keys = np.zeros((16, self.query_dim))
         self._known = np.zeros((16, self.query_dim + len(STRATEGIES)))
         self._advice = np.zeros((16, len(STRATEGIES)))
@@ -240,7 +245,7 @@ class PrincipleKB:
             self._known = np.vstack([self._known, np.zeros_like(self._known)])
             self._advice = np.vstack([self._advice, np.zeros_like(self._advice)])
         self._keys[n] = q / max(np.linalg.norm(q), 1e-12)  # cosine index: stored normalised
-        kn = np.concatenate([q, principle.advice])
+        kn = np.concatenate([q, np.abs(principle.advice) if self.negation_blind else principle.advice])
         self._known[n] = kn / max(np.linalg.norm(kn), 1e-12)
         self._advice[n] = principle.advice
         self.principles.append(principle)
@@ -260,7 +265,7 @@ class PrincipleKB:
         return idx, sims[idx]
 
     def snapshot(self) -> PrincipleKB:
-        kb = PrincipleKB(self.query_dim)
+        kb = PrincipleKB(self.query_dim, self.negation_blind)
         kb._keys, kb._known, kb._advice = self._keys.copy(), self._known.copy(), self._advice.copy()
         kb.principles = list(self.principles)
         return kb
