@@ -164,7 +164,8 @@ def figure(metrics: list[dict]):
     axes[0].bar(x - 0.2, sr.mean(0), 0.4, yerr=sr.std(0), label="success rate")
     axes[0].bar(x + 0.2, fs.mean(0), 0.4, yerr=fs.std(0), label="premature STOP rate")
     axes[0].set_xticks(x, arms)
-    axes[0].set_xlabel("arm (B argmax, C marginals, D multiverse, E D+memory, T D+tuned threshold)")
+    axes[0].set_xlabel("arm")
+    axes[0].set_title("B argmax, C marginals, D multiverse,\nE = D + memory, T = D + tuned threshold", fontsize=8)
     axes[0].set_ylabel("rate over episodes (mean over seeds)")
     axes[0].legend(fontsize=7)
     for a in ("D", "E"):
