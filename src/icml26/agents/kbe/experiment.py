@@ -11,8 +11,8 @@ One seed:
    hop count as the static questions); the one used for ranking takes degree ``i mod 4`` for item
    ``i`` (as many questions as the static set).
 3. ``models``: a capability ladder of tiny decoders (2 widths x 2 step budgets; the smaller budget is
-   a snapshot of the same run), a contaminated twin (the largest config trained also on the static
-   test triples), and a retrieval reader (exact perception, BM25 + MiniLM hop retrieval).
+   a snapshot of the same run), a contaminated twin (the narrower width at the long budget, trained
+   also on the static test triples; its clean sibling is that ladder rung), and a retrieval reader (exact perception, BM25 + MiniLM hop retrieval).
 4. ``evaluate``: accuracies on every set; the true ranking is the accuracy on fresh questions of
    every kind on fresh scenes.
 """
@@ -41,9 +41,9 @@ def world(params: dict, seed: int) -> dict:
     r_train, r_static, r_fresh, r_q = (np.random.default_rng(s) for s in ss.spawn(4))
     mx = params["max_objects"]
     return {"kb": kb, "kg": kg, "rng": r_q,
-            "train": make_scenes(kb, params["n_train_scenes"], seed=r_train, max_objects=mx, first_id=0),
-            "static": make_scenes(kb, params["n_static"], seed=r_static, max_objects=mx, first_id=100_000),
-            "fresh": make_scenes(kb, params["n_fresh"], seed=r_fresh, max_objects=mx, first_id=200_000)}
+            "train": make_scenes(kb, params["n_train_scenes"], seed=r_train, min_objects=min(3, mx), max_objects=mx, first_id=0),
+            "static": make_scenes(kb, params["n_static"], seed=r_static, min_objects=min(3, mx), max_objects=mx, first_id=100_000),
+            "fresh": make_scenes(kb, params["n_fresh"], seed=r_fresh, min_objects=min(3, mx), max_objects=mx, first_id=200_000)}
 
 
 def _family(scenes, kg, rng) -> tuple[list, dict[int, list]]:
@@ -105,7 +105,7 @@ def models(w: dict, b: dict, params: dict, seed: int) -> dict:
         r_short, r_long = train_reader(cfg, checkpoints=(steps,), **common)
         out[f"{tag}-{steps}"], out[f"{tag}-{big}"] = r_short, r_long
         losses[tag] = r_long.losses
-    twin_cfg = ReaderConfig(d_model=params["d_large"], steps=big, batch=params["batch"], lr=params["lr"],
+    twin_cfg = ReaderConfig(d_model=params["d_small"], steps=big, batch=params["batch"], lr=params["lr"],
                             contaminated=True, contam_frac=params["contam_frac"])
     (twin,) = train_reader(twin_cfg, **common)
     out["twin"] = twin
@@ -118,7 +118,7 @@ def models(w: dict, b: dict, params: dict, seed: int) -> dict:
     if params["reader"]:
         rr = RetrievalReader(kb, paraphrase_seed=seed, use_minilm=params["minilm"])
         fns["retrieval"] = lambda items, style: rr.answer(items)
-    return {"fns": fns, "losses": losses, "twin_of": f"large-{big}",
+    return {"fns": fns, "losses": losses, "twin_of": f"small-{big}",
             "ladder": [f"small-{steps}", f"small-{big}", f"large-{steps}", f"large-{big}"]}
 
 
@@ -214,6 +214,12 @@ def evaluate(w: dict, b: dict, m: dict) -> dict:
     met["diff/spearman_worst"] = max(rhos.values())
     met["diff/mean_degree_acc"] = [float(np.nanmean([acc[n]["degree"][d] for n in names])) for d in DEGREES]
     met["diff/degree"] = list(DEGREES)
+    # the share of the most frequent answer per degree: what guessing the modal answer would score
+    from collections import Counter
+
+    met["diff/modal_answer_share"] = [
+        (Counter(p.answer for _, p in b["sweep"][d]).most_common(1)[0][1] / len(b["sweep"][d])) if b["sweep"][d]
+        else float("nan") for d in DEGREES]
     met["diff/ladder_static_minus_kbe"] = float(np.mean([acc[n]["static"] - acc[n]["kbe"] for n in m["ladder"]]))
     evolved = b["kbe0"] + [x for d in DEGREES for x in b["sweep"][d]]
     met["valid/unique_frac"] = _unique_by_graph(w, evolved)
