@@ -156,8 +156,11 @@ def run(profile: Profile, seed: int) -> dict:
     target = m["test/best_control/success"]
     m["eff/uka_ratio"] = efficiency(m["curve/uka"], checkpoints, target, n_train)
     m["eff/random_ratio"] = efficiency(m["curve/random"], checkpoints, target, n_train)
-    for arm in ("uka", "random", "greedy", "principle"):
-        m[f"kb/size/{arm}"] = float(len(kbs[arm][n_train]))
+    for arm in ("uka", "random", "greedy", "principle", "uka_blind"):
+        kb = kbs[arm][n_train]
+        m[f"kb/size/{arm}"] = float(len(kb))
+        # diagnostic: share of principles that recommend (rather than warn against) a strategy
+        m[f"kb/positive_frac/{arm}"] = float(np.mean([p.mood == 2 for p in kb.principles])) if len(kb) else 0.0
     m["belief/need_acc"] = m["test/uka/need_acc"]
     if profile["endpoint"]:  # the real-model path: reported, never used by a verdict
         from icml26.agents.uka.llm import endpoint_part
