@@ -1,0 +1,169 @@
+"""Known-answer tests for the WiCAT reproduction (tokenization, masking, encoder invariances, heads)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from icml26.science.wicat import method as M  # noqa: E402
+from icml26.science.wicat import setting as S  # noqa: E402
+
+
+def test_parcel_traces_recover_region_constants():
+    rng = np.random.default_rng(0)
+    atlas = S.make_atlas(16, 5, rng)
+    vals = rng.standard_normal((7, 5))
+    frames = np.where(atlas[None] >= 0, vals[:, np.maximum(atlas, 0)], 99.0)
+    np.testing.assert_allclose(S.parcel_traces(frames, atlas), vals, atol=1e-12)
+
+
+def test_atlas_is_a_partition_of_the_mask():
+    atlas = S.make_atlas(32, 20, np.random.default_rng(1))
+    assert set(np.unique(atlas)) == set(range(-1, 20))
+
+
+def test_grid_traces_are_block_means():
+    frames = np.arange(2 * 8 * 8, dtype=float).reshape(2, 8, 8)
+    out = S.grid_traces(frames, np.ones((8, 8), bool), patch=4)
+    assert out.shape == (2, 4)
+    np.testing.assert_allclose(out[0, 0], frames[0, :4, :4].mean())
+    np.testing.assert_allclose(out[1, 3], frames[1, 4:, 4:].mean())
+
+
+def test_windows_and_targets_align():
+    t = np.arange(32, dtype=float)
+    traces = np.stack([t, 100 + t], 1)
+    w = M.make_windows(traces, n_patches=2, patch_len=4)           # (4, 2, 2, 4)
+    assert w.shape == (4, 2, 2, 4)
+    np.testing.assert_array_equal(w[1, 0, 1], [12, 13, 14, 15])
+    np.testing.assert_array_equal(w[1, 1, 0], [108, 109, 110, 111])
+    y = M.patch_targets(t, 2, 4)
+    np.testing.assert_allclose(y, t.reshape(-1, 4).mean(1))
+    ws = M.make_windows(traces, 2, 4, stride=4)
+    assert ws.shape[0] == 7 and M.patch_targets(t, 2, 4, stride=4).shape == (14,)
+
+
+def test_zscore():
+    x = np.random.default_rng(0).normal(3, 2, (500, 3))
+    z = S.zscore(x)
+    np.testing.assert_allclose(z.mean(0), 0, atol=1e-9)
+    np.testing.assert_allclose(z.std(0), 1, atol=1e-4)
+
+
+def test_sample_mask_whole_region_and_ratio():
+    gen = torch.Generator().manual_seed(0)
+    m = M.sample_mask(400, 6, 5, 0.0, 1.0, gen)
+    assert torch.all(m.sum((1, 2)) == 5)                            # exactly one whole channel each
+    m = M.sample_mask(400, 6, 5, 0.5, 0.0, gen)
+    assert abs(float(m.float().mean()) - 0.5) < 0.03
+
+
+def test_masked_mse_counts_masked_tokens_only():
+    x = torch.zeros(1, 2, 2, 3)
+    rec = torch.ones(1, 2, 2, 3)
+    rec[0, 1, 1] = 3.0
+    mask = torch.tensor([[[True, False], [False, True]]])
+    assert float(M.masked_mse(rec, x, mask)) == pytest.approx((1 + 9) / 2)
+
+
+def _cfg(**kw):
+    base = dict(n_channels=4, n_patches=3, patch_len=4, d_model=8, n_layers=1, n_heads=2)
+    return M.EncoderConfig(**{**base, **kw})
+
+
+def test_masked_inputs_do_not_leak():
+    """A hidden token's value must not influence any output (it is replaced by the mask vector)."""
+    torch.manual_seed(0)
+    enc = M.TokenEncoder(_cfg()).eval()
+    x = torch.randn(2, 4, 3, 4)
+    mask = torch.zeros(2, 4, 3, dtype=torch.bool)
+    mask[:, 1] = True
+    x2 = x.clone()
+    x2[:, 1] = 100 * torch.randn(2, 3, 4)
+    h1, r1 = enc(x, mask)
+    h2, r2 = enc(x2, mask)
+    torch.testing.assert_close(h1, h2)
+    torch.testing.assert_close(r1, r2)
+    h3, _ = enc(x2, None)
+    assert not torch.allclose(h1, h3)
+
+
+def test_no_session_parameters():
+    """The WiCAT encoder's parameter count does not depend on the number of sessions; the stitcher's does."""
+    cfg = _cfg()
+    n = sum(p.numel() for p in M.TokenEncoder(cfg).parameters())
+    st2 = sum(p.numel() for p in M.StitchedEncoder(cfg, 4, 2).parameters())
+    st5 = sum(p.numel() for p in M.StitchedEncoder(cfg, 4, 5).parameters())
+    assert st5 - st2 == 3 * 2 * 16 and st2 == n + 2 * 2 * 16
+
+
+def test_identity_stitcher_equals_encoder():
+    torch.manual_seed(0)
+    cfg = _cfg()
+    st = M.StitchedEncoder(cfg, 4, 1, init_noise=0.0).eval()
+    x = torch.randn(3, 4, 3, 4)
+    h_st, r_st = st(x, 0)
+    h, r = st.enc(x)
+    torch.testing.assert_close(h_st, h)
+    torch.testing.assert_close(r_st, r)
+
+
+def test_pretraining_learns_low_rank_structure():
+    rng = np.random.default_rng(0)
+    t = np.arange(600)
+    z = np.stack([np.sin(0.11 * t), np.cos(0.07 * t)], 1)          # slow latents: context predicts masks
+    traces = S.zscore(np.tanh(z @ rng.standard_normal((2, 4))) + 0.05 * rng.standard_normal((600, 4)))
+    w = M.make_windows(traces, 3, 4, stride=4)
+    cfg = _cfg()
+    model, hist = M.pretrain(w, cfg, steps=300, batch=16, lr=3e-3, seed=0)
+    assert np.mean(hist[-10:]) < 0.6 * np.mean(hist[:10])
+    assert M.masked_mse_ratio(model, w) < 0.5
+    assert M.encode(model, w).shape == (w.shape[0] * 3, 4 * 8)
+    assert M.reconstruct_region(model, w, 2).shape == (w.shape[0], 12)
+
+
+def test_ridge_recovers_linear_map_and_r2():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 5))
+    y = x @ np.arange(1.0, 6.0)
+    for folds in (0, 5):
+        head = M.ridge_fit(x, y, folds=folds)
+        assert M.r2(y, head.predict(x)) > 0.999
+    assert M.r2(y, y) == 1.0
+    assert M.r2(y, np.full_like(y, y.mean())) == pytest.approx(0.0)
+
+
+def test_simulated_session_properties():
+    cfg = S.WorldConfig(n_subjects=2, n_frames=200)
+    world = S.make_world(cfg, 0)
+    sess = S.simulate_session(world, 1, "B", 0)
+    assert sess.frames.shape == (200, 32, 32) and sess.behaviour.shape == (200,)
+    assert abs(sess.behaviour.mean()) < 1e-6 and sess.behaviour.std() == pytest.approx(1, abs=1e-3)
+    assert max(abs(v) for v in sess.shift) <= cfg.max_shift
+    # subject offsets sit inside the softplus: z-scoring cannot make two subjects' maps identical
+    assert not np.allclose(world.offsets[0], world.offsets[1])
+    again = S.simulate_session(world, 1, "B", 0)
+    np.testing.assert_array_equal(sess.frames, again.frames)
+
+
+@pytest.mark.parametrize("bad", [{"subject": 5}, {"task": "C"}, {"subject": 1.0}])
+def test_simulate_session_rejects_bad_input(bad):
+    world = S.make_world(S.WorldConfig(n_subjects=2, n_frames=50), 0)
+    kw = {"subject": 0, "task": "A", "seed": 0, **bad}
+    with pytest.raises((ValueError, TypeError), match=next(iter(bad))):
+        S.simulate_session(world, **kw)
+
+
+def test_bad_input_names_argument():
+    with pytest.raises(ValueError, match="traces"):
+        M.make_windows(np.zeros((5, 2)), 2, 4)
+    with pytest.raises(ValueError, match="mask_ratio"):
+        M.pretrain(np.zeros((2, 4, 3, 4)), _cfg(), steps=1, mask_ratio=1.5)
+    with pytest.raises(ValueError, match="windows"):
+        M.pretrain(np.zeros((2, 5, 3, 4)), _cfg(), steps=1)
+    with pytest.raises(ValueError, match="d_model"):
+        _cfg(d_model=7)
+    with pytest.raises(ValueError, match="folds"):
+        M.ridge_fit(np.zeros((4, 2)), np.zeros(4), folds=1)
