@@ -238,9 +238,11 @@ def _recovery_rows(mtnl, others, ratio, n=8):
     rng = np.random.default_rng(0)
     rows = []
     for _ in range(n):
-        m = {"recovery/mtnl/rse": mtnl + 0.01 * rng.random(), "recovery/rse_ratio_vs_mean": ratio}
+        m = {"recovery/mtnl/rse": mtnl + 0.01 * rng.random(), "recovery/rse_ratio_vs_mean": ratio,
+             "recovery/mtnl/rse_ratio_vs_mean": ratio}
         for arm, v in others.items():
             m[f"recovery/{arm}/rse"] = v + 0.01 * rng.random()
+            m[f"recovery/{arm}/rse_ratio_vs_mean"] = 0.4
         rows.append(m)
     return rows
 
@@ -266,3 +268,73 @@ def test_structure_prior_constant_rank_guess_passes_the_rank_part_only():
     assert _claim("structure-prior").check(rows).status != "reproduced"
     exact = M.TensorRing((5,) * 5, 4).n_params(ranks)
     assert (exact, M.TensorRing((5,) * 5, 4).n_params()) == (180, 400)  # the ratio set by the planted ring
+
+
+def test_fusion_gate_is_read_for_every_control_too():
+    """Second pass: a control that fails the recovery gate leaves the comparison undecided."""
+    others = {"tr": 0.30, "fctn": 0.60, "tucker": 0.30, "trtr": 0.30, "cp_tl": 0.25, "tucker_tl": 0.30}
+    rows = _recovery_rows(0.20, others, ratio=0.4)
+    for m in rows:
+        m["recovery/fctn/rse_ratio_vs_mean"] = 0.9
+    v = _claim("fusion-beats-single").check(rows)
+    assert v.status == "not-checkable" and "single FCTN" in v.evidence
+
+
+# ----------------------------------------------------------------------------- second-pass recipe
+def test_cosine_factor_endpoints_and_monotone():
+    f = [M._cosine(k, 11) for k in range(11)]
+    assert f[0] == pytest.approx(1.0) and f[-1] == pytest.approx(0.02)
+    assert all(a >= b for a, b in zip(f, f[1:]))
+
+
+def test_warmup_keeps_gates_fixed_and_trains_deterministically():
+    """During the warm-up no mask is drawn and the gates do not move (prior and masks are off)."""
+    rng = np.random.default_rng(0)
+    Y = rng.random((3, 4, 3))
+    mask = rng.random(Y.shape) < 0.7
+    f = M.fit_mtnl(Y, mask, [("tr", 2)], steps=20, p=0.3, tau=0.5, warmup=0.5, seed=0)
+    g = M.fit_mtnl(Y, mask, [("tr", 2)], steps=20, p=0.0, tau=0.0, gated=False, warmup=0.5, seed=0)
+    np.testing.assert_allclose(f.loss_history[:10], g.loss_history[:10], rtol=1e-12)  # same path while warm
+    assert not np.allclose(f.loss_history[10:], g.loss_history[10:])  # masks and prior switch on afterwards
+    w = M.fit_mtnl(Y, mask, [("tr", 2)], steps=20, p=0.3, tau=0.5, warmup=0.95, seed=0)
+    assert all(torch.allclose(x.detach(), torch.ones_like(x), atol=0.2) for x in w.model.gate_params())
+
+
+def test_early_stopping_returns_the_best_validation_checkpoint():
+    rng = np.random.default_rng(1)
+    Y = rng.random((3, 4, 3))
+    obs = rng.random(Y.shape) < 0.6
+    train, val = S.split_mask(obs, 0.3, seed=2)
+    f = M.fit_mtnl(Y, train, [("tr", 3)], steps=60, lr=0.1, p=0.0, warmup=0.2, eval_every=5, val_mask=val, seed=0)
+    best_step, best_val = min(f.val_history, key=lambda t: t[1])
+    assert f.best_step == best_step and best_step >= 12  # only post-warm-up checkpoints are eligible
+    assert M.rse(M.predict(f), Y, val) == pytest.approx(best_val, rel=1e-9)
+
+
+def test_val_mask_must_not_overlap_training_and_schedule_is_checked():
+    Y = np.random.default_rng(0).random((3, 3, 2))
+    mask = np.ones(Y.shape, bool)
+    with pytest.raises(ValueError, match="val_mask"):
+        M.fit_mtnl(Y, mask, [("tr", 2)], steps=2, val_mask=mask)
+    with pytest.raises(ValueError, match="schedule"):
+        M.fit_mtnl(Y, mask, [("tr", 2)], steps=2, schedule="linear")
+    with pytest.raises(ValueError, match="warmup"):
+        M.fit_mtnl(Y, mask, [("tr", 2)], steps=2, warmup=1.0)
+
+
+def _reg_rows(mtnl, ridge, n=6):
+    return [{"regression/mtnl/acc": mtnl + 0.002 * i, "regression/best_tl/acc": 0.97 + 0.001 * i,
+             "regression/majority/acc": 0.52, "regression/ridge/acc": ridge + 0.002 * i,
+             "regression/mtnl/train_acc": 0.99} for i in range(n)]
+
+
+def test_tensor_regression_is_not_reproduced_when_ridge_passes_equally():
+    from icml26.science.mtnl import experiment as E
+
+    assert E.check_tensor_regression(_reg_rows(0.975, 0.976)).status == "not-reproduced"
+    assert E.check_tensor_regression(_reg_rows(0.975, 0.90)).status == "reproduced"  # ridge fails the rule
+    beats = _reg_rows(0.99, 0.975)
+    for i, m in enumerate(beats):
+        m["regression/ridge/acc"] = 0.975 - 0.001 * i
+    assert E.check_tensor_regression(beats).status == "reproduced"  # MTNL beats ridge in every seed
+    assert E.check_tensor_regression(E.control_tensor_regression(_reg_rows(0.975, 0.90))).status != "reproduced"

@@ -301,6 +301,8 @@ class Fit:
     model: MixedTN
     loss_history: list[float] = field(default_factory=list)
     p: float = 0.0
+    val_history: list[tuple[int, float]] = field(default_factory=list)
+    best_step: int = -1
 
 
 def _check_data(Y, mask) -> tuple[torch.Tensor, torch.Tensor]:
@@ -316,6 +318,7 @@ def _check_data(Y, mask) -> tuple[torch.Tensor, torch.Tensor]:
 
 def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: float = 0.01, tau: float = 1e-3,
              wd: float = 1e-4, p: float = 0.1, gated: bool = True, gate_lr: float = 0.1, refit_steps: int = 0,
+             warmup: float = 0.0, schedule: str = "constant", val_mask=None, eval_every: int = 10,
              seed: int = 0) -> Fit:
     """Fit a fused gated TN to the entries of ``Y`` where ``mask`` is true (R1-R3).
 
@@ -329,8 +332,27 @@ def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: 
     ``refit_steps > 0`` then debiases: the zero gates stay zero (the structure found is kept)
     and everything else trains ``refit_steps`` more steps without the L1 prior.
     The data term is the mean squared error over observed entries divided by their mean square.
+
+    ``warmup`` (a fraction of ``steps`` in [0, 1)) trains the first ``warmup * steps`` steps as a
+    plain deterministic fit: no masks, no L1 prior, gates frozen at 1; the masks and the prior then
+    switch on. ``schedule='cosine'`` decays both learning rates from their start to 2% of it
+    over ``steps`` (half-cosine); ``'constant'`` keeps them fixed. The debiasing phase uses the
+    final (smallest) rate.
+
+    ``val_mask`` (entries of ``Y`` held out of training, e.g. a validation split of the observed
+    ones) turns on checkpoint selection: every ``eval_every`` steps the deterministic prediction's
+    RSE on ``val_mask`` is measured after the warm-up (so the masks have trained the returned
+    state) and the best state is returned (early stopping; the returned
+    ``Fit.val_history`` holds ``(step, val RSE)`` pairs). The debiasing phase is not selected over.
     """
     Yt, m = _check_data(Y, mask)
+    if val_mask is not None:
+        _, vm = _check_data(Y, val_mask)
+        if bool((vm & m).any()):
+            raise ValueError("val_mask must not overlap mask (validation entries are held out of training)")
+    else:
+        vm = None
+    eval_every = check_int("eval_every", eval_every, minimum=1)
     steps = check_int("steps", steps, minimum=1)
     lr = check_positive("lr", lr)
     gate_lr = check_positive("gate_lr", gate_lr)
@@ -342,6 +364,14 @@ def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: 
     if not isinstance(gated, bool):
         raise TypeError(f"gated must be a bool, got {type(gated).__name__}")
     refit_steps = check_int("refit_steps", refit_steps, minimum=0)
+    warmup = check_positive("warmup", warmup, strict=False)
+    if warmup >= 1:
+        raise ValueError(f"warmup must lie in [0, 1), got {warmup}")
+    if not isinstance(schedule, str):
+        raise TypeError(f"schedule must be a string, got {type(schedule).__name__}")
+    if schedule not in ("constant", "cosine"):
+        raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
+    n_warm = int(warmup * steps)
     level = max(float(Yt[m].abs().mean()), 1e-6)
     model = build_mtnl(tuple(Yt.shape), spec, seed, level)
     gates, cores = model.gate_params(), model.core_params()
@@ -355,30 +385,61 @@ def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: 
     y_obs = Yt[m]
     hist = []
     keep = None
+    tau0 = tau
+    best = (math.inf, None, -1)
+    vhist: list[tuple[int, float]] = []
+    y_val = Yt[vm] if vm is not None else None
+    vnorm = float(y_val.norm()) if vm is not None else 1.0
     for step in range(steps + (refit_steps if gated else 0)):
+        if schedule == "cosine":
+            f = _cosine(min(step, steps - 1), steps)
+            for o, base in ((opt, lr), (gate_opt, gate_lr)):
+                if o is not None:
+                    for grp in o.param_groups:
+                        grp["lr"] = base * f
+        warm = step < n_warm
+        tau = 0.0 if warm else tau0
+        if step == steps and vm is not None and best[1] is not None:  # restore the best checkpoint
+            model.load_state_dict(best[1])
         if step == steps:  # debiasing phase: freeze the structure, drop the prior
             keep = [(g.detach() != 0).to(g.dtype) for g in gates]
-            tau = 0.0
+            tau0 = tau = 0.0
         opt.zero_grad()
         if gate_opt is not None:
             gate_opt.zero_grad()
-        X = model(p, gen)
+        X = model(0.0 if warm else p, gen)
         fit_term = ((X[m] - y_obs) ** 2).mean() / scale
         loss = fit_term + wd * sum((c ** 2).sum() for c in cores)
         loss.backward()
         opt.step()
-        if gate_opt is not None:
+        if gate_opt is not None and not warm:
             if keep is not None:
                 for g, k in zip(gates, keep):
                     g.grad.mul_(k)
             # plain gradient steps on a multilinear model can run away; cap each step at gate_lr * GATE_CLIP
             torch.nn.utils.clip_grad_norm_(gates, GATE_CLIP)
             gate_opt.step()
+            step_lr = gate_opt.param_groups[0]["lr"]
             with torch.no_grad():
                 for g in gates:
-                    g.copy_(torch.sign(g) * torch.clamp(g.abs() - gate_lr * tau, min=0.0))
+                    g.copy_(torch.sign(g) * torch.clamp(g.abs() - step_lr * tau, min=0.0))
         hist.append(float(fit_term.detach()))
-    return Fit(model, hist, p)
+        if vm is not None and n_warm <= step < steps and ((step + 1) % eval_every == 0 or step == steps - 1):
+            with torch.no_grad():
+                v = float((model(0.0)[vm] - y_val).norm()) / max(vnorm, 1e-300)
+            vhist.append((step + 1, v))
+            if v < best[0]:
+                best = (v, {k: t.detach().clone() for k, t in model.state_dict().items()}, step + 1)
+    if vm is not None and best[1] is not None and (refit_steps == 0 or not gated):
+        model.load_state_dict(best[1])
+    return Fit(model, hist, p, vhist, best[2])
+
+
+def _cosine(step: int, steps: int, floor: float = 0.02) -> float:
+    """Half-cosine decay factor from 1 at step 0 to ``floor`` at the last step."""
+    if steps <= 1:
+        return 1.0
+    return floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * step / (steps - 1)))
 
 
 def predict(fit: Fit) -> np.ndarray:
