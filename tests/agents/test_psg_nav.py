@@ -205,3 +205,32 @@ def test_bad_input(bad, exc):
         navigate(_house_with_decoy(), "Z", prior=S.object_prior(1.0))
     with pytest.raises(ValueError, match="memory"):
         navigate(_house_with_decoy(), "E", prior=S.object_prior(1.0))
+
+
+def _plain_houses(n=12):
+    dec = S.make_decoys(np.random.default_rng(1))
+    protos = S.category_prototypes(np.random.default_rng(2))
+    return [S.make_house(np.random.default_rng([9, i]), prior=S.object_prior(1.0), decoys=dec, prototypes=protos,
+                         decoy_rate=0.0, random_fp_rate=0.0) for i in range(n)]
+
+
+def test_memory_without_boost_or_false_positives_equals_D():
+    """E differs from D only through the memory: with boost 1 and no stored false positive, episodes match."""
+    prior = S.object_prior(1.0)
+    mem = EvidentialMemory(boost=1.0)
+    for h in _plain_houses():
+        d = navigate(h, "D", prior=prior)
+        e = navigate(h, "E", prior=prior, memory=mem)
+        assert (d.success, d.false_stop, d.path) == (e.success, e.false_stop, e.path)
+
+
+def test_boost_acts_before_the_stop_level():
+    """Disclosed deviation: a goal remembered as a success stops at confidence >= stop_conf / 1.1 in arm E."""
+    prior = S.object_prior(1.0)
+    h = _plain_houses(1)[0]
+    h.goal_conf = 0.47
+    assert not navigate(h, "D", prior=prior, budget=1e6).success  # below D's STOP level 0.5: never stops
+    mem = EvidentialMemory()
+    mem.add_success(h.goal, h.goal_app, S.CATEGORIES[h.goal])
+    assert navigate(h, "E", prior=prior, memory=mem, budget=1e6).success
+    assert navigate(h, "D", prior=prior, budget=1e6, stop_conf=0.45).success  # the same as lowering D's level

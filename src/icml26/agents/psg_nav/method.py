@@ -25,7 +25,9 @@
    the vector with the highest mean cosine to the others is dropped). Verification: cosine >= 0.95
    to a stored false positive rejects the detection (confidence 0); otherwise a caption-matched
    success within cosine 0.7 multiplies the confidence by 1.1 (capped at 1); otherwise the
-   detection passes unchanged. Memories are written after each episode.
+   detection passes unchanged. Memories are written after each episode. Deviation: ``navigate``
+   compares the boosted confidence with the STOP level, so a remembered goal stops at 0.5/1.1;
+   in the released code the boost only rewrites the confidence of an already accepted detection.
 
 ``navigate`` runs one episode of any arm in a :class:`~icml26.agents.psg_nav.setting.House`.
 """
