@@ -8,7 +8,8 @@ import pytest
 from icml26.agents.psg_nav import setting as S
 from icml26.agents.psg_nav._checks import paired_bootstrap
 from icml26.agents.psg_nav.method import (EvidentialMemory, hard_utility, marginal_utility, multiverse_topk,
-                                          multiverse_utility, navigate, room_combinations, room_goal_score)
+                                          multiverse_utility, navigate, room_combinations, room_goal_score,
+                                          sampled_utility)
 
 
 def _brute(probs):
@@ -224,13 +225,59 @@ def test_memory_without_boost_or_false_positives_equals_D():
         assert (d.success, d.false_stop, d.path) == (e.success, e.false_stop, e.path)
 
 
-def test_boost_acts_before_the_stop_level():
-    """Disclosed deviation: a goal remembered as a success stops at confidence >= stop_conf / 1.1 in arm E."""
+def test_boost_never_creates_a_stop_as_in_the_released_code():
+    """The success boost acts on an accepted detection only: a remembered goal below the STOP level is not a STOP.
+
+    The first pass's form (``boost_before_stop=True``, arm Eb) does stop there, like lowering D's level."""
     prior = S.object_prior(1.0)
     h = _plain_houses(1)[0]
     h.goal_conf = 0.47
     assert not navigate(h, "D", prior=prior, budget=1e6).success  # below D's STOP level 0.5: never stops
     mem = EvidentialMemory()
     mem.add_success(h.goal, h.goal_app, S.CATEGORIES[h.goal])
-    assert navigate(h, "E", prior=prior, memory=mem, budget=1e6).success
+    assert mem.verify(h.goal, h.goal_app, S.CATEGORIES[h.goal], 0.47)[1] == pytest.approx(0.517)  # boosted
+    assert not navigate(h, "E", prior=prior, memory=mem, budget=1e6).success
+    assert navigate(h, "E", prior=prior, memory=mem, budget=1e6, boost_before_stop=True).success
     assert navigate(h, "D", prior=prior, budget=1e6, stop_conf=0.45).success  # the same as lowering D's level
+    with pytest.raises(TypeError, match="boost_before_stop"):
+        navigate(h, "E", prior=prior, memory=mem, boost_before_stop="yes")
+
+
+def test_veto_only_memory_equals_the_code_faithful_memory():
+    """With the boost acting after acceptance, boost 1.1 and boost 1 (veto only) give identical episodes."""
+    prior = S.object_prior(1.0)
+    dec = S.make_decoys(np.random.default_rng(1))
+    protos = S.category_prototypes(np.random.default_rng(2))
+    m1, m0 = EvidentialMemory(), EvidentialMemory(boost=1.0)
+    for i in range(25):
+        h = S.make_house(np.random.default_rng([11, i]), prior=prior, decoys=dec, prototypes=protos, decoy_rate=0.5)
+        a = navigate(h, "E", prior=prior, memory=m1)
+        b = navigate(h, "E", prior=prior, memory=m0)
+        assert (a.success, a.false_stop, a.path) == (b.success, b.false_stop, b.path)
+
+
+def test_sampled_utility_converges_to_the_exact_expectation():
+    rng = np.random.default_rng(3)
+    c, t, m, r = 4, 3, 2, 2
+    far = rng.dirichlet(np.ones(c), size=(r, m))
+    lp = rng.dirichlet(np.ones(c), size=t).T
+    gp, pi = rng.random(t), rng.dirichlet(np.ones(t))
+    q_un = np.array([0.3])
+    exact, _ = multiverse_utility(far, lp, gp, pi, q_unobserved=q_un, k=c ** (m * r), threshold=0.0,
+                                  n_room_combos=c ** m)
+    est, n = sampled_utility(far, lp, gp, pi, q_unobserved=q_un, n=200_000, rng=0)
+    assert n == 200_000 and est.sum() == pytest.approx(1.0)
+    assert np.allclose(est, exact, atol=3e-3)
+    # certain detections: every sample is the one world, so the estimate is exact
+    hard = np.eye(c)[rng.integers(0, c, size=(r, m))]
+    assert np.allclose(sampled_utility(hard, lp, gp, pi, n=7)[0], multiverse_utility(hard, lp, gp, pi)[0])
+    with pytest.raises(ValueError, match="far_probs"):
+        sampled_utility(-far, lp, gp, pi)
+
+
+def test_sampled_arm_runs_and_is_deterministic_in_its_seed():
+    prior = S.object_prior(1.0)
+    h = _plain_houses(1)[0]
+    a = navigate(h, "S", prior=prior, sample_seed=[1, 2])
+    b = navigate(h, "S", prior=prior, sample_seed=[1, 2])
+    assert (a.success, a.path, a.worlds) == (b.success, b.path, b.worlds) and a.worlds in (0.0, 512.0)

@@ -1,13 +1,19 @@
-"""Small-scale reproduction of PSG-Nav (arXiv:2606.01313): arms B, C, D, E and a tuned-threshold arm in grid houses.
+"""Small-scale reproduction of PSG-Nav (arXiv:2606.01313): arms B, C, D, E, tuned-threshold and supporting arms.
 
 Parts of ``run`` (one seed):
+* ``tune_block``: D's STOP-confidence level tuned on separate episodes over ``taus`` (second
+  pass: the grid reaches below D's 0.5, down to 0.3; ties go to the lowest level).
 * ``main_block``: ``episodes`` sequential episodes with persistent false positives (the seed's
   decoy library); every arm meets the same houses. Arms: B argmax scene graph (SG-Nav analogue),
   C independent marginals plugged into the same score, D multiverse (top-K worlds), E = D +
-  the success/failure memory (carried across the episodes in order), T = D with the STOP
-  threshold tuned on separate episodes (``tune_block``). -> claims 1, 2, 3.
-* ``nofp_block``: the same with no persistent false positives (one-off ones only): E must not lose
-  SR to D there (claim 3).
+  the success/failure memory (carried across the episodes in order; the boost acts after the
+  STOP decision, as in the released code), T = D at the tuned STOP level, ET = E at the tuned
+  level (T + memory, the fair comparison with T), Eb = E with the boost compared with the STOP
+  level (the first pass's form, labelled variant only), S = D with 512 worlds sampled from the
+  full joint instead of the top-K (supporting arm for claim 2). Each memory arm has its own
+  memory. -> claims 1, 2, 3.
+* ``nofp_block``: D, E, T, ET, Eb with no persistent false positives (one-off ones only): E must
+  not lose SR to D there (claim 3).
 * ``sweep_block``: B, C, D, E at other prior sharpness levels (reported, no pass rule).
 * ``identity_block``: the top-K enumeration against brute force, and D with every world kept
   against the exact expectation over all labelings (identities).
@@ -24,7 +30,10 @@ from icml26.agents.psg_nav import setting as S
 from icml26.core.paper import Profile
 
 ARM_LABELS = {"B": "B argmax scene graph", "C": "C independent marginals", "D": "D multiverse",
-              "E": "E multiverse + memory", "T": "D + tuned STOP threshold"}
+              "E": "E multiverse + memory", "T": "D + tuned STOP threshold",
+              "ET": "E at the tuned STOP threshold (T + memory)",
+              "Eb": "E, boost before the STOP level (first-pass variant, not the released code)",
+              "S": "D with 512 worlds sampled from the full joint"}
 _COND = {"main": 0, "nofp": 1, "tune": 2, "sweep": 3}
 
 
@@ -41,41 +50,55 @@ def _house(seed: int, cond: str, ep: int, prior, decoys, protos, p: Profile, dec
                         random_fp_rate=float(p["random_fp_rate"]))
 
 
-def _episodes(seed, cond, n, arms, prior, p, decoy_rate, level=0, stop_conf=None):
-    """Run ``arms`` on ``n`` sequential episodes; returns {arm: (success, false_stop, spl, worlds) arrays}."""
+#: experiment arm -> (navigate arm, STOP level: "d" = D's 0.5, "tau" = T's tuned level, boost_before_stop)
+ARM_SPECS = {"B": ("B", "d", False), "C": ("C", "d", False), "D": ("D", "d", False), "E": ("E", "d", False),
+             "T": ("D", "tau", False), "ET": ("E", "tau", False), "Eb": ("E", "d", True), "S": ("S", "d", False)}
+D_STOP = 0.5
+
+
+def _episodes(seed, cond, n, arms, prior, p, decoy_rate, level=0, tau=D_STOP):
+    """Run ``arms`` (keys of ``ARM_SPECS``) on ``n`` sequential episodes; each memory arm keeps its own memory.
+
+    Returns {arm: (success, false_stop, spl, worlds) arrays}."""
     decoys, protos = _world(seed)
-    mem = M.EvidentialMemory()
+    mems = {a: M.EvidentialMemory() for a in arms if ARM_SPECS[a][0] == "E"}
     out = {a: [] for a in arms}
     for ep in range(n):
         h = _house(seed, cond, ep, prior, decoys, protos, p, decoy_rate, level)
+        cache: dict = {}  # each room's combinations and scores, shared by the world arms on this house
         for a in arms:
-            arm, sc = ("D", stop_conf if stop_conf is not None else p["tau"]) if a == "T" else (a, 0.5)
-            r = M.navigate(h, arm, prior=prior, budget=float(p["budget"]), stop_conf=float(sc),
-                           memory=mem if arm == "E" else None, k=int(p["k"]), threshold=float(p["threshold"]))
+            arm, lvl, pre = ARM_SPECS[a]
+            r = M.navigate(h, arm, prior=prior, budget=float(p["budget"]), stop_conf=float(tau if lvl == "tau" else D_STOP),
+                           memory=mems.get(a), k=int(p["k"]), threshold=float(p["threshold"]), boost_before_stop=pre,
+                           n_sampled=int(p["n_sampled"]), sample_seed=[seed, _COND[cond], level, ep],
+                           world_cache=cache)
             spl = float(r.success) * r.shortest / max(r.path, r.shortest, 1e-9)
             out[a].append((float(r.success), float(r.false_stop), spl, r.worlds))
     return {a: np.asarray(v, float).reshape(-1, 4) for a, v in out.items()}
 
 
-def tune_block(seed: int, p: Profile) -> float:
-    """The STOP-confidence threshold that maximises D's SR on separate tuning episodes (ties: the lowest)."""
+def tune_block(seed: int, p: Profile) -> tuple[float, list[float]]:
+    """The STOP-confidence level that maximises D's SR on separate tuning episodes (ties: the lowest).
+
+    Returns (tuned level, SR per level of ``taus``). Second pass: the grid reaches below D's 0.5."""
     prior = S.object_prior(float(p["sharpness"]))
-    best, best_sr = 0.5, -1.0
-    for tau in p["taus"]:
-        r = _episodes(seed, "tune", int(p["tune_episodes"]), ["T"], prior, p, float(p["decoy_rate"]),
-                      stop_conf=float(tau))["T"]
-        if r[:, 0].mean() > best_sr + 1e-12:
-            best, best_sr = float(tau), float(r[:, 0].mean())
-    return best
+    best, best_sr, srs = D_STOP, -1.0, []
+    for tau in sorted(float(t) for t in p["taus"]):
+        r = _episodes(seed, "tune", int(p["tune_episodes"]), ["T"], prior, p, float(p["decoy_rate"]), tau=tau)["T"]
+        srs.append(float(r[:, 0].mean()))
+        if srs[-1] > best_sr + 1e-12:
+            best, best_sr = tau, srs[-1]
+    return best, srs
+
+
+MAIN_ARMS = ["B", "C", "D", "E", "T", "ET", "Eb", "S"]
 
 
 def main_block(seed: int, p: Profile, tau: float) -> dict:
     prior = S.object_prior(float(p["sharpness"]))
-    arms = ["B", "C", "D", "E", "T"]
-    q = dict(p.params, tau=tau)
-    res = _episodes(seed, "main", int(p["episodes"]), arms, prior, Profile("x", 1, q), float(p["decoy_rate"]))
+    res = _episodes(seed, "main", int(p["episodes"]), MAIN_ARMS, prior, p, float(p["decoy_rate"]), tau=tau)
     m: dict = {"tau": tau}
-    for a in arms:
+    for a in MAIN_ARMS:
         r = res[a]
         m[f"succ/{a}"] = r[:, 0].tolist()
         m[f"fstop/{a}"] = r[:, 1].tolist()
@@ -88,11 +111,15 @@ def main_block(seed: int, p: Profile, tau: float) -> dict:
     return m
 
 
-def nofp_block(seed: int, p: Profile) -> dict:
+def nofp_block(seed: int, p: Profile, tau: float) -> dict:
     prior = S.object_prior(float(p["sharpness"]))
-    res = _episodes(seed, "nofp", int(p["nofp_episodes"]), ["D", "E"], prior, p, 0.0)
-    return {"nofp/succ/D": res["D"][:, 0].tolist(), "nofp/succ/E": res["E"][:, 0].tolist(),
-            "nofp/sr/D": float(res["D"][:, 0].mean()), "nofp/sr/E": float(res["E"][:, 0].mean())}
+    arms = ["D", "E", "T", "ET", "Eb"]
+    res = _episodes(seed, "nofp", int(p["nofp_episodes"]), arms, prior, p, 0.0, tau=tau)
+    out = {}
+    for a in arms:
+        out[f"nofp/succ/{a}"] = res[a][:, 0].tolist()
+        out[f"nofp/sr/{a}"] = float(res[a][:, 0].mean())
+    return out
 
 
 def sweep_block(seed: int, p: Profile, main: dict) -> dict:
@@ -141,9 +168,10 @@ def identity_block(seed: int, n: int = 20) -> dict:
 
 
 def run(profile: Profile, seed: int) -> dict:
-    tau = tune_block(seed, profile)
+    tau, tune_sr = tune_block(seed, profile)
     m = main_block(seed, profile, tau)
-    m.update(nofp_block(seed, profile))
+    m["tune/sr_D"] = tune_sr
+    m.update(nofp_block(seed, profile, tau))
     m.update(sweep_block(seed, profile, m))
     m.update(identity_block(seed))
     return m
@@ -157,7 +185,7 @@ def figure(metrics: list[dict]):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    arms = ["B", "C", "D", "E", "T"]
+    arms = MAIN_ARMS
     sr = np.array([[m[f"sr/{a}"] for a in arms] for m in metrics])
     fs = np.array([[m[f"false_stop/{a}"] for a in arms] for m in metrics])
     x = np.arange(len(arms))
@@ -165,7 +193,8 @@ def figure(metrics: list[dict]):
     axes[0].bar(x + 0.2, fs.mean(0), 0.4, yerr=fs.std(0), label="premature STOP rate")
     axes[0].set_xticks(x, arms)
     axes[0].set_xlabel("arm")
-    axes[0].set_title("B argmax, C marginals, D multiverse,\nE = D + memory, T = D + tuned threshold", fontsize=8)
+    axes[0].set_title("B argmax, C marginals, D multiverse, E = D + memory, T = D + tuned threshold,\n"
+                      "ET = T + memory, Eb = E boost-before-STOP variant, S = D on 512 sampled worlds", fontsize=7)
     axes[0].set_ylabel("rate over episodes (mean over seeds)")
     axes[0].legend(fontsize=7)
     for a in ("D", "E"):

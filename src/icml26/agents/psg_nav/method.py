@@ -25,9 +25,18 @@
    the vector with the highest mean cosine to the others is dropped). Verification: cosine >= 0.95
    to a stored false positive rejects the detection (confidence 0); otherwise a caption-matched
    success within cosine 0.7 multiplies the confidence by 1.1 (capped at 1); otherwise the
-   detection passes unchanged. Memories are written after each episode. Deviation: ``navigate``
-   compares the boosted confidence with the STOP level, so a remembered goal stops at 0.5/1.1;
-   in the released code the boost only rewrites the confidence of an already accepted detection.
+   detection passes unchanged. Memories are written after each episode. As in the released code
+   (``utils/object_detection.py``), ``navigate`` verifies a detection the detector has already
+   accepted: the STOP decision compares the raw confidence with the STOP level and the boosted
+   confidence is never compared with a threshold again, so the boost cannot turn a
+   below-threshold detection into a STOP (with the memory's veto only, the episode is the same).
+   The first pass of this reproduction compared the boosted confidence with the STOP level (a
+   remembered goal stopped at 0.5/1.1); that form survives only as the labelled variant
+   ``boost_before_stop=True`` (arm ``Eb`` of the experiment), not as the method.
+5. Sampled worlds (``sampled_utility``): the full expectation over all joint labelings, estimated
+   from ``n`` worlds drawn from the product of the detector distributions. A supporting arm, not
+   the paper's method: it separates "the top-K relaxation loses mass" from "the world average
+   does not beat the plug-in".
 
 ``navigate`` runs one episode of any arm in a :class:`~icml26.agents.psg_nav.setting.House`.
 """
@@ -42,7 +51,7 @@ import numpy as np
 
 from icml26.core.validate import as_array, check_finite, check_int, check_positive
 
-ARMS = ("B", "C", "D", "E")
+ARMS = ("B", "C", "D", "E", "S")
 
 
 # ----------------------------------------------------------------------------- multiverse enumeration
@@ -196,13 +205,14 @@ def marginal_utility(far_probs, landmark_prior, goal_prior, room_prior) -> np.nd
 
 def multiverse_utility(far_probs, landmark_prior, goal_prior, room_prior, *, q_unobserved: np.ndarray | None = None,
                        k: int = 64, threshold: float = 0.05, n_room_combos: int = 16,
-                       combos: Sequence | None = None) -> tuple[np.ndarray, int]:
+                       combos: Sequence | None = None, room_scores: Sequence | None = None) -> tuple[np.ndarray, int]:
     """Method D: expected share of the goal over the top-K worlds.
 
     far_probs: (R, M, C) for the observed candidate rooms; q_unobserved: (U,) fixed scores of
     candidate rooms not yet observed (they enter every world's normaliser). Returns
     ``(U_observed (R,) followed by U_unobserved (U,), number of worlds kept)``.
-    ``combos`` may pass precomputed ``room_combinations`` per room.
+    ``combos`` may pass precomputed ``room_combinations`` per room, and ``room_scores`` the matching
+    ``room_goal_score`` of each room's combinations (a cache; the result is the same).
     """
     p = as_array("far_probs", far_probs, ndim=3, nonempty=False)
     _priors(landmark_prior, goal_prior, room_prior)
@@ -212,13 +222,45 @@ def multiverse_utility(far_probs, landmark_prior, goal_prior, room_prior, *, q_u
         return (qu / qu.sum() if qu.size else qu), 0
     if combos is None:
         combos = [room_combinations(p[r], n_room_combos) for r in range(p.shape[0])]
-    q_rooms = [room_goal_score(lab, landmark_prior, goal_prior, room_prior) for lab, _ in combos]  # (n_r,)
+    if room_scores is None:
+        q_rooms = [room_goal_score(lab, landmark_prior, goal_prior, room_prior) for lab, _ in combos]  # (n_r,)
+    else:
+        q_rooms = [np.asarray(q, dtype=float).reshape(-1) for q in room_scores]
+        if len(q_rooms) != len(combos) or any(q.size != pr.size for q, (_, pr) in zip(q_rooms, combos)):
+            raise ValueError("room_scores must hold one score per combination of each room")
     choices, w, _ = multiverse_topk([pr for _, pr in combos], k=k, threshold=threshold)
     q = np.stack([q_rooms[r][choices[:, r]] for r in range(p.shape[0])], axis=1)  # (W, R)
     if qu.size:
         q = np.concatenate([q, np.broadcast_to(qu, (q.shape[0], qu.size))], axis=1)
     share = q / q.sum(axis=1, keepdims=True)
     return w @ share, int(w.size)
+
+
+def sampled_utility(far_probs, landmark_prior, goal_prior, room_prior, *, q_unobserved: np.ndarray | None = None,
+                    n: int = 512, rng=0) -> tuple[np.ndarray, int]:
+    """The full-joint expectation ``E_w[score_w(r)]`` estimated from ``n`` sampled worlds.
+
+    Each world draws every observed object's label independently from its detector distribution
+    ``far_probs`` (R, M, C); the score is the same as in :func:`multiverse_utility`. Returns
+    ``(U (R + U,), n)``. A supporting arm (no top-K truncation, no threshold), not the paper's rule.
+    """
+    from icml26.core.validate import as_rng
+
+    p = as_array("far_probs", far_probs, ndim=3)
+    _priors(landmark_prior, goal_prior, room_prior)
+    _check_classes(p, landmark_prior)
+    if np.any(p < 0) or np.any(p.sum(-1) <= 0):
+        raise ValueError("far_probs must be non-negative with a positive sum per object")
+    n = check_int("n", n, minimum=1)
+    gen = as_rng("rng", rng)
+    qu = np.zeros(0) if q_unobserved is None else np.asarray(q_unobserved, dtype=float).reshape(-1)
+    cdf = np.cumsum(p / p.sum(-1, keepdims=True), axis=-1)
+    u = gen.random((n,) + p.shape[:2] + (1,))
+    lab = np.minimum((u > cdf[None]).sum(-1), p.shape[-1] - 1)  # (n, R, M)
+    q = room_goal_score(lab, landmark_prior, goal_prior, room_prior)  # (n, R)
+    if qu.size:
+        q = np.concatenate([q, np.broadcast_to(qu, (n, qu.size))], axis=1)
+    return (q / q.sum(axis=1, keepdims=True)).mean(axis=0), n
 
 
 # ----------------------------------------------------------------------------- the memory
@@ -290,14 +332,22 @@ class EpisodeResult:
 
 def navigate(house, arm: str, *, prior: np.ndarray, budget: float = 60.0, search_cost: float = 4.0,
              stop_conf: float = 0.5, gamma: float = 0.7, memory: EvidentialMemory | None = None,
-             k: int = 64, threshold: float = 0.05, n_room_combos: int = 16, view_hops: int = 1) -> EpisodeResult:
-    """Run one episode of ``arm`` ('B', 'C', 'D', 'E') in ``house``.
+             k: int = 64, threshold: float = 0.05, n_room_combos: int = 16, view_hops: int = 1,
+             boost_before_stop: bool = False, n_sampled: int = 512, sample_seed=0,
+             world_cache: dict | None = None) -> EpisodeResult:
+    """Run one episode of ``arm`` ('B', 'C', 'D', 'E', 'S') in ``house``.
 
     The agent searches its room (``search_cost`` steps), stops on the most confident goal
-    detection whose (memory-adjusted) confidence is ``>= stop_conf``, else sees the landmarks of
+    detection whose confidence is ``>= stop_conf`` (arm E: among detections the memory does not
+    veto; the success boost acts only after acceptance, as in the released code, unless
+    ``boost_before_stop=True``, the first pass's non-code variant), else sees the landmarks of
     the rooms within ``view_hops`` doors (walking distance; 1 = next door), picks the unvisited room maximising ``U(r) * gamma ** (d(r) / room_size)``
     and walks there; it fails when the steps exceed ``budget`` or it stops at a false positive.
-    Arm E (D + memory) writes its memory after the episode.
+    Arm E (D + memory) writes its memory after the episode. Arm S is D with the top-K worlds
+    replaced by ``n_sampled`` worlds drawn from the full joint (:func:`sampled_utility`; its
+    generator is seeded by ``sample_seed``). ``world_cache``: an optional dict shared by the arms
+    run on the same house (same goal, prior, ``n_room_combos``) that holds each room's
+    combinations and their scores; it changes no result.
     """
     from icml26.agents.psg_nav.setting import CATEGORIES, ROOM_PRIOR, landmark_prior
 
@@ -307,6 +357,9 @@ def navigate(house, arm: str, *, prior: np.ndarray, budget: float = 60.0, search
         raise ValueError("memory is required for arm 'E'")
     budget = check_positive("budget", budget)
     stop_conf = check_positive("stop_conf", stop_conf, strict=False)
+    if not isinstance(boost_before_stop, (bool, np.bool_)):
+        raise TypeError(f"boost_before_stop must be a bool, got {type(boost_before_stop).__name__}")
+    sample_rng = np.random.default_rng(sample_seed) if arm == "S" else None
     h = house
     lp = landmark_prior(prior, h.goal)
     gp = prior[h.goal]
@@ -316,7 +369,7 @@ def navigate(house, arm: str, *, prior: np.ndarray, budget: float = 60.0, search
     unit = float(min(d["weight"] for _, _, d in h.graph.edges(data=True)))
     visited = np.zeros(n, bool)
     observed = np.zeros(n, bool)
-    combos: dict[int, tuple] = {}
+    combos: dict = {} if world_cache is None else world_cache
     cur, steps, worlds = h.start, 0.0, []
     shortest = float(h.dist[h.start, h.goal_room])
     stopped_on = None
@@ -333,9 +386,11 @@ def navigate(house, arm: str, *, prior: np.ndarray, budget: float = 60.0, search
             cands.append((float(h.fp_conf[cur]), h.fp_app[cur], False))
         for conf, app, real in sorted(cands, key=lambda c: -c[0]):
             if arm == "E":
-                ok, conf = memory.verify(h.goal, app, caption, conf)
+                ok, boosted = memory.verify(h.goal, app, caption, conf)
                 if not ok:
                     continue
+                if boost_before_stop:  # labelled variant only: the boosted confidence meets the STOP level
+                    conf = boosted
             if conf >= stop_conf:
                 stopped_on = (app, real)
                 break
@@ -351,12 +406,20 @@ def navigate(house, arm: str, *, prior: np.ndarray, budget: float = 60.0, search
             u = np.concatenate([hard_utility(h.far_probs[obs], lp, gp, ROOM_PRIOR), np.full(uno.size, q0)])
         elif arm == "C":
             u = np.concatenate([marginal_utility(h.far_probs[obs], lp, gp, ROOM_PRIOR), np.full(uno.size, q0)])
+        elif arm == "S" and obs.size == 0:
+            u = np.full(uno.size, q0)
+        elif arm == "S":
+            u, nw = sampled_utility(h.far_probs[obs], lp, gp, ROOM_PRIOR, q_unobserved=np.full(uno.size, q0),
+                                    n=n_sampled, rng=sample_rng)
+            worlds.append(nw)
         else:
             for r in obs:
                 if int(r) not in combos:
-                    combos[int(r)] = room_combinations(h.far_probs[r], n_room_combos)
+                    lab, pr = room_combinations(h.far_probs[r], n_room_combos)
+                    combos[int(r)] = (lab, pr, room_goal_score(lab, lp, gp, ROOM_PRIOR))
             u, nw = multiverse_utility(h.far_probs[obs], lp, gp, ROOM_PRIOR, q_unobserved=np.full(uno.size, q0),
-                                       k=k, threshold=threshold, combos=[combos[int(r)] for r in obs])
+                                       k=k, threshold=threshold, combos=[combos[int(r)][:2] for r in obs],
+                                       room_scores=[combos[int(r)][2] for r in obs])
             worlds.append(nw)
         order = np.concatenate([obs, uno])
         d = h.dist[cur, order]
@@ -383,6 +446,8 @@ def EXAMPLES():
         (room_combinations, {"p_objects": p, "n_max": 5}),
         (marginal_utility, {"far_probs": p[None], "landmark_prior": lp, "goal_prior": np.array([0.2, 0.5, 0.3]),
                             "room_prior": np.array([0.3, 0.3, 0.4])}),
+        (sampled_utility, {"far_probs": p[None], "landmark_prior": lp, "goal_prior": np.array([0.2, 0.5, 0.3]),
+                           "room_prior": np.array([0.3, 0.3, 0.4]), "n": 64, "rng": 0}),
         (hard_utility, {"far_probs": p[None], "landmark_prior": lp, "goal_prior": np.array([0.2, 0.5, 0.3]),
                         "room_prior": np.array([0.3, 0.3, 0.4])}),
     ]
