@@ -62,28 +62,30 @@ def test_turn_decay():
 
 
 def test_format_score_rules():
-    ans = S.answer_turn((3,))
+    ans = S.answer_turn((1,), (3,))
     tool = S.tool_turn(4)
     assert M.format_score([tool, ans]) == 1.0
     assert M.format_score([ans, ans]) == 0.0        # a non-final answer breaks the structure
     assert M.format_score([tool, tool]) == 0.0      # no final answer
     bad_field = [S.THINK, S.GROUND, S.OBJ0, S.STRAT0, S.EGROUND]
     assert M.format_score([bad_field, ans]) == pytest.approx(0.5)
+    half = [S.ANS, S.MARK0, S.OBJ0, S.MARK0 + 1, S.NONE]   # second pair malformed
+    assert M.format_score([tool, half]) == pytest.approx(0.5)
 
 
 def test_trajectory_reward_bonus_only_when_correct():
     v = S.make_video(4, hops=1, distractors=0, ans_len=2)
     bins = S.oracle_bins(v)
-    turns = [S.tool_turn(b) for b in bins] + [S.answer_turn(v.answer)]
+    turns = [S.tool_turn(b) for b in bins] + [S.answer_of(v)]
     r = M.trajectory_reward(turns, v)
     s = M.clue_score([S.crop_interval(b) for b in bins], v.clues)
     assert r["r_a"] == 1 and r["r_f"] == 1
     assert r["reward"] == pytest.approx(2 + (0.5 + 0.5 * s) * M.turn_decay(len(bins)))
-    wrong = turns[:-1] + [S.answer_turn(((v.answer[0] + 1) % S.N_OBJ,))]
+    wrong = turns[:-1] + [S.answer_turn(v.asked, ((v.answer[0] + 1) % S.N_OBJ,))]
     rw = M.trajectory_reward(wrong, v)
     assert rw["beta"] == 0 and rw["reward"] == pytest.approx(1.0)
     # correct without any tool call: no bonus
-    assert M.trajectory_reward([S.answer_turn(v.answer)], v)["reward"] == pytest.approx(2.0)
+    assert M.trajectory_reward([S.answer_of(v)], v)["reward"] == pytest.approx(2.0)
     # ablations
     assert M.trajectory_reward(turns, v, M.RewardConfig(use_clue=False))["beta"] == pytest.approx(
         0.5 * M.turn_decay(len(bins)))
@@ -121,7 +123,7 @@ def test_shared_cache_equals_reencoding():
     model = M.make_policy(d_model=16, n_layers=2, n_heads=2, seed=1)
     vids = S.draw_videos(3, 3)
     prefix = torch.tensor([S.prefix_tokens(v) for v in vids])
-    turns = [torch.tensor([S.tool_turn(2)] * 3), torch.tensor([S.answer_turn(v.answer) for v in vids])]
+    turns = [torch.tensor([S.tool_turn(2)] * 3), torch.tensor([S.answer_of(v) for v in vids])]
     tools = [torch.tensor([[S.CROP, *S.crop(v.frames, 2), S.ECROP] for v in vids])]
     a = M.replay_turns(model, prefix, turns, tools, shared_cache=True)
     b = M.replay_turns(model, prefix, turns, tools, shared_cache=False)

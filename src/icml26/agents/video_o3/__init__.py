@@ -11,8 +11,9 @@ discrete symbols, 1-2 sparse clues) and the policy a tiny decoder; see ``setting
 from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 
-_SFT_GATE = C.gate("sft/token_acc", at_least=0.8,
-                   why="SFT accuracy of the policy's tokens on held-out reference trajectories >= 80%")
+_SFT_GATE = C.gate("sft/traj_acc", at_least=0.8,
+                   why=("SFT accuracy on held-out reference trajectories >= 80% (a trajectory counts when every "
+                        "policy token is the greedy prediction, teacher-forced)"))
 _RL_GATE = C.gate("rl/reward_rise", at_least=1e-6,
                   why="GRPO reward (full trajectory-guided reward) rises: mean of the last quarter of steps above the first")
 
@@ -41,18 +42,23 @@ PAPER = Paper(
         "markers); the low-resolution global view by every 8th frame quantised (object group only, every marker "
         "one shared salient symbol); the crop tool by the fine symbols of a 16-frame window at stride 1/2/4 "
         "(fine/medium/coarse); Seeker-173K by reference trajectories that crop each salient event in time order "
-        "until every named marker is seen; think text by a single THINK token; the uniform baseline by the same "
-        "model (also SFT-trained on single-pass samples) answering from evenly spaced fine frames at the seeker's "
-        "own mean visual-token budget. MLVU/Video-Holmes numbers are not checkable here."
+        "until every named marker is seen; think text by a single THINK token in tool turns, and the answer turn by "
+        "'ANS m1 a1 m2 a2' (naming each marker before its object, our stand-in for reasoning that states its "
+        "clue); the uniform baseline by the same model (its SFT pool holds one single-pass sample per six "
+        "references) answering from evenly spaced fine frames at the seeker's own mean visual-token budget. "
+        "The SFT gate is our reading of 'SFT accuracy on held-out oracle trajectories': the fraction of 200 "
+        "held-out reference trajectories whose every policy token is the greedy prediction (teacher-forced); it "
+        "replaced a per-token accuracy before the full run, after a one-seed pilot showed per-token accuracy "
+        "0.93 with the answer tokens unlearned. MLVU/Video-Holmes numbers are not checkable here."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            "d_model": 32, "n_layers": 2, "n_pool": 200, "sft_steps": 20, "sft_batch": 16, "sft_lr": 3e-3,
+            "d_model": 32, "n_layers": 2, "n_pool": 200, "uniform_frac": 0.17, "sft_steps": 20, "sft_batch": 16, "sft_lr": 3e-3,
             "rl_steps": 2, "rl_prompts": 2, "rl_group": 4, "rl_lr": 3e-4, "n_test": 24,
             "tdam_ratios": [0.0, 0.1], "timing_batch": 4, "timing_repeats": 2}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "d_model": 64, "n_layers": 2, "n_pool": 3000, "sft_steps": 1500, "sft_batch": 32, "sft_lr": 3e-3,
-            "rl_steps": 30, "rl_prompts": 8, "rl_group": 8, "rl_lr": 3e-4, "n_test": 200,
+            "d_model": 64, "n_layers": 2, "n_pool": 3000, "uniform_frac": 0.17, "sft_steps": 1200, "sft_batch": 16, "sft_lr": 3e-3,
+            "rl_steps": 20, "rl_prompts": 4, "rl_group": 8, "rl_lr": 5e-4, "n_test": 200,
             "tdam_ratios": [0.1], "timing_batch": 32, "timing_repeats": 5}, timeout_s=1800),
     },
     claims=(

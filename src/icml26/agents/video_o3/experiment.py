@@ -23,13 +23,13 @@ from icml26.core.paper import Profile
 SWEEP = (1, 2, 3)
 
 
-def _pool(seed: int, n: int) -> list:
+def _pool(seed: int, n: int, uniform_frac: float) -> list:
     from . import setting as S
 
     vids = S.draw_videos(10_000 + seed, n)
     rng = np.random.default_rng(20_000 + seed)
     pool = [(*S.oracle_episode(v), True) for v in vids]
-    for v in vids[: n // 3]:
+    for v in vids[: int(n * uniform_frac)]:
         pool.append((*S.uniform_episode(v, int(rng.integers(8, S.UNI_SLOTS + 1)), float(rng.random())), False))
     return pool
 
@@ -44,14 +44,16 @@ def sft_policy(p: Profile, seed: int, tdam_ratio: float = 0.1):
     from . import setting as S
 
     cfg = {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
-           "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed), "v": 3}
+           "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
+           "uniform_frac": p["uniform_frac"], "v": 4}
 
     def build():
         model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
-        losses = M.train_sft(model, _pool(seed, p["n_pool"]), steps=p["sft_steps"], batch=p["sft_batch"],
+        losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"]), steps=p["sft_steps"], batch=p["sft_batch"],
                              lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
         held = [S.oracle_episode(v) for v in S.draw_videos(30_000 + seed, 200)]
-        return {"state": model.state_dict(), "losses": losses, "token_acc": M.token_accuracy(model, held)}
+        return {"state": model.state_dict(), "losses": losses, "token_acc": M.token_accuracy(model, held),
+                "traj_acc": M.trajectory_accuracy(model, held)}
 
     rec = cached("video_o3", "sft", build, params=cfg, fmt="pt")
     model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
@@ -165,7 +167,7 @@ def context_speed(p: Profile, seed: int, model) -> dict:
             turns.append(torch.tensor([S.tool_turn(int(b)) for b in bins]))
             tools.append(torch.tensor([[S.CROP, *S.crop(v.frames, int(b)), S.ECROP] for v, b in zip(vids, bins)]))
         else:
-            turns.append(torch.tensor([S.answer_turn(v.answer) for v in vids]))
+            turns.append(torch.tensor([S.answer_of(v) for v in vids]))
     a = M.replay_turns(model, prefix, turns, tools, shared_cache=True)
     b = M.replay_turns(model, prefix, turns, tools, shared_cache=False)
     res = compare(lambda: M.replay_turns(model, prefix, turns, tools, shared_cache=False),
@@ -182,7 +184,8 @@ def run(p: Profile, seed: int) -> dict:
 
     torch.manual_seed(seed)
     sft, rec = sft_policy(p, seed)
-    m: dict = {"sft/token_acc": float(rec["token_acc"]), "sft/loss_drop": _loss_drop(rec["losses"]),
+    m: dict = {"sft/token_acc": float(rec["token_acc"]), "sft/traj_acc": float(rec["traj_acc"]),
+               "sft/loss_drop": _loss_drop(rec["losses"]),
                "sft/loss": [float(x) for x in rec["losses"][:: max(1, len(rec["losses"]) // 50)]]}
     rl = rl_variants(p, seed, sft)
     m["rl/reward_rise"] = _rise(rl["vtgr"][1]["reward"])
@@ -230,5 +233,5 @@ def EXAMPLES():
         (S.uniform_frames, {"frames": v.frames, "n": 16, "offset": 0.5}),
         (M.clue_score, {"crops": [(0.0, 16.0)], "clues": [(4.0, 12.0)]}),
         (M.turn_decay, {"n_calls": 2, "lam": 0.05}),
-        (M.trajectory_reward, {"turns": [S.answer_turn(v.answer)], "video": v}),
+        (M.trajectory_reward, {"turns": [S.answer_of(v)], "video": v}),
     ]

@@ -4,7 +4,7 @@ What is implemented here, in our words:
 
 * **Native tool use in one context** (Sec. 3): one decoder sees ``[question | global view]``,
   emits ``THINK GROUND <bin> <strategy> /GROUND``; the crop tool's fine frames are appended to the
-  *same* KV-cached context, and the loop repeats until ``THINK ANS a1 a2 /ANS`` or the turn cap
+  *same* KV-cached context, and the loop repeats until ``ANS m1 a1 m2 a2`` or the turn cap
   (:func:`rollout`). :func:`replay_turns` runs a fixed trajectory either with the shared cache or
   re-encoding the whole context at every turn (the "decoupled" baseline of the speed claim).
 * **Task-Decoupled Attention Masking** (SFT only): on a fraction ρ of the tool-use samples,
@@ -148,13 +148,18 @@ def parse_turn(tokens: Sequence[int]) -> tuple[str, int, dict]:
         else:
             errors += 1
         return "tool", errors, fields
-    if t[0] == S.THINK and t[1] == S.ANS and t[4] == S.EANS:
-        return "answer", 0, {"answer": (t[2], t[3])}
+    if t[0] == S.ANS:
+        errors = int(not S.MARK0 <= t[1] < S.MOBJ0) + int(not S.OBJ0 <= t[2] < S.MARK0)
+        second = (t[3] == S.NONE and t[4] == S.NONE) or (S.MARK0 <= t[3] < S.MOBJ0 and S.OBJ0 <= t[4] < S.MARK0)
+        return "answer", errors + int(not second), {"answer": tuple(t)}
     return "bad", 0, {}
 
 
 def format_score(turns: Sequence[Sequence[int]]) -> float:
-    """r_f: every non-final turn a tool call and the final turn an answer, else 0; minus 1/#turns per wrong field."""
+    """r_f: every non-final turn a tool call and the final turn an answer, else 0; minus 1/#turns per wrong field.
+
+    A tool turn is ``THINK GROUND <bin> <strategy> /GROUND``; an answer turn ``ANS m1 a1 m2 a2``.
+    """
     if not turns:
         return 0.0
     errors = 0
@@ -189,8 +194,7 @@ def trajectory_reward(turns: Sequence[Sequence[int]], video: S.Video, cfg: Rewar
             if "bin" in f:
                 crops.append(S.crop_interval(f["bin"]))
         elif kind == "answer" and i == len(turns) - 1:
-            want = tuple(S.OBJ0 + o for o in video.answer) + (S.NONE,) * (2 - video.hops)
-            r_a = float(tuple(f["answer"]) == want)
+            r_a = float(tuple(f["answer"]) == tuple(S.answer_of(video)))
     s_clue = clue_score(crops, video.clues) if crops else 0.0
     beta = 0.0
     if r_a == 1.0 and r_f == 1.0 and n_calls > 0:
@@ -284,8 +288,7 @@ def answer_single_pass(model: TinyLM, videos: Sequence[S.Video], n_frames: int, 
     out = model.generate_greedy(ctx, S.TURN_LEN)[:, ctx.shape[1]:]
     ok = []
     for v, row in zip(videos, out.tolist()):
-        want = [S.THINK, S.ANS, *[S.OBJ0 + o for o in v.answer], *([S.NONE] * (2 - v.hops)), S.EANS]
-        ok.append(float(row == want))
+        ok.append(float(row == S.answer_of(v)))
     return np.array(ok)
 
 
@@ -398,6 +401,21 @@ def token_accuracy(model: TinyLM, episodes: Sequence[tuple[list[int], list[int]]
     model.eval()
     _, correct = sft_loss(model, tok, kin)
     return float(correct.float().mean())
+
+
+@torch.no_grad()
+def trajectory_accuracy(model: TinyLM, episodes: Sequence[tuple[list[int], list[int]]]) -> float:
+    """Fraction of held-out reference episodes whose every policy token is the greedy prediction (teacher-forced)."""
+    if not episodes:
+        raise ValueError("episodes must be non-empty")
+    tok, kin = pack(episodes)
+    model.eval()
+    set_extra_mask(model, None)
+    logits, _ = model(tok[:, :-1])
+    ky = kin[:, 1:]
+    own = (ky == 1) | (ky == 3)
+    wrong = (logits.argmax(-1) != tok[:, 1:]) & own
+    return float((~wrong.any(1)).float().mean())
 
 
 # ---------------------------------------------------------------- GRPO with the trajectory-guided reward

@@ -21,7 +21,10 @@ Token layout of one episode (fixed-size turns, so episodes batch without ragged 
 
     prefix  = BOS Q m1 m2|NONE /Q  G c_0 .. c_31 /G                       (39 tokens)
     tool    = THINK GROUND BIN_b STRAT_s /GROUND   CROP f_1 .. f_16 /CROP  (5 + 18)
-    answer  = THINK ANS a1 a2|NONE /ANS                                    (5)
+    answer  = ANS m1 a1 m2|NONE a2|NONE                                   (5)
+
+The answer turn names each marker before its object (our stand-in for the reasoning text that
+states which clue the answer rests on).
 """
 
 from __future__ import annotations
@@ -153,9 +156,19 @@ def prefix_tokens(video: Video) -> list[int]:
     return [BOS, Q, *q, EQ, G, *global_view(video.frames), EG]
 
 
-def answer_turn(objs: tuple[int, ...]) -> list[int]:
-    a = [OBJ0 + o for o in objs] + [NONE] * (2 - len(objs))
-    return [THINK, ANS, *a, EANS]
+def answer_turn(markers: tuple[int, ...], objs: tuple[int, ...]) -> list[int]:
+    """``ANS m1 a1 m2 a2`` (``NONE NONE`` for a one-marker question)."""
+    if len(markers) != len(objs) or not 1 <= len(objs) <= 2:
+        raise ValueError(f"markers and objs must pair up, 1 or 2 of each; got {markers!r} and {objs!r}")
+    out = [ANS]
+    for m, o in zip(markers, objs):
+        out += [MARK0 + m, OBJ0 + o]
+    return out + [NONE, NONE] * (2 - len(objs))
+
+
+def answer_of(video: Video) -> list[int]:
+    """The correct answer turn of a video."""
+    return answer_turn(video.asked, video.answer)
 
 
 def tool_turn(start_bin: int, strategy: str = "fine") -> list[int]:
@@ -187,7 +200,7 @@ def oracle_episode(video: Video) -> tuple[list[int], list[int]]:
         kinds += [1] * TURN_LEN
         toks += [CROP, *crop(video.frames, b), ECROP]
         kinds += [2] * TOOL_LEN
-    toks += answer_turn(video.answer)
+    toks += answer_of(video)
     kinds += [3] * TURN_LEN
     return toks, kinds
 
@@ -196,7 +209,7 @@ def uniform_episode(video: Video, n: int, offset: float = 0.5) -> tuple[list[int
     """(tokens, kinds) of the single-pass baseline: prefix, n uniform fine frames, answer turn."""
     toks = prefix_tokens(video) + [UNI, *uniform_frames(video.frames, n, offset), EUNI]
     kinds = [0] * 5 + [4] * (PREFIX_LEN - 5) + [2] * (UNI_SLOTS + 2)
-    toks += answer_turn(video.answer)
+    toks += answer_of(video)
     kinds += [3] * TURN_LEN
     return toks, kinds
 
