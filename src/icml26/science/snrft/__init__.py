@@ -54,10 +54,12 @@ PAPER = Paper(
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "L": 8.0, "ppw": 6, "n_obstacles": 2, "n_tx": 4, "sizes": [20, 40], "n_test": 200, "steps": 40,
-            "lr": 0.01, "batch": 128, "width": 32, "order": 2, "n_samples": 8, "nerf_dirs": 8}, timeout_s=120),
+            "lr": 0.01, "batch": 128, "width": 32, "order": 2, "n_samples": 8, "nerf_dirs": 8,
+            "nerf_samples": 6}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "L": 14.0, "ppw": 8, "n_obstacles": 4, "n_tx": 10, "sizes": [50, 200], "n_test": 800, "steps": 300,
-            "lr": 0.01, "batch": 256, "width": 64, "order": 2, "n_samples": 16, "nerf_dirs": 12}, timeout_s=900),
+            "L": 14.0, "ppw": 8, "n_obstacles": 4, "n_tx": 10, "sizes": [50, 200], "n_test": 600, "steps": 200,
+            "lr": 0.01, "batch": 256, "width": 32, "order": 2, "n_samples": 12, "nerf_dirs": 8,
+            "nerf_samples": 8}, timeout_s=900),
     },
     claims=(
         Claim(

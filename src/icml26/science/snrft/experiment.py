@@ -40,7 +40,7 @@ def _model(arm: str, scene, profile: Profile):
     if arm == "material":
         return M.MaterialTracer(scene.L, scene.obstacles, order=order, n_samples=S)
     if arm == "nerf2":
-        return M.NeRF2Lite(scene.L, n_dirs=int(profile["nerf_dirs"]), n_samples=S, width=w)
+        return M.NeRF2Lite(scene.L, n_dirs=int(profile["nerf_dirs"]), n_samples=int(profile["nerf_samples"]), width=w)
     return M.PairMLP(scene.L, width=w)
 
 
