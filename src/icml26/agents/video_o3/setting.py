@@ -146,6 +146,10 @@ def crop_interval(start_bin: int) -> tuple[int, int]:
 def uniform_frames(frames: np.ndarray, n: int, offset: float = 0.5) -> list[int]:
     """``n`` evenly spaced fine frames (the single-pass baseline), BLANK-padded to ``UNI_SLOTS``."""
     n = check_int("n", n, minimum=1, maximum=UNI_SLOTS)
+    if isinstance(offset, bool) or not isinstance(offset, (int, float, np.floating)):
+        raise TypeError(f"offset must be a number in [0, 1), got {type(offset).__name__}")
+    if not 0.0 <= float(offset) < 1.0:
+        raise ValueError(f"offset must lie in [0, 1), got {offset!r}")
     idx = np.floor((np.arange(n) + offset) * T / n).astype(int).clip(0, T - 1)
     toks = [fine_token(int(frames[i])) for i in idx]
     return toks + [BLANK] * (UNI_SLOTS - n)
