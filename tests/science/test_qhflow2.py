@@ -157,3 +157,28 @@ def test_bad_inputs_name_the_argument():
         M.energy_and_forces(object(), np.eye(2), np.eye(2))
     with pytest.raises(ValueError, match="eps"):
         M.perturbed_errors(None, np.eye(2), np.eye(2), 0.0, np.zeros((3, 3)), [-1.0])
+
+
+def test_grid_response_forces_are_minus_the_energy_gradient(solved):
+    """The labels' forces (grid response on, grid level 0) are -dE/dR of the SCF energy: central differences."""
+    coords, cfg, lab, _ = solved
+    h = 1e-3  # Angstrom
+    for atom, k in ((1, 0), (2, 1)):
+        e = []
+        for sign in (1, -1):
+            c = coords.copy()
+            c[atom, k] += sign * h
+            mf = S.make_mf(c, cfg)
+            e.append(mf.kernel(dm0=mf.get_init_guess(key="minao")))
+        fd = -(e[0] - e[1]) / (2 * h) * S.BOHR_ANGSTROM  # Hartree/Bohr
+        assert lab["F_star"][atom, k] == pytest.approx(fd, abs=2e-5)
+
+
+def test_energy_at_a_perturbed_hamiltonian_lies_above_the_scf_energy(solved):
+    """The SCF density minimises the KS functional over idempotent densities: any predicted H gives E >= E*."""
+    _, _, lab, mf = solved
+    rng = np.random.default_rng(5)
+    for eps in (1e-3, 1e-2, 5e-2):
+        n = rng.standard_normal(lab["H_star"].shape)
+        e, _ = M.energy_and_forces(mf, lab["H_star"] + eps * (n + n.T) / 2, lab["S"], forces=False)
+        assert e >= lab["E_star"] - 1e-9

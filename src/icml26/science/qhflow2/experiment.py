@@ -280,7 +280,11 @@ def check_energy_beats_mlip(ms: list[dict]) -> Verdict:
     measured = "MLH energy MAE " + ", ".join(f"{x:.3g}" for x in a.mean(0)) + " meV at sizes " + str(ms[0]["sizes"])
     measured += f"; MLIP with a longer budget (3x steps in full) at the largest size: {np.mean([m['mlip_long/e_mae'] for m in ms]):.3g} meV"
     v = Verdict(status, measured, "rule: MLH below each control at every size in seed mean and pooled one-sided "
-                f"Wilcoxon over {n} (seed, size) pairs p < 0.05; " + "; ".join(parts),
+                f"Wilcoxon over {n} (seed, size) pairs p < 0.05; " + "; ".join(parts)
+                + "; note added by review after the full run (rule unchanged): the gap's size is not comparable "
+                "with the paper's 20x, since the 400-step MLIP is under-converged (a longer-trained MLIP or a "
+                "polynomial E+F fit reaches ~0.1 meV at n = 200, still ~50x above the MLH) and a 7-orbital "
+                "residual on a 3-D geometry space is learned to micro-Hartree precision (see substitution)",
                 value=float(a.mean()), control="; ".join(parts))
     return apply_gates(v, ms, _gates_energy())
 
@@ -313,7 +317,12 @@ def check_nequip_level_forces(ms: list[dict]) -> Verdict:
                 f"(per size: " + ", ".join(f"{x:.3g}" for x in r.mean(0)) + ")",
                 f"rule: seed-mean ratio <= 1.2 and bootstrap CI upper <= 1.5; MLH {np.mean(_arr(ms, 'mlh/f_mae')[:, -1]):.3g}"
                 f" vs MLIP {np.mean(_arr(ms, 'mlip/f_mae')[:, -1]):.3g} meV/A (MLIP with a longer budget, 3x in full: "
-                f"{np.mean([m['mlip_long/f_mae'] for m in ms]):.3g}, reported only); {len(ms)} seeds",
+                f"{np.mean([m['mlip_long/f_mae'] for m in ms]):.3g}, reported only); {len(ms)} seeds; for scale, the "
+                f"unlearned MINAO-guess Hamiltonian through the same force protocol has ratio "
+                f"{np.mean([m['h_init/f_mae'] / m['mlip/f_mae'][-1] for m in ms]):.3g}; note added by review after "
+                "the full run (rule unchanged): the MLIP reference is under-converged at 400 steps; against a "
+                "6000-step MLIP or a polynomial E+F fit (~2.6-4.8 meV/A offline, see substitution) the ratio is "
+                "~0.3-0.6, still within the rule",
                 value=mean, ci=(lo, hi))
     return apply_gates(v, ms, _gates_energy())
 
@@ -398,15 +407,16 @@ def EXAMPLES():
 
 
 def check_fewer_params_lower_h_error(ms: list[dict]) -> Verdict:
-    """What we can show (the claim itself is not-checkable): at the largest size, the flow MLH's H error relative
-    to direct regression of the same network (1 - ratio >= 0.4 would be the paper's 40% gap)."""
-    a, b = _arr(ms, "mlh/h_mae")[:, -1], _arr(ms, "direct/h_mae")[:, -1]
-    gain = float(1 - a.mean() / b.mean())
-    return Verdict("reproduced" if gain >= 0.4 else "not-reproduced",
-                   f"flow MLH H MAE {a.mean():.4g} vs direct regression {b.mean():.4g} micro-Ha "
-                   f"({gain:+.0%} lower); MLH parameters {int(ms[0]['params/mlh'])}",
-                   "our MLH against its own direct-regression ablation, not against published MLHs",
-                   value=gain, control=f"direct regression: {b.mean():.4g}")
+    """What we can show (the claim itself is not-checkable): our MLH's H error and parameter count. There is no
+    published MLH at our scale to compare with; flow vs direct regression is the separate ``flow-vs-direct``
+    claim (QHFlow2's 40% gain over QHFlow comes from its backbone, not from the flow). Measurement text revised
+    by review after the full run (it used to report flow vs direct regression here, and a status)."""
+    a = _arr(ms, "mlh/h_mae")[:, -1]
+    return Verdict("not-checkable",
+                   f"MLH H MAE {a.mean():.4g} micro-Ha at n = {ms[0]['sizes'][-1]:g} with "
+                   f"{int(ms[0]['params/mlh'])} parameters (an MLP in a canonical frame, not the eSCN backbone)",
+                   "no previous-best MLH (QHNet, QHFlow) trained at our scale to compare with",
+                   value=float(a.mean()))
 
 
 def contradict_fewer_params_lower_h_error(ms: list[dict]) -> list[dict]:
