@@ -228,3 +228,29 @@ def test_negation_blind_kb_counts_warnings_as_known():
         s3 = float(cand @ kb.known[0]) / np.linalg.norm(cand)
         s5 = float(other @ kb.known[0]) / np.linalg.norm(other)
         assert (s3 > s5) == (closer == 3)
+
+
+def test_efficiency_is_first_checkpoint_reaching_the_target_else_never():
+    from icml26.agents.uka.experiment import NEVER, efficiency
+
+    cps = [10, 20, 30, 50]
+    assert efficiency([0.2, 0.5, 0.6, 0.7], cps, 0.5, 50) == pytest.approx(0.4)
+    assert efficiency([0.6, 0.5, 0.6, 0.7], cps, 0.55, 50) == pytest.approx(0.2)  # first hit, not monotone fit
+    assert efficiency([0.2, 0.3, 0.3, 0.4], cps, 0.5, 50) == NEVER > 1.0  # censored: never reached
+    # an arm that is itself the best control reaches its own 50-session value at 50 by construction
+    assert efficiency([0.1, 0.2, 0.3, 0.45], cps, 0.45, 50) == pytest.approx(1.0)
+
+
+def test_signed_kb_novelty_orders_warned_above_unknown_above_recommended():
+    # with signed advice in the known embeddings, the training rule's novelty term prefers a strategy the
+    # KB warns against over an unseen one, and both over a recommended one (the review's account of why
+    # novelty-seeking fills UKA's KB with warnings)
+    q = np.ones(4)
+    kb = PrincipleKB(4)
+    kb.add(q, write_principle("ctx", 1, 2))  # recommends strategy 1
+    kb.add(q, write_principle("ctx", 2, 0))  # warns against strategy 2
+    cands = np.hstack([np.repeat(q[None], 3, 0), np.eye(8)[[1, 5, 2]]])
+    nov = kb_novelty(cands, kb.known, k=2)
+    assert nov[0] < nov[1] < nov[2]
+    assert select_candidate(np.zeros(3), nov, "explore") == 2
+    assert select_candidate(np.zeros(3), nov, "intent") == 0
