@@ -93,7 +93,8 @@ PAPER = Paper(
             no_control=("a non-inferiority ratio against the MLIP: the MLIP is the reference in the ratio's "
                         "denominator (its own ratio is 1 by construction), reported in the measurement; such a "
                         "test is only as strong as its reference, and our 400-step MLIP is under-converged "
-                        "(see substitution: a 6000-step MLIP or a polynomial E+F fit has ~2.6-4.8 meV/A, ratio ~0.3-0.6)")),
+                        "(see substitution: a 6000-step MLIP or a polynomial E+F fit has ~2.6-4.8 meV/A, "
+                        "ratio ~0.3-0.6)")),
         Claim(
             id="scaling-transfer",
             statement=("Hamiltonian error falls with data and with model capacity, and at a fixed training size "
