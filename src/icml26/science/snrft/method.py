@@ -205,11 +205,15 @@ class MaterialTracer(RayTracer):
         self.register_buffer("boxes", torch.as_tensor(b[:, :4], dtype=DTYPE))
         self.register_buffer("mat", torch.as_tensor(b[:, 4], dtype=torch.long))
         self.n_materials = check_int("n_materials", n_materials, minimum=1)
-        self.raw_mu = nn.Parameter(torch.full((self.n_materials,), -2.0, dtype=DTYPE))
+        # a few scalars spanning 0-4 Np per wavelength: scaled so that Adam's per-step move (~lr) covers
+        # that range within the shared step budget (unscaled, 200 steps at lr 0.01 left them under-fitted)
+        self.raw_mu = nn.Parameter(torch.full((self.n_materials,), -2.0 / self.SCALE, dtype=DTYPE))
         self.raw_rho = nn.Parameter(torch.zeros((), dtype=DTYPE))
 
+    SCALE = 10.0
+
     def mu(self, pts: torch.Tensor) -> torch.Tensor:
-        rates = nn.functional.softplus(self.raw_mu)
+        rates = nn.functional.softplus(self.SCALE * self.raw_mu)
         out = torch.zeros(pts.shape[:-1], dtype=DTYPE)
         for (x0, y0, x1, y1), k in zip(self.boxes, self.mat):
             inside = (pts[..., 0] >= x0) & (pts[..., 0] <= x1) & (pts[..., 1] >= y0) & (pts[..., 1] <= y1)
@@ -217,7 +221,7 @@ class MaterialTracer(RayTracer):
         return out
 
     def log_rho(self, wall, pos, cos):
-        return nn.functional.logsigmoid(self.raw_rho).expand(wall.shape)
+        return nn.functional.logsigmoid(self.SCALE * self.raw_rho).expand(wall.shape)
 
 
 class NeRF2Lite(nn.Module):
