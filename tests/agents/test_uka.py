@@ -254,3 +254,75 @@ def test_signed_kb_novelty_orders_warned_above_unknown_above_recommended():
     assert nov[0] < nov[1] < nov[2]
     assert select_candidate(np.zeros(3), nov, "explore") == 2
     assert select_candidate(np.zeros(3), nov, "intent") == 0
+
+
+def test_second_pass_rules_literal_and_ablations():
+    u, nov = np.array([0.1, 0.9, 0.5]), np.array([0.0, 1.0, -1.0])
+    assert select_candidate(u, nov, "uncertainty") == 1
+    assert select_candidate(u, nov, "novelty") == 1
+    assert select_candidate(np.array([0.9, 0.1, 0.5]), nov, "novelty") == 1
+    assert select_candidate(u, nov, "literal") == 2  # mm(u) + mm(-nov): 0 + 0.5, 1 + 0, 0.5 + 1
+    for seed in range(20):  # the literal training rule is the code-test rule with nov read as-is
+        r = np.random.default_rng(seed)
+        u, nov = r.random(3), r.normal(size=3)
+        assert select_candidate(u, nov, "literal") == select_candidate(u, nov, "code")
+        assert select_candidate(u, nov, "literal") == select_candidate(u, -nov, "explore")
+
+
+def test_negative_principles_recommend_a_better_strategy():
+    n = write_principle("a user who vents", 5, 0, better=2)
+    assert n.text.startswith("When a user who vents, you should use reflection of feelings rather than providing")
+    assert n.advice[2] == 1.0 and n.advice[5] == -1.0 and (n.advice != 0).sum() == 2
+    z = write_principle("ctx", 5, 1, failed=(1,), better=3)
+    assert z.advice[3] == 1.0 and z.advice[5] == -0.5 and z.advice[1] == -1.0
+    assert (write_principle("ctx", 5, 0).advice > 0).sum() == 0  # warning-only without `better`
+    for bad in ({"better": 5}, {"better": 1, "failed": (1,)}, {"better": 9}):
+        with pytest.raises(ValueError, match="better"):
+            write_principle("ctx", 5, 0, **bad)
+
+
+def test_better_strategy_is_tom_argmax_and_sessions_write_it():
+    world = make_world(2)
+    belief = Belief.of(world)
+    for recommend in (True, False):
+        kb = PrincipleKB(query_dim(belief))
+        agent = Agent(belief, kb, recommend=recommend)
+        for i in range(6):
+            run_session(agent, SimulatedUser.draw(world, np.random.default_rng(i)), training=True,
+                        rng=np.random.default_rng(50 + i))
+        neg = [p for p in kb.principles if p.mood < 2]
+        assert neg
+        assert all(((p.advice > 0).sum() == 1) == recommend for p in neg)
+    agent.begin(0, 0)
+    agent.user_model.update(agent._turns)
+    brute = max((s for s in range(8) if s != 4),
+                key=lambda s: sum(p * belief.react[z, s, 2] for z, p in zip(agent.user_model.hyps, agent.user_model.probs)))
+    assert agent.better_strategy([4]) == brute
+    shell = Agent(belief, PrincipleKB(query_dim(belief)), mode="principle")
+    shell.begin(0, 0)
+    assert shell.better_strategy([]) == int(np.argmax(belief.react[:, :, 2].mean(0)))
+
+
+def test_opening_need_is_recorded_for_the_gate():
+    world = make_world(0)
+    belief = Belief.of(world)
+    agent = Agent(belief, PrincipleKB(query_dim(belief)))
+    user = SimulatedUser.draw(world, np.random.default_rng(4))
+    r = run_session(agent, user, training=False, rng=np.random.default_rng(5))
+    first = agent._turns[0][1]
+    assert r["need_opening_correct"] == float(int(np.argmax(belief.open_logp[:, first])) == user.need)
+    p = Agent(belief, PrincipleKB(query_dim(belief)), mode="principle", train_rule="first", test_rule="first")
+    assert math.isnan(run_session(p, SimulatedUser.draw(world, np.random.default_rng(4)), training=False,
+                                  rng=np.random.default_rng(5))["need_opening_correct"])
+
+
+def test_efficiency_target_leaves_random_out():
+    from icml26.agents.uka import PAPER
+    from icml26.agents.uka.experiment import run
+
+    m = run(PAPER.profiles["quick"], 0)
+    others = [m[f"test/{a}/success"] for a in ("greedy", "principle", "nokb")]
+    assert m["eff/target"] == max(others)
+    assert m["belief/need_gain"] == pytest.approx(m["belief/need_acc"] - m["belief/need_acc_opening"])
+    for arm in ("uka_literal", "uka_literal_codetest", "uka_unc", "uka_nov", "uka_warn"):
+        assert 0.0 <= m[f"test/{arm}/success"] <= 1.0

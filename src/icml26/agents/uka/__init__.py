@@ -5,7 +5,7 @@ hypotheses (softmax of reply log-probabilities, entropy-triggered refinement), r
 principles from a knowledge base with a one-sentence summary query, samples three candidate
 replies, and plays the one whose predicted user reaction is most uncertain across hypotheses
 and most novel with respect to the knowledge base; the outcome becomes a When/should/rather-
-than/because principle. At test it retrieves principles and plays the safe, KB-consistent
+than/because principle (a warning also recommends the strategy the agent's ToM rates best). At test it retrieves principles and plays the safe, KB-consistent
 candidate. ``method.py`` holds the loop, ``setting.py`` the simulated users, ``llm.py`` the same
 loop against an OpenAI-compatible endpoint (policy + user simulator, logprob scoring).
 """
@@ -14,9 +14,9 @@ from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
-_GATE = C.gate("belief/need_acc", at_least=0.3, frac=0.7,
-               why="the user model's most likely hypothesis names the hidden need in >= 30% of test dialogues "
-                   "(chance 20%) in >= 70% of seeds")
+_GATE = C.gate("belief/need_gain", at_least=0.05, frac=0.7,
+               why="the user model updates: its end-of-dialogue top hypothesis names the hidden need in >= 5 "
+                   "points more test dialogues than the opening utterance alone does, in >= 70% of seeds")
 
 _CONTROLS = ("the best per seed of: random selection at training, greedy (test-rule) selection at training, the "
              "code's critic-retry 'principle' mode, no knowledge base, LinUCB (mabwiser) on the same context")
@@ -53,27 +53,28 @@ PAPER = Paper(
         "uses it. ESConv/ExTES/Sentient-Eval and their dialogue-quality scores are not used. "
         "Test success over 60 shared test users (the card's 150 cut for the 3-minute budget), 50 training "
         "sessions, 10 seeds. "
-        "Measured after the full run (a diagnostic, not a pre-registered claim): UKA's explore-trained KB holds 34% "
-        "recommending principles against 62% for greedy-trained and 46% for random-trained KBs; top-5 retrieval then "
-        "surfaces mostly warnings, which each remove one strategy, and UKA's test success falls slightly as its KB "
-        "grows (0.39 at 10 sessions, 0.375 at 50). The checks were not changed after the run. "
-        "Deviations from the released code found in review (after the full run; no stored metric changed): "
-        "(a) a negative or no-change principle here only warns against the strategy played (-1/-0.5 on it), while the "
-        "code's principle prompt asks for 'you should [better strategies to try] rather than [ineffective ones]', so "
-        "an LLM's warning also recommends an alternative; a review probe (6 seeds, not stored) in which such a "
-        "principle also recommends the ToM-best untried strategy narrows the gap (UKA 0.55 vs greedy-trained 0.63 and "
-        "random-trained 0.62) but does not reverse it, so the size of the stored gap, not its sign, depends on this "
-        "choice; (b) the code's training rule read literally with Chroma distances is argmax minmax(u) + "
-        "minmax(similarity), i.e. uncertain and KB-consistent; it is not a stored arm; the same probe gives it 0.57 "
-        "against 0.63 for greedy-trained selection; (c) in the probe, uncertainty-seeking alone (argmax u) and "
-        "uncertainty-avoiding (argmin u) training give 0.40 and 0.39, novelty-seeking alone 0.30: the loss comes from "
-        "KB novelty, and ToM uncertainty neither helps nor hurts here; (d) the principle mode stores the true sign of "
-        "the emotion change where the code stores its self-judged feedback (a stronger control); (e) UKA holds two "
-        "need hypotheses from the first turn, where the code starts from one (u = 0 on the first turn). "
-        "The user-model gate (need_acc >= 0.3, 'chance 20%') is weak: the opening utterance alone names the need in "
-        "0.30-0.53 (mean 0.37) of the test dialogues of these worlds, so it only excludes a broken user model; the "
-        "measured end-of-dialogue accuracy (mean 0.555) exceeds that opening-only level in 9/10 seeds, so the "
-        "premise holds and the negative verdicts are not a failed premise."),
+        "Second pass (after a review; every change below was committed before its full run): (1) a negative or "
+        "no-change principle now also recommends an alternative, as the released code's principle prompt asks "
+        "('you should [better strategies] rather than [ineffective ones]'): the untried strategy with the highest "
+        "P(positive) under the agent's own ToM averaged over its need hypotheses (+1 on it, -1/-0.5 on the strategy "
+        "played); the 'principle' mode, which has no user model, uses a uniform need; every arm writes principles "
+        "this way; the first pass's warning-only design is kept as a stored arm (uka_warn); (2) stored arms that "
+        "decide nothing: the code's training rule read literally with Chroma distances (uka_literal: argmax "
+        "minmax(u) + minmax(-novelty), uncertain and KB-consistent; tested with the paper's rule and, as "
+        "uka_literal_codetest, with the code's test rule under the same reading), and the ablations uka_unc "
+        "(argmax u) and uka_nov (argmax novelty); (3) the user-model gate was need_acc >= 0.3 (chance 20%), which "
+        "the opening utterance alone meets (first pass: opening-only 0.37 mean); it is now need_acc minus the "
+        "opening-only accuracy on the same test dialogues >= 0.05 in >= 70% of seeds, which tests the updating; "
+        "(4) efficient-acquisition's target is now the best control other than random-trained selection (with "
+        "random in the target its ratio was 1.0 by construction in seeds where it was the best control), so both "
+        "parts compare against the same, independent target. "
+        "Remaining deviations from the released code: the principle mode stores the true sign of the emotion change "
+        "where the code stores its self-judged feedback (a stronger control); UKA holds two need hypotheses from "
+        "the first turn, where the code starts from one (u = 0 on the first turn); the recommended alternative is "
+        "the ToM-best one, where an LLM writes whatever it judges better. "
+        "First pass (warning-only principles, the old gate; full run of 10 seeds): UKA 0.375 vs best control, "
+        "beats-baselines and efficient-acquisition not reproduced, kb-helps reproduced; UKA's explore-trained KB held "
+        "34% recommending principles against 62% greedy-trained and 46% random-trained."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "n_train": 20, "n_test": 20, "checkpoints": [10], "evidence": 0.8, "tom_noise": 0.15,
@@ -99,12 +100,12 @@ PAPER = Paper(
         Claim(
             id="efficient-acquisition",
             statement=("Uncertainty-driven selection acquires knowledge efficiently: UKA needs <= 0.6x the training "
-                       "sessions (<= 30 of 50) to reach the best control's 50-session test success, in >= 7/10 "
-                       "seeds, and fewer than random exploration needs for the same target (ratio 1.2 = not "
-                       "reached within 50 sessions). Review note (after the full run, rule unchanged): the 1.2 is a "
-                       "censoring code, so with both arms censored the second part is a tie, not a loss, and where "
-                       "random-trained selection is itself the best control its ratio is 1.0 by construction "
-                       "(seed 7); the first part alone decides the verdict (met in 0/10 seeds)."),
+                       "sessions (<= 30 of 50) to reach the 50-session test success of the best control other than "
+                       "random-trained selection, in >= 7/10 seeds, and fewer sessions than random exploration "
+                       "needs for the same target in >= 7/10 seeds (ratio 1.2 = not reached within 50 sessions, a "
+                       "censoring code: both censored is a tie, not a win). Second pass: random-trained selection "
+                       "is left out of the target (before, where it was the best control, its ratio was 1.0 by "
+                       "construction)."),
             paper_value="qualitative: efficient acquisition of user-aligned knowledge; no numbers found",
             kind="headline", control="random selection at training (its sessions to reach the same target)",
             check=C.all_of(
@@ -116,7 +117,7 @@ PAPER = Paper(
         Claim(
             id="kb-helps",
             statement="The acquired knowledge base helps: UKA's test success is above the same pipeline without a KB "
-                      "in every seed (the card's pass rule). Review note (after the full run, rule unchanged): the random-, "
+                      "in every seed (the card's pass rule). Review note (after the first pass's full run, rule unchanged): the random-, "
                       "greedy- and principle-trained KBs and LinUCB also beat the no-KB arm in 10/10 seeds, so this "
                       "shows that memory helps, not that uncertainty-driven acquisition does; it can still fail "
                       "(UKA's own KB read with the explore rule at test is below no-KB in 7/10 seeds).",

@@ -49,7 +49,7 @@ import numpy as np
 from icml26.agents.uka.setting import NEEDS, REPLIES, SCENARIOS, STRATEGIES, World, reaction_of
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
 
-RULES = ("explore", "intent", "code", "random", "first")
+RULES = ("explore", "intent", "code", "random", "first", "literal", "uncertainty", "novelty")
 
 
 def _vec(name: str, x, length: int) -> np.ndarray:
@@ -131,7 +131,9 @@ def select_candidate(u, nov, rule: str = "explore", rng=None) -> int:
     u, nov: (n_c,) ToM uncertainty and KB novelty. Rules: ``explore`` (training,
     ``argmax mm(u) + mm(nov)``), ``intent`` (test as the paper states it, ``argmin mm(u) +
     mm(nov)``), ``code`` (the released test rule, ``argmin mm(1 - u) + mm(nov)``), ``random``,
-    ``first``.
+    ``first``; ``literal`` (the released training rule read with Chroma distances: ``argmax mm(u) +
+    mm(-nov)``, uncertain and KB-consistent), and the two halves of ``explore`` as ablations:
+    ``uncertainty`` (``argmax u``) and ``novelty`` (``argmax nov``).
     """
     u = as_array("u", u, ndim=1)
     nov = as_array("nov", nov, ndim=1)
@@ -153,6 +155,12 @@ def _select(u: np.ndarray, nov: np.ndarray, rule: str, rng: np.random.Generator)
         return int(np.argmin(_mm(u) + _mm(nov)))
     if rule == "code":
         return int(np.argmin(_mm(1.0 - u) + _mm(nov)))
+    if rule == "literal":
+        return int(np.argmax(_mm(u) + _mm(-nov)))
+    if rule == "uncertainty":
+        return int(np.argmax(u))
+    if rule == "novelty":
+        return int(np.argmax(nov))
     if rule == "random":
         return int(rng.integers(u.size))
     return 0
@@ -172,13 +180,23 @@ class Principle:
     text: str
 
 
-def write_principle(context: str, strategy: int, mood: int, failed=()) -> Principle:
-    """The When/should/rather-than/because principle of one exchange (step 7)."""
+def write_principle(context: str, strategy: int, mood: int, failed=(), better: int | None = None) -> Principle:
+    """The When/should/rather-than/because principle of one exchange (step 7).
+
+    A positive outcome recommends the strategy played (+1). A negative (no-change) one warns
+    against it (-1, -0.5) and, when ``better`` is given, recommends that strategy instead (+1),
+    as the released code's principle prompt asks: "you should [better strategies] rather than
+    [ineffective ones]". ``failed``: earlier trials of the turn, each warned against (-1).
+    """
     strategy = check_int("strategy", strategy, minimum=0, maximum=len(STRATEGIES) - 1)
     mood = check_int("mood", mood, minimum=0, maximum=2)
     if not isinstance(context, str) or not context:
         raise ValueError("context must be a non-empty string")
     failed = tuple(check_int("failed", f, minimum=0, maximum=len(STRATEGIES) - 1) for f in failed)
+    if better is not None:
+        better = check_int("better", better, minimum=0, maximum=len(STRATEGIES) - 1)
+        if better == strategy or better in failed:
+            raise ValueError("better must differ from strategy and from the failed trials")
     advice = np.zeros(len(STRATEGIES))
     s = STRATEGIES[strategy]
     if mood == 2:
@@ -187,7 +205,10 @@ def write_principle(context: str, strategy: int, mood: int, failed=()) -> Princi
         because = "the user felt better"
     else:
         advice[strategy] = -1.0 if mood == 0 else -0.5
-        text = f"When {context}, you should try another approach rather than {s}"
+        alt = "try another approach" if better is None or mood == 2 else f"use {STRATEGIES[better]}"
+        if better is not None:
+            advice[better] = 1.0
+        text = f"When {context}, you should {alt} rather than {s}"
         because = "the user felt worse" if mood == 0 else "the user's mood did not change"
     for f in failed:
         advice[f] = min(advice[f], -1.0) if f != strategy else advice[f]
@@ -417,6 +438,9 @@ class Agent:
     mode: ``"uka"`` (user model, 3 candidates, ToM uncertainty + novelty) or ``"principle"``
     (no user model, one candidate, critic retries at training). ``train_rule`` / ``test_rule``
     name the selection rules (:data:`RULES`); ``use_kb=False`` ignores the KB (the no-KB arm).
+    ``recommend``: a negative or no-change principle also recommends the strategy the agent's own
+    ToM rates best for the user (:meth:`better_strategy`), as the code's principle prompt asks;
+    ``False`` gives warning-only principles (the first pass's design).
     """
 
     belief: Belief
@@ -429,10 +453,12 @@ class Agent:
     beta: float = 2.0
     retries: int = 3
     use_kb: bool = True
+    recommend: bool = True
     w_scenario: float = 1.0
     w_need: float = 1.5
     _turns: list = field(default_factory=list)
     _scenario: int = 0
+    opening_need: int = 0
     user_model: UserModel | None = None
 
     def query_dim(self) -> int:
@@ -440,9 +466,10 @@ class Agent:
 
     def begin(self, scenario: int, opening: int) -> None:
         self._scenario, self._turns = int(scenario), [(None, int(opening))]
+        # the need the opening utterance alone points to (UKA's first hypothesis; the gate's baseline)
+        self.opening_need = int(np.argmax(self.belief.open_logp[:, opening]))
         if self.mode == "uka":
-            first = int(np.argmax(self.belief.open_logp[:, opening]))
-            self.user_model = UserModel(self.belief, first)
+            self.user_model = UserModel(self.belief, self.opening_need)
 
     def query(self) -> np.ndarray:
         """``q~``: scenario, the need hypotheses' probabilities (UKA only), the last reply's embedding."""
@@ -484,6 +511,16 @@ class Agent:
         rule = self.train_rule if training else self.test_rule
         return int(cands[_select(u, nov, rule, rng)]), q
 
+    def better_strategy(self, exclude) -> int:
+        """The untried strategy most likely to make the user feel better under the agent's own ToM:
+        ``argmax_s sum_z p(z) P(positive | z, s)`` over the user model's need hypotheses (a uniform
+        need when there is no user model, the "principle" mode), ``exclude`` left out."""
+        nv = (self.user_model.need_vector() if self.user_model is not None
+              else np.full(len(NEEDS), 1.0 / len(NEEDS)))
+        score = nv @ self.belief.react[:, :, 2]
+        score[list(exclude)] = -np.inf
+        return int(np.argmax(score))
+
     def observe(self, strategy: int, reply: int) -> None:
         self._turns.append((int(strategy), int(reply)))
 
@@ -512,13 +549,17 @@ def run_session(agent: Agent, user, *, training: bool, rng: np.random.Generator,
         user.emotion = float(np.clip(user.emotion + delta, -1.0, 1.0))
         turns += 1
         if training:
-            agent.kb._append(q, write_principle(agent.summary(), s, reaction_of(delta), tuple(failed)))
+            mood = reaction_of(delta)
+            better = agent.better_strategy([s, *failed]) if agent.recommend and mood < 2 else None
+            agent.kb._append(q, write_principle(agent.summary(), s, mood, tuple(failed), better))
         agent.observe(s, reply)
         if user.satisfied:
             break
-    need_ok = float(agent.user_model.map_need() == user.need) if agent.user_model is not None else float("nan")
+    has_um = agent.user_model is not None
+    need_ok = float(agent.user_model.map_need() == user.need) if has_um else float("nan")
+    open_ok = float(agent.opening_need == user.need) if has_um else float("nan")
     return {"success": float(user.satisfied), "turns": float(turns), "final_emotion": user.emotion,
-            "need_correct": need_ok}
+            "need_correct": need_ok, "need_opening_correct": open_ok}
 
 
 def EXAMPLES():
