@@ -74,7 +74,8 @@ def test_edit_precision_formula():
     miss = M.edit_precision(t.xml, removed, "delete nothing named")
     assert miss["correct"] == 1.0 and miss["no_unintended"] == pytest.approx(1 - 1 / n)
     assert miss["edit_precision"] == pytest.approx(0.7 + 0.3 * (1 - 1 / n))
-    # the authors' id-based rule does not see a recolouring; attribute_changes does
+    # the authors' id-based rule does not see a recolouring (copying the input scores 1.0); attribute_changes does
+    assert M.edit_precision(t.xml, t.xml, t.text)["edit_precision"] == 1.0
     t = next(t for t in S.make_triples(20, 3) if not set(t.target_id) & {"0", "1"})  # no root id inside
     assert M.edit_precision(t.xml, t.target_xml, t.target_id)["correct"] == 0.0
     assert M.edit_precision(t.xml, t.target_xml, t.target_id, attribute_changes=True)["edit_precision"] == 1.0
@@ -174,3 +175,27 @@ def test_bad_input_names_the_argument():
         M.xml_edit_distance("<a/>", "<a/>", "fuzzy")
     with pytest.raises(ValueError, match="img"):
         S.colour_components(np.full((4, 4, 3), np.nan))
+
+
+def test_endpoint_path_with_a_stub_client(monkeypatch):
+    """The endpoint part parses a served model's replies (stubbed here: no network)."""
+    import icml26.agents.policy as P
+    from icml26.agents.vcg_bench import experiment as E
+    from icml26.agents.vcg_bench.arms import compile_patch
+
+    triples = {t.text: t for t in S.make_triples(3, 1000 * 0 + 6)}
+
+    class Stub:
+        def __init__(self, **kw):
+            pass
+
+        def complete(self, messages, **kw):
+            content = messages[0]["content"]
+            if isinstance(content, str):  # Task 2: answer with the reference patch
+                t = next(t for text, t in triples.items() if text in content)
+                return "```json\n" + json.dumps(compile_patch(t.xml, t.target_id, t.new_colour)) + "\n```"
+            return "<mxGraphModel><root><mxCell id='0'/><mxCell id='1' parent='0'/></root></mxGraphModel>"
+
+    monkeypatch.setattr(P, "ChatClient", Stub)
+    out = E.endpoint_part("http://localhost:1/v1", "stub", 0, 3, 0.5)
+    assert out == {"endpoint/task1_esr": 1.0, "endpoint/task2_esr": 1.0, "endpoint/task2_xdrfr": 1.0}
