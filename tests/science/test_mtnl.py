@@ -264,7 +264,8 @@ def test_structure_prior_constant_rank_guess_passes_the_rank_part_only():
     assert hit == 1.0
     tr_params = M.TensorRing((5,) * 5, 3).n_params(guess)
     rows = [{"structure/rank_hit_frac": hit, "structure/gated/params": tr_params,
-             "structure/ungated/params_at_equal_rse": tr_params} for _ in range(8)]
+             "structure/ungated/params_at_equal_rse": tr_params, "structure/gated/search_loss_change": 0.001,
+             "structure/gated/rse_ratio_vs_best_ungated": 1.0} for _ in range(8)]
     assert _claim("structure-prior").check(rows).status != "reproduced"
     exact = M.TensorRing((5,) * 5, 4).n_params(ranks)
     assert (exact, M.TensorRing((5,) * 5, 4).n_params()) == (180, 400)  # the ratio set by the planted ring
@@ -338,3 +339,105 @@ def test_tensor_regression_is_not_reproduced_when_ridge_passes_equally():
         m["regression/ridge/acc"] = 0.975 - 0.001 * i
     assert E.check_tensor_regression(beats).status == "reproduced"  # MTNL beats ridge in every seed
     assert E.check_tensor_regression(E.control_tensor_regression(_reg_rows(0.975, 0.90))).status != "reproduced"
+
+
+# ----------------------------------------------------------------------------- third pass
+def _structure_rows(ratio, change, n=8):
+    rng = np.random.default_rng(1)
+    return [{"structure/rank_hit_frac": 1.0, "structure/gated/params": 180 + int(rng.integers(0, 5)),
+             "structure/ungated/params_at_equal_rse": 400, "structure/gated/search_loss_change": change,
+             "structure/gated/rse_ratio_vs_best_ungated": ratio} for _ in range(n)]
+
+
+def test_structure_prior_poor_gated_fit_is_not_reproduced_and_unconverged_is_not_checkable():
+    """Third pass: 'equal RSE' against a poor gated fit (7x the best ungated RSE) fails; a search that did not
+    settle leaves the claim undecided."""
+    check = _claim("structure-prior").check
+    assert check(_structure_rows(1.1, 0.001)).status == "reproduced"
+    assert check(_structure_rows(7.0, 0.001)).status == "not-reproduced"
+    v = check(_structure_rows(1.1, 0.3))
+    assert v.status == "not-checkable" and "converged" in v.evidence
+
+
+def _peft_rows(tn, lora, n=6, train=0.97):
+    rng = np.random.default_rng(2)
+    return [{"peft/tn/acc": tn + 0.002 * rng.standard_normal(), "peft/lora/acc": lora + 0.002 * rng.standard_normal(),
+             "peft/none/acc": 0.0, "peft/base/src_acc": 0.99, "peft/tn/train_acc": train,
+             "peft/lora/train_acc": train} for _ in range(n)]
+
+
+def test_peft_rule_non_inferiority_sanity_part_and_gates():
+    from icml26.science.mtnl import PAPER
+
+    claim = _claim("peft")
+    assert claim.check(_peft_rows(0.95, 0.955)).status == "reproduced"
+    assert claim.check(_peft_rows(0.90, 0.96)).status == "not-reproduced"
+    assert claim.check(_peft_rows(0.95, 0.955, train=0.5)).status == "not-checkable"
+    # the control put in the adapter's place (the unadapted network) fails the rule
+    ctl = PAPER.control_fn(claim)(_peft_rows(0.95, 0.955))
+    assert claim.check(ctl).status != "reproduced"
+
+
+def test_ninety_percent_claims_read_their_own_keys():
+    others = {"tr": 0.30, "fctn": 0.60, "tucker": 0.30, "trtr": 0.30, "cp_tl": 0.25, "tucker_tl": 0.30}
+    rows = [{k.replace("recovery/", "recovery90/"): v for k, v in m.items()}
+            for m in _recovery_rows(0.20, others, ratio=0.4)]
+    assert _claim("fusion-beats-single-90").check(rows).status == "reproduced"
+
+
+def _tiny_base(seed=0):
+    from icml26.science.mtnl import adapter as A
+
+    rng = np.random.default_rng(seed)
+    x = rng.random((40, 64)).astype(np.float32)
+    y = rng.integers(0, 5, 40)
+    return A, A.pretrain_base(x, y, hidden=16, steps=5, seed=seed), x
+
+
+def test_tn_adapter_starts_at_zero_and_counts_its_parameters():
+    import torch
+
+    A, base, x = _tiny_base()
+    spec = [("tr", 2), ("fctn", 2)]
+    net = A.add_tn_adapters(base, {"0": (4, 4, 8, 8), "2": (2, 5, 4, 4)}, spec, seed=0, p=0.1)
+    net.eval()
+    with torch.no_grad():
+        xt = torch.as_tensor(x)
+        assert torch.allclose(net(xt), base(xt), atol=1e-5)  # eval mode: no masks, zero update
+        net.train()
+        assert not torch.allclose(net(xt), base(xt), atol=1e-5)  # training: a Bernoulli gate mask per pass
+    expect = sum(m.n_params() + sum(g.numel() for g in m.gate_params())
+                 for m in (M.build_mtnl((4, 4, 8, 8), spec), M.build_mtnl((2, 5, 4, 4), spec)))
+    assert A.tn_adapter_params(net) == expect
+    trainable = sum(q.numel() for q in net.parameters() if q.requires_grad)
+    assert trainable == expect  # the base is frozen: only cores and gates train
+
+
+def test_lora_param_formula_matches_peft_and_adapter_training_moves_only_adapters():
+    import copy
+
+    from icml26.nn import lora as L
+
+    A, base, x = _tiny_base(1)
+    m = L.add_lora(copy.deepcopy(base), r=3, target_modules=["0", "2"], seed=0)
+    assert sum(q.numel() for q in m.parameters() if q.requires_grad) == A.lora_params(base, ["0", "2"], 3)
+    net = A.add_tn_adapters(base, {"0": (4, 4, 8, 8), "2": (2, 5, 4, 4)}, [("tr", 2)], seed=0)
+    w0 = net[0].base.weight.detach().clone()
+    y = np.arange(40) % 10
+    res = A.train_adapters(net, x, y, steps=30, lr=0.03, tau=1e-3)
+    assert torch.equal(net[0].base.weight, w0)
+    assert res.history[-1] < res.history[0]
+
+
+def test_adapter_bad_inputs_name_the_argument():
+    A, base, x = _tiny_base()
+    with pytest.raises(ValueError, match="tensor_shape"):
+        A.add_tn_adapters(base, {"0": (4, 4, 8, 4)}, [("tr", 2)])
+    with pytest.raises(ValueError, match="shapes"):
+        A.add_tn_adapters(base, {"9": (4, 4, 8, 8)}, [("tr", 2)])
+    with pytest.raises(ValueError, match="p must"):
+        A.add_tn_adapters(base, {"0": (4, 4, 8, 8)}, [("tr", 2)], p=1.0)
+    with pytest.raises(TypeError, match="base"):
+        A.TNAdapterLinear("not a layer", (4, 4), [("tr", 2)])
+    with pytest.raises(ValueError, match="y"):
+        A.accuracy(base, x, np.zeros(3))
