@@ -182,3 +182,42 @@ def test_energy_at_a_perturbed_hamiltonian_lies_above_the_scf_energy(solved):
         n = rng.standard_normal(lab["H_star"].shape)
         e, _ = M.energy_and_forces(mf, lab["H_star"] + eps * (n + n.T) / 2, lab["S"], forces=False)
         assert e >= lab["E_star"] - 1e-9
+
+
+def test_polynomial_forces_are_minus_energy_gradient():
+    coords = S.sample_geometries(30, 5)
+    rng = np.random.default_rng(0)
+    p = M.PolynomialEF(3).fit(coords, rng.standard_normal(30) * 1e-3, rng.standard_normal((30, 3, 3)) * 1e-2)
+    c = S.sample_geometries(2, 6)
+    _, f = p.predict(c)
+    h = 1e-6
+    for a, k in ((0, 0), (1, 1), (2, 0)):
+        cp, cm = c.copy(), c.copy()
+        cp[:, a, k] += h
+        cm[:, a, k] -= h
+        fd = -(p.predict(cp)[0] - p.predict(cm)[0]) / (2 * h) * S.BOHR_ANGSTROM
+        np.testing.assert_allclose(f[:, a, k], fd, rtol=1e-5, atol=1e-10)
+
+
+def test_polynomial_recovers_an_exact_polynomial_potential():
+    """Energies and forces of a quadratic in the distances are fit exactly by a degree-2 (or higher) fit."""
+    coords = S.sample_geometries(20, 7)
+    r = M.distances(torch.tensor(coords)).numpy()
+    w = np.array([0.3, 0.3, 0.1])
+    e = ((r - 1.0) ** 2 @ w)
+    # F = -dE/dR, by the chain rule through the three distances (Hartree/Bohr with E in Hartree, R in Angstrom)
+    f = np.zeros_like(coords)
+    for k, (a, b) in enumerate(((0, 1), (0, 2), (1, 2))):
+        u = (coords[:, a] - coords[:, b]) / r[:, k, None]
+        g = 2 * w[k] * (r[:, k] - 1.0)
+        f[:, a] -= g[:, None] * u * S.BOHR_ANGSTROM
+        f[:, b] += g[:, None] * u * S.BOHR_ANGSTROM
+    test = S.sample_geometries(5, 8)
+    rt = M.distances(torch.tensor(test)).numpy()
+    for degree in (2, 4):
+        pe, _ = M.PolynomialEF(degree).fit(coords, e, f).predict(test)
+        np.testing.assert_allclose(pe, (rt - 1.0) ** 2 @ w, atol=1e-9)
+    with pytest.raises(ValueError, match="forces"):
+        M.PolynomialEF(2).fit(coords, e, f[:3])
+    with pytest.raises(ValueError, match="fit"):
+        M.PolynomialEF(2).predict(test)

@@ -281,3 +281,79 @@ def perturbed_errors(mf, h_star, s, e_ref: float, f_ref, eps: Sequence[float], s
         de.append(abs(energy - float(e_ref)))
         df.append(float(np.abs(forces - f_ref).mean()))
     return de, df
+
+
+# ----------------------------------------------------------------------------- a naive E+F control
+class PolynomialEF:
+    """Least-squares polynomial of the three interatomic distances fit to energies AND forces.
+
+    The cheap control a reviewer would try first: ``E(R) = w . phi(r(R))`` with ``phi`` all monomials of the
+    standardised distances up to ``degree`` (scikit-learn's ``PolynomialFeatures``); forces are the exact
+    ``-dE/dR`` through the chain rule. Energy rows and force rows are each divided by their training spread
+    (the MLIP's weighting) and solved jointly by ``Ridge`` with a tiny ``alpha``.
+    energies (n,) Hartree; forces (n, 3, 3) Hartree/Bohr; coords (n, 3, 3) Angstrom.
+    """
+
+    def __init__(self, degree: int = 4, alpha: float = 1e-10):
+        self.degree = check_int("degree", degree, minimum=1)
+        self.alpha = check_positive("alpha", alpha, strict=False)
+
+    def _design(self, coords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """phi (n, p) and dphi/dR (n, 3, 3, p) in units of 1/Angstrom."""
+        c = torch.tensor(coords)
+        r = distances(c).numpy()
+        z = (r - self.mu) / self.sd
+        pw = self.poly.powers_  # (p, 3)
+        phi = np.prod(z[:, None, :] ** pw[None], axis=-1)
+        dphi_dz = np.zeros((len(z), 3, pw.shape[0]))
+        for k in range(3):
+            p = pw.copy()
+            p[:, k] = np.maximum(p[:, k] - 1, 0)
+            dphi_dz[:, k] = pw[None, :, k] * np.prod(z[:, None, :] ** p[None], axis=-1)
+        dphi_dr = dphi_dz / self.sd[None, :, None]
+        # r_ab = |R_a - R_b| for pairs (0,1), (0,2), (1,2)
+        dr_dR = np.zeros((len(z), 3, 3, 3))  # (n, pair, atom, xyz)
+        for k, (a, b) in enumerate(((0, 1), (0, 2), (1, 2))):
+            u = (coords[:, a] - coords[:, b]) / r[:, k, None]
+            dr_dR[:, k, a] = u
+            dr_dR[:, k, b] = -u
+        return phi, np.einsum("nkp,nkax->naxp", dphi_dr, dr_dR)
+
+    def fit(self, coords, energies, forces) -> "PolynomialEF":
+        from sklearn.linear_model import Ridge
+        from sklearn.preprocessing import PolynomialFeatures
+
+        from icml26.science.qhflow2.setting import BOHR_ANGSTROM
+
+        coords = as_array("coords", coords, ndim=3)
+        energies = as_array("energies", energies, ndim=1)
+        forces = as_array("forces", forces, ndim=3)
+        if coords.shape[1:] != (3, 3) or forces.shape != coords.shape or len(energies) != len(coords):
+            raise ValueError(f"coords and forces must be (n, 3, 3) and energies (n,), got {coords.shape}, "
+                             f"{forces.shape}, {energies.shape}")
+        r = distances(torch.tensor(coords)).numpy()
+        self.mu, self.sd = r.mean(0), np.maximum(r.std(0), 1e-8)
+        self.poly = PolynomialFeatures(self.degree).fit(np.zeros((1, 3)))
+        phi, dphi = self._design(coords)
+        self.e_mu = float(energies.mean())
+        e_sd, f_sd = float(max(energies.std(), 1e-12)), float(max(forces.std(), 1e-12))
+        a = np.concatenate([phi / e_sd, (-BOHR_ANGSTROM * dphi).reshape(-1, phi.shape[1]) / f_sd])
+        y = np.concatenate([(energies - self.e_mu) / e_sd, forces.reshape(-1) / f_sd])
+        self.model = Ridge(alpha=self.alpha, fit_intercept=False).fit(a, y)
+        return self
+
+    def predict(self, coords) -> tuple[np.ndarray, np.ndarray]:
+        """Energies (n,) Hartree and forces (n, 3, 3) Hartree/Bohr."""
+        from icml26.science.qhflow2.setting import BOHR_ANGSTROM
+
+        coords = as_array("coords", coords, ndim=3)
+        if not hasattr(self, "model"):
+            raise ValueError("fit the polynomial before predicting")
+        phi, dphi = self._design(coords)
+        w = self.model.coef_
+        return phi @ w + self.e_mu, -BOHR_ANGSTROM * dphi @ w
+
+
+def fit_polynomial(coords, energies, forces, degree: int = 4) -> PolynomialEF:
+    """A :class:`PolynomialEF` of ``degree`` fit to energies (n,) and forces (n, 3, 3) at coords (n, 3, 3)."""
+    return PolynomialEF(degree).fit(coords, energies, forces)
