@@ -225,8 +225,8 @@ def test_negation_blind_kb_counts_warnings_as_known():
     for blind, closer in ((False, 5), (True, 3)):
         kb = PrincipleKB(4, negation_blind=blind)
         kb.add(q, warn)
-        s3 = float(cand @ kb.known[0]) / np.linalg.norm(cand)
-        s5 = float(other @ kb.known[0]) / np.linalg.norm(other)
+        s3 = float((cand @ kb.known[0])[0]) / np.linalg.norm(cand)
+        s5 = float((other @ kb.known[0])[0]) / np.linalg.norm(other)
         assert (s3 > s5) == (closer == 3)
 
 
