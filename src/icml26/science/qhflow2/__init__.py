@@ -71,7 +71,7 @@ PAPER = Paper(
             timeout_s=300),
         "full": Profile("full", seeds=5, params={
             "n_pool": 200, "n_test": 40, "n_val": 20, "sizes": _SIZES_FULL, "width": 64, "steps": 1500,
-            "lr": 1e-2, "val_every": 25, "patience": 300, "lbfgs_iters": 1000, "lbfgs_chunk": 100,
+            "lr": 1e-2, "val_every": 25, "patience": 750, "lbfgs_iters": 1000, "lbfgs_chunk": 100,
             "poly_degree": 4, "widths": [16, 32, 64], "checkpoints": [0.25, 1.0], "sweep_size": 75,
             "sweep_test": 10, "pert_eps": [3e-4, 1e-3, 3e-3, 1e-2], "pert_geoms": 2, "grid_level": 0,
             "data_seed": 0},
