@@ -49,7 +49,13 @@ PAPER = Paper(
         "the obstacle geometry, SNRFT is not); a NeRF^2-style field (receiver as camera, rays marched from Rx, "
         "direction- and Tx-conditioned attenuation/radiance, volume rendering); an MLP (Tx, Rx) -> dB; a "
         "log-distance fit. All learned arms share width, Adam, learning rate, cosine schedule, step budget and "
-        "seeds. Sensing and CIR/phase prediction are not reproduced (incoherent power only)."
+        "seeds. Sensing and CIR/phase prediction are not reproduced (incoherent power only). Deviations: the "
+        "per-material tracer's gate is 'training MAE <= the log-distance fit's' (not <= half: it is a 4-scalar "
+        "calibration, not a neural arm); after the first full run its gate failed (scalars under-fitted by the "
+        "shared 200-step Adam budget), so its scalars were rescaled (x10) and the full profile re-run; no check or "
+        "gate was changed. Card vs issue: the card's ray-generated data and 1500-step budget are replaced as the "
+        "issue asks (FDFD data; 200 steps to fit the 2-core budget); the sample-efficiency control is NeRF2-lite at "
+        "4n (issue), not the pair MLP at 800 (card)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
