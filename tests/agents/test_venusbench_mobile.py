@@ -114,3 +114,56 @@ def test_render_modes():
 def test_bad_input(call, err):
     with pytest.raises(err):
         call()
+
+
+def test_category_rule_agrees_with_name_prefix_and_leaderboard_rates():
+    """Review: the first-tag rule equals the name-prefix rule on all 149 tasks, and every leaderboard
+    category rate is 100 k / n at those counts (one decimal, allowing the leaderboard's double rounding)."""
+    tasks = S.main_pool()
+    for t in tasks:
+        pref = next(c for p, c in M._PREFIX.items() if t["task_name"].startswith(p))
+        assert M.category_of(t) == pref, t["task_name"]
+    counts = {c: sum(M.category_of(t) == c for t in tasks) for c in M.CATEGORIES}
+    for m in S.load_leaderboard():
+        for c, n in counts.items():
+            k = np.arange(n + 1)
+            assert np.min(np.abs(100 * k / n - m["scores"][c])) <= 0.06, (m["name"], c)
+
+
+def test_bottleneck_verdict_follows_the_control():
+    """The released re-analysis is reproduced; it becomes partly when the control passes the same rule,
+    and not reproduced when the paired test fails."""
+    from icml26.agents.venusbench_mobile import experiment as E
+
+    m = E.released_part()
+    assert E.check_perception_memory_bottleneck([m]).status == "reproduced"
+    both = {**m, **{k.replace("diag/", "ctrl/"): v for k, v in m.items() if k.startswith("diag/")}}
+    assert E.check_perception_memory_bottleneck([both]).status == "partly"
+    assert E.check_perception_memory_bottleneck(E.contradict_perception_memory_bottleneck([m])).status == \
+        "not-reproduced"
+    assert E.check_perception_memory_bottleneck(E.control_perception_memory_bottleneck([m])).status == \
+        "not-reproduced"
+
+
+def test_endpoint_path_with_a_stub_client(monkeypatch):
+    """The endpoint path end to end with a stand-in client that always refuses: only the three
+    conflict tasks pass, in every mode (an English refusal passes the Chinese mode too)."""
+    import icml26.agents.policy as P
+    from icml26.agents.venusbench_mobile import experiment as E
+
+    seen = []
+
+    class Stub:
+        def __init__(self, base_url, model, **kw):
+            pass
+
+        def complete(self, messages, **kw):
+            seen.append(messages[-1]["content"])
+            return "ANSWER: I cannot do that, there is no such note"
+
+    monkeypatch.setattr(P, "ChatClient", Stub)
+    out = E.endpoint_part("http://localhost:8000/v1", "stub", seed=0, n_tasks=None)
+    n_cf = sum(t.category == "cf" for t in S.build_tasks(0))
+    assert set(out) == {f"endpoint/sr_{v}" for v in M.VARIANTS}
+    assert all(v == pytest.approx(n_cf / 28) for v in out.values())
+    assert all(s.startswith("GOAL: ") and "@ (" in s for s in seen)

@@ -14,7 +14,11 @@ released metadata, so levels stay as correlated with category as they are in the
 task runs in the five stability modes: ``chinese`` (labels and goal in Chinese, resource ids
 unchanged), ``variation`` (a paraphrased goal), ``dark`` (inverted palette: only the rendered image
 changes) and ``pad`` (a two-column tablet layout: every coordinate moves). :func:`render` draws a
-screen with Pillow, for a vision model behind an endpoint.
+screen with Pillow; it is not wired into the endpoint path, which sends the text observation only, so
+the dark mode is inert for every agent we run. Answer checks compare ASCII text only (an answer in
+Chinese fails them), and a function-assistance goal names its target word, so a policy that echoes
+the goal passes those three tasks. The tasks' capability levels are carried but no diagnostic is
+computed on the simulated runs.
 """
 
 from __future__ import annotations
