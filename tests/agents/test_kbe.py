@@ -177,3 +177,42 @@ def test_retrieval_reader_follows_hops(world):
     q = evolve(s, kg, p, 1, seed=0)
     if q is not None:
         assert isinstance(rr.answer([(s, q)])[0], str)
+
+
+def test_evolve_avoid_answers_is_respected(world):
+    """Our answer-balance hook: an evolved question never has an avoided answer; without it, same as before."""
+    kb, kg = world
+    scenes = make_scenes(kb, 30, seed=5)
+    seen = 0
+    for s in scenes:
+        p = static_question(s, kg, seed=1)
+        if p is None:
+            continue
+        for d in (0, 1, 2, 3):
+            q = evolve(s, kg, p, d, seed=2)
+            if q is None:
+                continue
+            seen += 1
+            assert evolve(s, kg, p, d, seed=2, avoid_answers=()) == q
+            r = evolve(s, kg, p, d, seed=2, avoid_answers={q.answer})
+            assert r is None or (r.answer != q.answer and validate(s, kg, r) and exploration_degree(r) == d)
+    assert seen > 20
+    with pytest.raises(TypeError, match="avoid_answers"):
+        evolve(scenes[0], kg, static_question(scenes[0], kg, seed=1) or p, 1, avoid_answers="abc")
+
+
+def test_balance_rule_caps_the_modal_answer():
+    from collections import Counter
+
+    from icml26.agents.kbe.experiment import DEGREES, _evolve_all
+
+    kb = make_world(0, n_people=16, n_cities=6, n_countries=6, n_companies=6)
+    kg = knowledge_graph(kb)
+    static = [(s, p) for s in make_scenes(kb, 60, seed=1, max_objects=4)
+              if (p := static_question(s, kg, seed=2)) is not None]
+    ev = _evolve_all(static, kg, np.random.default_rng(0), balance=0.5)
+    for d in DEGREES:
+        items = [x for x in ev[d] if x is not None]
+        if len(items) >= 4:
+            top = Counter(q.answer for _, q in items).most_common(1)[0][1]
+            assert top <= max(1, 0.5 * len(items)) + 1

@@ -38,49 +38,72 @@ def world(params: dict, seed: int) -> dict:
                     n_companies=params["n_companies"])
     kg = knowledge_graph(kb)
     ss = np.random.SeedSequence([seed, 18])
-    r_train, r_static, r_fresh, r_q = (np.random.default_rng(s) for s in ss.spawn(4))
+    r_train, r_static, r_fresh, r_q, r_report = (np.random.default_rng(s) for s in ss.spawn(5))
     mx = params["max_objects"]
-    return {"kb": kb, "kg": kg, "rng": r_q,
+    return {"kb": kb, "kg": kg, "rng": r_q, "rng_report": r_report, "balance": float(params.get("balance", 0.0)),
             "train": make_scenes(kb, params["n_train_scenes"], seed=r_train, min_objects=min(3, mx), max_objects=mx, first_id=0),
             "static": make_scenes(kb, params["n_static"], seed=r_static, min_objects=min(3, mx), max_objects=mx, first_id=100_000),
             "fresh": make_scenes(kb, params["n_fresh"], seed=r_fresh, min_objects=min(3, mx), max_objects=mx, first_id=200_000)}
 
 
-def _family(scenes, kg, rng) -> tuple[list, dict[int, list]]:
-    """Static items and, per degree, the KBE evolution of each (index-aligned; None where impossible)."""
-    from icml26.agents.kbe.method import evolve, static_question
+def _evolve_all(static, kg, rng, balance: float = 0.0) -> dict[int, list]:
+    """Per degree, the KBE evolution of each static item (index-aligned; None where impossible).
 
-    static, evolved = [], {d: [] for d in DEGREES}
+    ``balance`` > 0 is our answer-balance rule (not the paper's): while a degree's questions are built in
+    order, an answer that already has ``max(1, balance * (n + 1))`` of the ``n`` questions accepted so far
+    at that degree is avoided, so Re-selection/Expansion must reach another answer (or the item is dropped
+    at that degree); no answer then holds much more than a ``balance`` share of a degree."""
+    from collections import Counter
+
+    from icml26.agents.kbe.method import evolve
+
+    counts = {d: Counter() for d in DEGREES}
+    evolved: dict[int, list] = {d: [] for d in DEGREES}
+    for s, p in static:
+        for d in DEGREES:
+            n = sum(counts[d].values())
+            avoid = {a for a, c in counts[d].items() if c >= max(1.0, balance * (n + 1))} if balance > 0 else ()
+            q = evolve(s, kg, p, d, seed=rng, avoid_answers=avoid)
+            evolved[d].append(None if q is None else (s, q))
+            if q is not None:
+                counts[d][q.answer] += 1
+    return evolved
+
+
+def _family(scenes, kg, rng, balance: float = 0.0) -> tuple[list, dict[int, list]]:
+    """Static items and, per degree, the KBE evolution of each (index-aligned; None where impossible)."""
+    from icml26.agents.kbe.method import static_question
+
+    static = []
     for s in scenes:
         p = static_question(s, kg, seed=rng)
-        if p is None:
-            continue
-        static.append((s, p))
-        for d in DEGREES:
-            q = evolve(s, kg, p, d, seed=rng)
-            evolved[d].append(None if q is None else (s, q))
-    return static, evolved
+        if p is not None:
+            static.append((s, p))
+    return static, _evolve_all(static, kg, rng, balance)
 
 
 def benchmarks(w: dict) -> dict:
-    kg, rng = w["kg"], w["rng"]
-    tr_static, tr_evolved = _family(w["train"], kg, rng)
+    kg, rng, bal = w["kg"], w["rng"], w.get("balance", 0.0)
+    tr_static, tr_evolved = _family(w["train"], kg, rng, bal)
     train = tr_static + [x for d in DEGREES for x in tr_evolved[d] if x is not None]
-    static, evolved = _family(w["static"], kg, rng)
+    static, evolved = _family(w["static"], kg, rng, bal)
+    # reported beside the balanced sweep: the same static items evolved without the balance rule
+    raw = _evolve_all(static, kg, w["rng_report"], 0.0) if bal > 0 else evolved
+    sweep_raw = {d: [x for x in raw[d] if x is not None] for d in DEGREES}
     kbe0 = [x for x in evolved[0] if x is not None]
     kbe_mixed = [evolved[i % 4][i] for i in range(len(static)) if evolved[i % 4][i] is not None]
     sweep = {d: [x for x in evolved[d] if x is not None] for d in DEGREES}
-    fr_static, fr_evolved = _family(w["fresh"], kg, rng)
+    fr_static, fr_evolved = _family(w["fresh"], kg, rng, bal)
     fresh = fr_static + [x for d in DEGREES for x in fr_evolved[d] if x is not None]
     return {"train": train, "static": static, "kbe0": kbe0, "kbe": kbe_mixed, "sweep": sweep, "fresh": fresh,
-            "probe1": fr_static}
+            "probe1": fr_static, "sweep_raw": sweep_raw}
 
 
 def _vocab(kb) -> list[str]:
     from icml26.agents.kbe.method import ROLE, SPATIAL_WORDS
     from icml26.agents.kbe.setting import COLOURS, SHAPES, entity_token
 
-    words = ["fact", "?", "=", ",", "what", "is", "the", "of", "'s", *COLOURS, *SHAPES]
+    words = ["fact", "?", "=", ",", "what", "is", "the", "of", "'s", "shown", "by", *COLOURS, *SHAPES]
     for style in ROLE:
         words += [w for v in style.values() for w in v.split()]
     for style in SPATIAL_WORDS:
@@ -93,6 +116,9 @@ def models(w: dict, b: dict, params: dict, seed: int) -> dict:
     from icml26.agents.kbe.method import verbalise
     from icml26.agents.kbe.models import ReaderConfig, RetrievalReader, prompt, train_reader
 
+    import torch
+
+    torch.set_num_threads(1)  # one core per job: the full profile runs seeds in parallel jobs
     kb = w["kb"]
     vocab = _vocab(kb)
     steps, big = params["steps"], 2 * params["steps"]
@@ -101,12 +127,15 @@ def models(w: dict, b: dict, params: dict, seed: int) -> dict:
     out: dict = {}
     losses = {}
     for tag, d in (("small", params["d_small"]), ("large", params["d_large"])):
-        cfg = ReaderConfig(d_model=d, steps=big, batch=params["batch"], lr=params["lr"])
+        cfg = ReaderConfig(d_model=d, n_layers=params.get("n_layers", 2), steps=big, batch=params["batch"],
+                           lr=params["lr"], fact_frac=params.get("fact_frac", 0.5),
+                           percept_frac=params.get("percept_frac", 0.0))
         r_short, r_long = train_reader(cfg, checkpoints=(steps,), **common)
         out[f"{tag}-{steps}"], out[f"{tag}-{big}"] = r_short, r_long
         losses[tag] = r_long.losses
-    twin_cfg = ReaderConfig(d_model=params["d_small"], steps=big, batch=params["batch"], lr=params["lr"],
-                            contaminated=True, contam_frac=params["contam_frac"])
+    twin_cfg = ReaderConfig(d_model=params["d_small"], n_layers=params.get("n_layers", 2), steps=big,
+                            batch=params["batch"], lr=params["lr"], contaminated=True, contam_frac=params["contam_frac"],
+                            fact_frac=params.get("fact_frac", 0.5), percept_frac=params.get("percept_frac", 0.0))
     (twin,) = train_reader(twin_cfg, **common)
     out["twin"] = twin
     losses["twin"] = twin.losses
@@ -184,7 +213,8 @@ def evaluate(w: dict, b: dict, m: dict) -> dict:
         f = fns[n]
         acc[n] = {"static": _acc(f, b["static"], 0), "para": _acc(f, b["static"], 1), "kbe0": _acc(f, b["kbe0"], 0),
                   "kbe": _acc(f, b["kbe"], 0), "fresh": _acc(f, b["fresh"], 0), "probe1": _acc(f, b["probe1"], 0),
-                  "degree": [_acc(f, b["sweep"][d], 0) for d in DEGREES]}
+                  "degree": [_acc(f, b["sweep"][d], 0) for d in DEGREES],
+                  "degree_unbalanced": [_acc(f, b["sweep_raw"][d], 0) for d in DEGREES]}
         for k, v in acc[n].items():
             met[f"acc/{n}/{k}"] = v
     chance = _chance(w["kb"], b["probe1"])
@@ -212,14 +242,22 @@ def evaluate(w: dict, b: dict, m: dict) -> dict:
     for n, r in rhos.items():
         met[f"diff/{n}/spearman"] = r
     met["diff/spearman_worst"] = max(rhos.values())
+    # the same on the sweep evolved without our answer-balance rule (reported, decides nothing)
+    met["diff/spearman_worst_unbalanced"] = max(_spearman_deg(acc[n]["degree_unbalanced"]) for n in names)
     met["diff/mean_degree_acc"] = [float(np.nanmean([acc[n]["degree"][d] for n in names])) for d in DEGREES]
+    met["diff/mean_degree_acc_unbalanced"] = [float(np.nanmean([acc[n]["degree_unbalanced"][d] for n in names]))
+                                              for d in DEGREES]
     met["diff/degree"] = list(DEGREES)
     # the share of the most frequent answer per degree: what guessing the modal answer would score
     from collections import Counter
 
-    met["diff/modal_answer_share"] = [
-        (Counter(p.answer for _, p in b["sweep"][d]).most_common(1)[0][1] / len(b["sweep"][d])) if b["sweep"][d]
-        else float("nan") for d in DEGREES]
+    def modal(sw):
+        return [(Counter(p.answer for _, p in sw[d]).most_common(1)[0][1] / len(sw[d])) if sw[d] else float("nan")
+                for d in DEGREES]
+
+    met["diff/modal_answer_share"] = modal(b["sweep"])
+    met["diff/modal_answer_share_unbalanced"] = modal(b["sweep_raw"])
+    met["valid/coverage_unbalanced"] = [len(b["sweep_raw"][d]) / max(1, len(b["static"])) for d in DEGREES]
     met["diff/ladder_static_minus_kbe"] = float(np.mean([acc[n]["static"] - acc[n]["kbe"] for n in m["ladder"]]))
     evolved = b["kbe0"] + [x for d in DEGREES for x in b["sweep"][d]]
     met["valid/unique_frac"] = _unique_by_graph(w, evolved)

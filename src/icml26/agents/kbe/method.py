@@ -29,7 +29,7 @@ the validation rules and the verbalisation prompts are our choices, documented h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -265,12 +265,17 @@ def expand(scene: Scene, kg, path: QuestionPath, k: int, *, seed: int | np.rando
     if not isinstance(path, QuestionPath):
         raise TypeError(f"path must be a QuestionPath, got {type(path).__name__}")
     k = check_int("k", k, minimum=0)
+    return _expand(scene, kg, path, k, as_rng("seed", seed), frozenset())
+
+
+def _expand(scene: Scene, kg, path: QuestionPath, k: int, rng: np.random.Generator, avoid) -> QuestionPath | None:
     if k == 0:
-        return path if validate(scene, kg, path) else None
-    rng = as_rng("seed", seed)
+        return path if path.answer not in avoid and validate(scene, kg, path) else None
     chains = _chains(kg, path.answer, k)
     for c in rng.permutation(len(chains)):
         rels, ents = chains[int(c)]
+        if ents[-1] in avoid:
+            continue
         p = replace(path, relations=path.relations + rels, entities=path.entities + ents[1:])
         if validate(scene, kg, p):
             return p
@@ -286,14 +291,20 @@ def exploration_degree(path: QuestionPath, base_hops: int = 1) -> int:
 
 
 def evolve(scene: Scene, kg, path: QuestionPath, degree: int, *, seed: int | np.random.Generator = 0,
-           tries: int = 8) -> QuestionPath | None:
+           tries: int = 8, avoid_answers: Collection[str] = ()) -> QuestionPath | None:
     """One KBE question of exploration ``degree`` evolved from the static ``path``: Re-selection (always a
     different object, through a spatial relation when the degree's split asks for it) followed by
-    Expansion. Splits of the degree into visual and knowledge parts are tried in random order."""
+    Expansion. Splits of the degree into visual and knowledge parts are tried in random order.
+
+    ``avoid_answers`` (our addition, not the paper's): answers an evolved question must not have; the
+    benchmark builder uses it for an answer-balance rule (no answer may dominate a degree)."""
     degree = check_int("degree", degree, minimum=0)
     tries = check_int("tries", tries, minimum=1)
     if not isinstance(path, QuestionPath):
         raise TypeError(f"path must be a QuestionPath, got {type(path).__name__}")
+    if isinstance(avoid_answers, str) or not isinstance(avoid_answers, Collection):
+        raise TypeError(f"avoid_answers must be a collection of entity names, got {type(avoid_answers).__name__}")
+    avoid = set(avoid_answers)
     rng = as_rng("seed", seed)
     splits = [(v, degree - v) for v in (0, 1) if degree - v >= 0]
     for _ in range(tries):
@@ -301,7 +312,7 @@ def evolve(scene: Scene, kg, path: QuestionPath, degree: int, *, seed: int | np.
         base = reselect(scene, kg, path, spatial=bool(v), hops=path.hops, seed=rng)
         if base is None:
             continue
-        out = expand(scene, kg, base, h, seed=rng)
+        out = _expand(scene, kg, base, h, rng, avoid)
         if out is not None and exploration_degree(out, path.hops) == degree:
             return out
     return None

@@ -36,6 +36,8 @@ class ReaderConfig:
     lr: float = 3e-3
     contaminated: bool = False
     contam_frac: float = 0.15  # share of scene-question rows drawn from the static test pairs (twin only)
+    fact_frac: float = 0.5  # share of each batch drawn from the KB fact probes
+    percept_frac: float = 0.0  # share drawn from perception probes on training scenes ("what is shown by ...")
 
 
 def prompt(scene: Scene | None, question: str, subject: str | None = None) -> str:
@@ -53,6 +55,17 @@ def fact_questions(kb) -> list[tuple[str, str]]:
         for st in (0, 1):
             q = (f"what is the {ROLE[0][f.relation]} of {s} ?" if st == 0 else f"{s} 's {ROLE[1][f.relation]} is what ?")
             out.append((prompt(None, q, f.subject), entity_token(f.object)))
+    return out
+
+
+def perception_questions(scenes: Sequence[Scene]) -> list[tuple[str, str]]:
+    """Perception probes on (training) scenes: ``what is shown by the red circle ?`` -> the entity it shows,
+    for every object whose colour and shape are unique in its scene (our training aid, not the paper's)."""
+    out = []
+    for s in scenes:
+        for o in s.objects:
+            if sum(q.colour == o.colour and q.shape == o.shape for q in s.objects) == 1:
+                out.append((prompt(s, f"what is shown by the {o.colour} {o.shape} ?"), entity_token(o.entity)))
     return out
 
 
@@ -110,6 +123,8 @@ def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, Qu
     facts = fact_questions(kb)
     scenes = scene_questions(train_items)
     contam = scene_questions(static_items, styles=(0,)) if cfg.contaminated else []
+    train_scenes = list({s.id: s for s, _ in train_items}.values())
+    percept = perception_questions(train_scenes) if cfg.percept_frac > 0 else []
     ent_tokens = sorted({entity_token(e) for e in kb.entities})
     ent_ids = [tok.encode(t)[0] for t in ent_tokens]
 
@@ -123,9 +138,10 @@ def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, Qu
             y[i, len(s) - 2] = s[-1]  # only the answer token is scored
         return x, y
 
-    pools = [encode(facts), encode(scenes)] + ([encode(contam)] if contam else [])
+    pools = [encode(facts), encode(scenes), encode(contam) if contam else None, encode(percept) if percept else None]
+    pools = [p for p in pools if p is not None]
     max_len = max(p[0].shape[1] for p in pools)
-    key = hashlib.sha1(json.dumps([asdict(cfg), seed, key_extra, list(checkpoints), len(facts), len(scenes), len(contam),
+    key = hashlib.sha1(json.dumps([asdict(cfg), seed, key_extra, list(checkpoints), len(facts), len(scenes), len(contam), len(percept),
                                    tok.vocab_size], sort_keys=True).encode()).hexdigest()[:16]
     path = _cache_dir() / f"reader-{key}.pt"
     torch.manual_seed(seed)
@@ -145,9 +161,12 @@ def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, Qu
         blob = torch.load(path, weights_only=False)
         return readers(blob["states"], blob["losses"])
 
-    n_f = cfg.batch // 2
+    n_f = int(round(cfg.batch * cfg.fact_frac))
     n_c = int(round(cfg.batch * cfg.contam_frac)) if contam else 0
-    n_s = cfg.batch - n_f - n_c
+    n_p = int(round(cfg.batch * cfg.percept_frac)) if percept else 0
+    n_s = cfg.batch - n_f - n_c - n_p
+    if n_s < 1:
+        raise ValueError("fact_frac + contam_frac + percept_frac leave no scene-question rows in a batch")
 
     def pad_to(x, y):
         if x.shape[1] < max_len:
@@ -159,12 +178,14 @@ def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, Qu
 
     def sample(gen):
         xs, ys = [], []
-        for (x, y), n in zip(pools, (n_f, n_s, n_c)):
+        for (x, y), n in zip(pools, [n_f, n_s] + ([n_c] if contam else []) + ([n_p] if percept else [])):
             if n:
                 idx = torch.randint(0, x.shape[0], (n,), generator=gen)
                 xs.append(x[idx])
                 ys.append(y[idx])
-        return torch.cat(xs), torch.cat(ys)
+        x, y = torch.cat(xs), torch.cat(ys)
+        keep = int((x != tok.pad_id).any(0).nonzero().max()) + 1  # drop all-padding columns (causal: no effect)
+        return x[:, :keep], y[:, :keep - 1]
 
     snaps: list[dict] = []
     marks = {int(c) - 1 for c in checkpoints}
