@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from icml26.agents.psg_nav import setting as S
-from icml26.agents.psg_nav._checks import paired_bootstrap
+from icml26.core.checks import paired_bootstrap
 from icml26.agents.psg_nav.method import (EvidentialMemory, hard_utility, marginal_utility, multiverse_topk,
                                           multiverse_utility, navigate, room_combinations, room_goal_score,
                                           sampled_utility)

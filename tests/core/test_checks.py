@@ -245,3 +245,19 @@ def test_beats_in_seeds_with_zero_margin_does_not_count_ties():
     ms[0]["m"] = ms[1]["m"] = ms[2]["m"] = ms[3]["m"] = 1.5
     assert chk(ms).status == "reproduced"
     assert chk(chk.on_control(ms)).status == "not-reproduced"
+
+
+def test_paired_bootstrap_superiority_noninferiority_and_control():
+    from icml26.core.checks import paired_bootstrap
+
+    rng = np.random.default_rng(0)
+    ms = [{"a": list((rng.random(200) < 0.6).astype(float)), "b": list((rng.random(200) < 0.4).astype(float))}
+          for _ in range(3)]
+    sup = paired_bootstrap("a", "b")
+    assert sup(ms).status == "reproduced" and sup(sup.on_control(ms)).status == "not-reproduced"
+    assert sup(sup.contradict(ms)).status == "not-reproduced"
+    assert paired_bootstrap("b", "a", better="lower")(ms).status == "reproduced"
+    same = [{"a": m["b"], "b": m["b"]} for m in ms]
+    assert paired_bootstrap("a", "b", mode="noninferior", margin=0.02)(same).status == "reproduced"
+    with pytest.raises(ValueError):
+        paired_bootstrap("a", "b", margin=-1)

@@ -765,3 +765,84 @@ def too_few_seeds(n: int, test: Test = "sign", alpha: float = 0.05) -> str | Non
 
 
 CheckFn = Callable[[Sequence[Metrics]], Verdict]
+
+
+# ----------------------------------------------------------------------------- paired bootstrap over items
+@dataclass(frozen=True, repr=False)
+class PairedBootstrap(Check):
+    method: str
+    control: str
+    better: Literal["higher", "lower"] = "higher"
+    mode: Literal["superior", "noninferior"] = "superior"
+    margin: float = 0.0
+    n_boot: int = 4000
+    label: str = ""
+    control_label: str = ""
+    comparative: bool = True
+
+    def rule(self) -> str:
+        name, cname = self.label or self.method, self.control_label or self.control
+        if self.mode == "superior":
+            side = "above 0" if self.better == "higher" else "below 0"
+            return (f"{name} {self.better} than {cname}: the 95% paired-bootstrap interval of the mean per-episode "
+                    f"difference ({name} - {cname}, episodes pooled over seeds) lies {side}")
+        bound = f"> -{self.margin:g}" if self.better == "higher" else f"< +{self.margin:g}"
+        return (f"{name} not worse than {cname} by more than {self.margin:g}: the 95% paired-bootstrap interval of the "
+                f"mean per-episode difference ({name} - {cname}, pooled over seeds) has its "
+                f"{'lower' if self.better == 'higher' else 'upper'} end {bound}")
+
+    def _pairs(self, ms: Sequence[Metrics]) -> tuple[np.ndarray, np.ndarray]:
+        a = np.concatenate([np.asarray(m[self.method], float).ravel() for m in ms])
+        b = np.concatenate([np.asarray(m[self.control], float).ravel() for m in ms])
+        if a.shape != b.shape:
+            raise ValueError(f"{self.method} and {self.control} have different numbers of episodes")
+        return a, b
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        a, b = self._pairs(ms)
+        d = a - b
+        name, cname = self.label or self.method, self.control_label or self.control
+        rng = np.random.default_rng(0)
+        boot = d[rng.integers(0, d.size, size=(self.n_boot, d.size))].mean(axis=1) if d.size else np.array([np.nan])
+        lo, hi = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))) if d.size else (np.nan, np.nan)
+        mean = float(d.mean()) if d.size else float("nan")
+        if self.mode == "superior":
+            ok = lo > 0 if self.better == "higher" else hi < 0
+        else:
+            ok = lo > -self.margin if self.better == "higher" else hi < self.margin
+        status = "reproduced" if ok else "not-reproduced"
+        return Verdict(status, f"{name} {a.mean():.3f} vs {cname} {b.mean():.3f}",
+                       f"rule: {self.rule()}; difference {mean:+.3f} [{lo:+.3f}, {hi:+.3f}] over {d.size} paired "
+                       f"episodes from {len(ms)} seeds", value=mean, ci=(lo, hi), control=f"{cname}: {b.mean():.3f}")
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            n = len(m[self.method])
+            good, bad = (1.0, 0.0) if self.better == "higher" else (0.0, 1.0)
+            m[self.method], m[self.control] = [bad] * n, [good] * n
+            out.append(m)
+        return out
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        out = []
+        for m in copy.deepcopy(list(ms)):
+            m[self.method] = copy.deepcopy(m[self.control])
+            out.append(m)
+        return out
+
+
+def paired_bootstrap(method: str, control: str, *, better: Literal["higher", "lower"] = "higher",
+                     mode: Literal["superior", "noninferior"] = "superior", margin: float = 0.0,
+                     label: str = "", control_label: str = "") -> PairedBootstrap:
+    """Per-item paired bootstrap of ``method - control``, items pooled over seeds.
+
+    Each seed stores one value per item (episode, question) for both arms, in the same order; the
+    (seed, item) pairs are pooled and resampled with replacement (4000 draws, fixed generator).
+    ``mode='superior'``: the 95% percentile interval of the mean difference lies above 0 (below 0
+    for ``better='lower'``). ``mode='noninferior'``: its lower end (upper end for ``lower``) is
+    better than ``-margin``. Items are treated as independent: where a seed's items share state
+    (a memory carried across episodes), report a seed-level test beside it."""
+    if better not in ("higher", "lower") or mode not in ("superior", "noninferior") or margin < 0:
+        raise ValueError(f"bad paired_bootstrap arguments: better={better!r}, mode={mode!r}, margin={margin!r}")
+    return PairedBootstrap(method, control, better, mode, float(margin), 4000, label, control_label)
