@@ -62,29 +62,32 @@ PAPER = Paper(
         "haemodynamic contamination with a subject-specific map, pixel noise, and a residual registration error "
         "(sub-pixel shift in [-2, 2] px per session); behaviour is a nonlinear readout of the latent (task B: other "
         "dynamics, other readout). Both the parcel tokens and the grid-patch control's tokens (6x6-px patches, about "
-        "as many tokens as parcels) are computed on the same registered frame. Model size d = 32, 2 layers, 600 "
-        "pretraining steps of 16 windows from 6 training mice (vs a large model on many mice); every pretrained arm "
-        "(WiCAT, grid tokens, stitcher) gets the same width, optimiser, steps and seed. cebra (optional peer) is not "
-        "installed and not run; real data (pynwb, allensdk) would need downloads. "
-        "Run history (not hidden): the first full run used 300 pretraining steps and failed the pre-registered "
-        "training gate (masked-token MSE <= 0.7x the mean predictor's in >= 4/5 seeds: met in 2/5, mean 0.725), so "
-        "every claim was not-checkable; the pretraining budget of all three arms was then doubled to 600 steps, with "
-        "checks, gates and thresholds unchanged. On the 300-step numbers the checks would have said: "
-        "beats-single-session partly, zero-shot partly (R2 0.42 > 0.3, but not significantly above pooled ridge "
-        "0.41), left-out-region not-reproduced (0.17 vs ridge 0.63), cross-task partly. The 600-step full run "
-        "still fails the gate (met in 2/5 seeds: 0.66, 0.67, 0.77, 0.72, 0.73; mean 0.71 vs 0.725 at 300 steps), "
-        "so every claim stays not-checkable; doubling the steps moved the ratio little, which suggests the bar sits "
-        "near this world's floor (unpredictable latent innovations, task-irrelevant drive, noise) as much as it "
-        "measures under-training. The gate was not changed after seeing these numbers. What the checks would say "
-        "on the 600-step numbers is printed in each verdict's evidence."),
+        "as many tokens as parcels) are computed on the same registered frame. Model size d = 32, 2 layers, 400 "
+        "pretraining steps of 32 windows (peak lr 1.5e-2) from 6 training mice (vs a large model on many mice); every "
+        "pretrained arm (WiCAT, grid tokens, stitcher) gets the same width, optimiser, lr, steps and seed; the "
+        "from-scratch single-session control keeps lr 2e-3. cebra (optional peer) is not installed and not run; real "
+        "data (pynwb, allensdk) would need downloads. "
+        "Run history (not hidden): the first full run (300 steps of 16 windows, lr 2e-3) and the second (600 steps) "
+        "both failed the pre-registered training gate (masked-token MSE <= 0.7x the mean predictor's in >= 4/5 "
+        "seeds): met in 2/5 seeds both times (600 steps: 0.66, 0.67, 0.77, 0.72, 0.73), so every claim was "
+        "not-checkable. Reachable bound, measured on dev seeds 100-102 only (never on the full profile's seeds 0-4): "
+        "an oracle that knows the simulator's latents (z, u, haemodynamics, shift) and misses only pixel noise has "
+        "ratio 0.011, so the world's unpredictable noise is far below the bar and was left unchanged; the same model "
+        "trained 2400 steps x 16 windows at lr 2e-3 reaches 0.35 on seed 100 (600 steps: 0.575), i.e. the bar "
+        "measured under-training. At 400 steps x 32 windows the ratio on dev seed 101 was 0.85 / 0.78 / 0.63 / 0.60 "
+        "at lr 2e-3 / 5e-3 / 1e-2 / 1.5e-2; at lr 1e-2 seeds 100 and 102 gave 0.45 and 0.81 (the gate is not met "
+        "on every dev world). The third run therefore uses 400 steps x 32 windows at lr 1.5e-2 for all three "
+        "pretrained arms; checks, gates and thresholds are unchanged. The simulator's code was made faster (blur and "
+        "shift applied once to each region's footprint, AR(1) loops as filters) with bit-identical movies."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             **_MODEL, "n_subjects": 4, "n_train": 3, "n_frames": 600, "d_model": 16, "n_layers": 1,
-            "steps": 40, "batch": 16, "sup_steps": 10, "adapt_steps": 10, "stitch_frames": 300,
+            "steps": 40, "batch": 16, "pretrain_lr": 1.5e-2, "sup_steps": 10, "adapt_steps": 10, "stitch_frames": 300,
             "budgets": [150, 300]}),
         "full": Profile("full", seeds=5, timeout_s=900, params={
             **_MODEL, "n_subjects": 8, "n_train": 6, "n_frames": 1200, "d_model": 32, "n_layers": 2,
-            "steps": 600, "batch": 16, "sup_steps": 40, "adapt_steps": 40, "stitch_frames": 300,
+            "steps": 400, "batch": 32, "pretrain_lr": 1.5e-2, "sup_steps": 40, "adapt_steps": 40,
+            "stitch_frames": 300,
             "budgets": [150, 300, 600]}),
     },
     claims=(

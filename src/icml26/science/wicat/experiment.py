@@ -95,11 +95,16 @@ def _targets(y: np.ndarray, profile: Profile, stride: int | None = None) -> np.n
 
 
 # ----------------------------------------------------------------------------- pretraining
+def _pretrain_lr(profile: Profile) -> float:
+    """Peak learning rate of the three pretrained arms (``pretrain_lr``; ``lr`` stays the from-scratch control's)."""
+    return float(profile.get("pretrain_lr", profile["lr"]))
+
+
 def _cached_model(kind: str, cfg: EncoderConfig, profile: Profile, seed: int, wcfg: WorldConfig, build):
     import torch
 
     params = {"kind": kind, **config_dict(cfg), "steps": int(profile["steps"]), "batch": int(profile["batch"]),
-              "lr": float(profile["lr"]), "world": wcfg.__dict__, "n_train": int(profile["n_train"]),
+              "lr": _pretrain_lr(profile), "world": wcfg.__dict__, "n_train": int(profile["n_train"]),
               "seed": int(seed), "v": 2}
     blob = cached("wicat", kind, build, params=params, fmt="pt")
     torch.manual_seed(seed)
@@ -109,7 +114,7 @@ def _cached_model(kind: str, cfg: EncoderConfig, profile: Profile, seed: int, wc
 def pretrain_models(data: dict, profile: Profile, seed: int, wcfg: WorldConfig) -> tuple[dict, dict]:
     """Pretrain WiCAT, the grid-token model and the stitcher model on the training subjects' task-A sessions."""
     n_train, stride = int(profile["n_train"]), int(profile["patch_len"])
-    kw = dict(steps=int(profile["steps"]), batch=int(profile["batch"]), lr=float(profile["lr"]), seed=seed)
+    kw = dict(steps=int(profile["steps"]), batch=int(profile["batch"]), lr=_pretrain_lr(profile), seed=seed)
     models, metrics = {}, {}
     for kind in ("parcel", "grid"):
         x = np.concatenate([_windows(data[f"A/{s}/{kind}"], profile, stride) for s in range(n_train)])

@@ -167,24 +167,28 @@ def simulate_session(world: World, subject: int, task: str, seed: int) -> Sessio
     rng = np.random.default_rng([int(seed), 7002, subject, TASKS.index(task)])
     T = cfg.n_frames
     z = simulate_latent(world.dynamics[task], T, rng)
-    u = np.zeros((T, cfg.irrelevant_dim))
-    for t in range(1, T):
-        u[t] = 0.97 * u[t - 1] + np.sqrt(1 - 0.97 ** 2) * rng.standard_normal(cfg.irrelevant_dim)
+    # AR(1) recursions as filters (the same draws, in the same order, as a frame-by-frame loop)
+    eps = np.concatenate([np.zeros((1, cfg.irrelevant_dim)), rng.standard_normal((T - 1, cfg.irrelevant_dim))])
+    u = lfilter([np.sqrt(1 - 0.97 ** 2)], [1, -0.97], eps, axis=0)
     drive = z @ world.L.T + u @ world.M.T + world.b + world.offsets[subject]
     act = world.gains[subject] * np.logaddexp(0.0, 2.0 * drive) / 2.0          # (T, R) softplus
     k = np.exp(-1.0 / cfg.tau_calcium)
     act = lfilter([1 - k], [1, -k], act, axis=0)                                # calcium kernel
-    h = np.zeros(T)
-    for t in range(1, T):
-        h[t] = 0.99 * h[t - 1] + np.sqrt(1 - 0.99 ** 2) * rng.standard_normal()
+    h = lfilter([np.sqrt(1 - 0.99 ** 2)], [1, -0.99], np.concatenate([[0.0], rng.standard_normal(T - 1)]))
     atlas = world.atlas
     inside = atlas >= 0
-    lab = np.where(inside, atlas, 0)
-    movie = act[:, lab] * world.profiles[None] * inside[None]                   # (T, H, W)
-    movie = gaussian_filter(movie, sigma=(0, 1.0, 1.0))
-    movie += cfg.hemo_scale * h[:, None, None] * world.hemo_maps[subject][None] * inside[None]
     shift = tuple(rng.uniform(-cfg.max_shift, cfg.max_shift, 2))
-    movie = nd_shift(movie, (0.0, shift[0], shift[1]), order=1, mode="nearest")
+    # blur and shift are the same linear map on every frame, so they are applied once to each region's
+    # spatial footprint (and to the haemodynamic map) and the movie is a product of traces and maps:
+    # identical, up to rounding, to blurring and shifting the frame stack itself
+    def spatial(img: np.ndarray, blur: bool) -> np.ndarray:
+        img = gaussian_filter(img, sigma=1.0) if blur else img
+        return nd_shift(img, shift, order=1, mode="nearest")
+
+    maps = np.stack([spatial(world.profiles * (atlas == r), True) for r in range(cfg.n_regions)]
+                    + [spatial(cfg.hemo_scale * world.hemo_maps[subject] * inside, False)])   # (R + 1, H, W)
+    sources = np.concatenate([act, h[:, None]], 1)                                            # (T, R + 1)
+    movie = (sources @ maps.reshape(maps.shape[0], -1)).reshape(T, *atlas.shape)
     movie += cfg.pixel_noise * rng.standard_normal(movie.shape)
     return Session(subject, task, (float(shift[0]), float(shift[1])), movie.astype(np.float32),
                    behaviour(world, z, task), z)
