@@ -167,3 +167,34 @@ def test_bad_input_names_argument():
         _cfg(d_model=7)
     with pytest.raises(ValueError, match="folds"):
         M.ridge_fit(np.zeros((4, 2)), np.zeros(4), folds=1)
+
+
+def test_simulated_movie_equals_blurring_and_shifting_the_frame_stack():
+    """The simulator applies blur and shift to each region's footprint once; it must equal doing it per frame."""
+    from scipy.ndimage import gaussian_filter, shift as nd_shift
+    from scipy.signal import lfilter
+
+    cfg = S.WorldConfig(size=16, n_regions=5, n_subjects=2, n_frames=40, pixel_noise=0.0)
+    world = S.make_world(cfg, 4)
+    sess = S.simulate_session(world, 1, "A", 9)
+    rng = np.random.default_rng([9, 7002, 1, 0])
+    z = S.simulate_latent(world.dynamics["A"], cfg.n_frames, rng)
+    u = np.zeros((cfg.n_frames, cfg.irrelevant_dim))
+    for t in range(1, cfg.n_frames):
+        u[t] = 0.97 * u[t - 1] + np.sqrt(1 - 0.97 ** 2) * rng.standard_normal(cfg.irrelevant_dim)
+    drive = z @ world.L.T + u @ world.M.T + world.b + world.offsets[1]
+    act = world.gains[1] * np.logaddexp(0.0, 2.0 * drive) / 2.0
+    k = np.exp(-1.0 / cfg.tau_calcium)
+    act = lfilter([1 - k], [1, -k], act, axis=0)
+    h = np.zeros(cfg.n_frames)
+    for t in range(1, cfg.n_frames):
+        h[t] = 0.99 * h[t - 1] + np.sqrt(1 - 0.99 ** 2) * rng.standard_normal()
+    inside = world.atlas >= 0
+    movie = act[:, np.where(inside, world.atlas, 0)] * world.profiles[None] * inside[None]
+    movie = gaussian_filter(movie, sigma=(0, 1.0, 1.0))
+    movie += cfg.hemo_scale * h[:, None, None] * world.hemo_maps[1][None] * inside[None]
+    shift = tuple(rng.uniform(-cfg.max_shift, cfg.max_shift, 2))
+    movie = nd_shift(movie, (0.0, *shift), order=1, mode="nearest")
+    assert sess.shift == pytest.approx(shift)
+    np.testing.assert_allclose(sess.frames, movie, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sess.latent, z)
