@@ -53,13 +53,32 @@ PAPER = Paper(
         "(not an autoregressive character decoder), and a conditional image-to-image CNN (FiLM) editing the "
         "render; one colour-component parser scores both renders. The frontier-VLM findings are not checkable; "
         "the released examples are shipped in data/ (MIT) and used by the unit tests. "
-        "Measured after the full run (notes, not pre-registered; no check was changed): the pixel arm passes its "
-        "gate on render MSE (15-40% below copy-the-input) yet meets fewer requirements than copying the input "
+        "Measured after the full run (notes, not pre-registered): the pixel arm passes its "
+        "gate on render MSE (11-39% below copy-the-input) yet meets fewer requirements than copying the input "
         "(0.47 vs 0.61: it tints other boxes and smears the label), and meets none of an instruction's "
         "requirements in full on any test item; the code arm's pointer is exact on every test item, so its "
         "SSIM outside the edit is 1 (a correct patch cannot touch other pixels); the authors' XML edit-precision "
         "rule counts only added or removed cell ids, so it gives 1.0 to any recolouring patch and to copying "
-        "the input alike (we report it as ported and add an attribute-aware variant)."
+        "the input alike (we report it as ported and add an attribute-aware variant, which scores our perfect "
+        "code arm 0.80-0.85 only because the authors' substring rule also names root cells '0'/'1' inside ids "
+        "such as 'v1'). "
+        "Review after the full run (no stored metric changed): (1) code-beats-pixel-editing is now also gated on "
+        "each arm meeting more requirements than copy-the-input (the issue's gate, 'each beats copy-the-input', "
+        "read on the claim's own score; test split, the only one with requirement rates stored); the pixel arm "
+        "fails it in 5/5 seeds, so the claim is not checkable (the comparison alone would say reproduced). "
+        "Off-profile diagnostics by the review on seed 0 (not stored): the pixel CNN's training loss was still "
+        "falling at 300 steps; with 1500 steps it falls 2.5x further and meets 0.54 of the requirements (0.44 at "
+        "300), with lr 1e-2 at 300 steps 0.63 by staying closer to the identity (copy 0.61); it completes no "
+        "edit in any of these. Its receptive field is 7 px on an 80x60 render, so a by-label instruction "
+        "(reading a ~5 px label and recolouring the whole box) is out of its reach by architecture. "
+        "(2) The code arm reads the parser's symbolic cell tokens, so its task is a token lookup (requirement "
+        "rate = pointer accuracy), and its SSIM outside the edit is 1 by construction once the pointer is right "
+        "(a unit test checks that a correct patch changes no pixel outside the box). (3) XDRFR: the authors' "
+        "judge reads the patch JSON itself; we decide the requirements on the XML after applying the patch. "
+        "(4) Structural fidelity in the Task-1 analogue uses max_distance = 40 page units (a quarter of the "
+        "page width) for the authors' 200 px. (5) The full run took 506 s under a load of 10-14 on the shared "
+        "2 cores (seeds 90-109 s each; the builder estimates about 2.3 min alone), over the issue's 3-minute "
+        "target under that load."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
@@ -88,21 +107,20 @@ PAPER = Paper(
                           "precise",
               control="a conditional image-to-image CNN trained on the same triples, steps and batch size (pixel "
                       "editing)",
-              check=C.all_of(
-                  C.beats_in_seeds("code/req_rate", "pixel/req_rate", frac=0.8, label="code arm requirements met",
-                                   control_label="pixel arm"),
-                  C.beats_in_seeds("code/ssim_outside", "pixel/ssim_outside", frac=0.8,
-                                   label="code arm SSIM outside the edit", control_label="pixel arm"),
-                  C.threshold("paired/req_rate_ci_lo", at_least=1e-4, frac=0.8,
-                              label="lower end of the paired bootstrap CI of the requirement-rate gap"),
-                  C.threshold("paired/ssim_outside_ci_lo", at_least=1e-4, frac=0.8,
-                              label="lower end of the paired bootstrap CI of the SSIM gap"),
-              ).gated(*_GATES)),
+              # pre-registered: all of (code > pixel on requirements met and on SSIM outside the edit in >= 4/5
+              # seeds; both paired bootstrap CIs above 0), gated on each arm's render MSE beating copy-the-input.
+              # Rule revised after the full run by review: also gated on each arm meeting more requirements than
+              # copy-the-input (see _checks.py); decided by experiment.check_code_beats_pixel_editing.
+              check=None),
         Claim(id="patch-roundtrip", kind="identity",
-              statement="The ported Task-2 pipeline is exact on the reference edits: applying the target patch "
-                        "yields XML that executes and meets every requirement (XDRFR 1).",
+              statement="The ported Task-2 pipeline is exact on the reference edits: the reference target XML meets "
+                        "every requirement emitted with its instruction (XDRFR 1). That applying the reference patch "
+                        "reproduces the target XML byte for byte, which then renders, is checked by the unit tests "
+                        "(wording narrowed after the full run by review: the stored metric scores the target XML "
+                        "directly, not an applied patch).",
               paper_value="n/a (the protocol's own consistency)",
-              check=C.threshold("task2/oracle_xdrfr", at_least=1.0, label="XDRFR of the reference edits")),
+              check=C.threshold("task2/oracle_xdrfr", at_least=1.0,
+                                label="XDRFR of the reference target XML")),
         Claim(id="sota-falls-short", kind="headline",
               statement="State-of-the-art VLMs still fall short on structural fidelity and instruction compliance.",
               paper_value="qualitative, across 20+ VLMs",

@@ -29,8 +29,15 @@ Task 2 (code-to-code editing): XML + instruction -> a JSON patch
   extension, since a recolouring changes no id).
 * XDRFR (:func:`xdrfr`): the fraction of decomposed requirements the output satisfies. The authors ask
   a VLM judge yes/no per judge-decomposed question; our instructions come with XML-checkable
-  requirements, decided deterministically (:func:`requirement_met`).
+  requirements, decided deterministically (:func:`requirement_met`). A second difference (noted by
+  review): the authors' judge reads the patch JSON itself (``model_output_json``; an empty or invalid
+  one scores 0, a failed render still counts), while we decide the requirements on the XML after
+  :func:`apply_patch`, so a patch whose original fragment matches nothing meets no "style"
+  requirement here but could be judged satisfied there.
 * MJTC: the token count of the patch JSON (:func:`patch_token_count`).
+
+Structural fidelity's ``max_distance`` is the authors' 200 (pixels of full-size renders) by default;
+the Task-1 analogue in :mod:`.experiment` uses a quarter of our 160-unit page width (40 units).
 """
 
 from __future__ import annotations
@@ -205,7 +212,8 @@ def apply_patch(xml: str, patch: Any) -> tuple[str, int]:
 
 
 def patch_token_count(patch: Any) -> int:
-    """MJTC: the token count of the patch as compact JSON (non-ASCII kept)."""
+    """MJTC: the token count of the patch as ``json.dumps`` writes it with its default separators
+    (non-ASCII kept), as the authors do."""
     if not isinstance(patch, (dict, list)):
         raise TypeError(f"patch must be a dict or list, got {type(patch).__name__}")
     return token_count(json.dumps(patch, ensure_ascii=False))
