@@ -149,3 +149,22 @@ def test_sft_learns_the_format_on_a_tiny_pool():
     assert losses[-1] < losses[0]
     with pytest.raises(ValueError, match="tdam_ratio"):
         M.train_sft(model, pool, steps=1, tdam_ratio=1.5)
+
+
+def test_constant_schedule_is_prefix_consistent():
+    """A constant-lr continuation's state after k steps does not depend on the total step count."""
+    pool = [(*S.oracle_episode(v), True) for v in S.draw_videos(1, 12)]
+    seen = {}
+
+    def grab(k, mdl):
+        if k == 2:
+            seen["state"] = {n: t.clone() for n, t in mdl.state_dict().items()}
+
+    a = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    M.train_sft(a, pool, steps=4, batch=4, lr=1e-3, seed=3, schedule="constant", on_step=grab)
+    b = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    M.train_sft(b, pool, steps=2, batch=4, lr=1e-3, seed=3, schedule="constant")
+    for n, t in b.state_dict().items():
+        assert torch.equal(t, seen["state"][n]), n
+    with pytest.raises(ValueError, match="schedule"):
+        M.train_sft(b, pool, steps=1, schedule="linear")

@@ -49,15 +49,25 @@ PAPER = Paper(
         "The SFT gate is our reading of 'SFT accuracy on held-out oracle trajectories': the fraction of 200 "
         "held-out reference trajectories whose every policy token is the greedy prediction (teacher-forced); it "
         "replaced a per-token accuracy before the full run, after a one-seed pilot showed per-token accuracy "
-        "0.93 with the answer tokens unlearned. MLVU/Video-Holmes numbers are not checkable here."
+        "0.93 with the answer tokens unlearned. SFT recipe (second pass, chosen on dev seed 100, which no profile "
+        "runs, before the full re-run): stage 1 is 1200 AdamW steps (batch 16, lr 3e-3, warm-up then cosine to "
+        "3e-4) on 3000 references plus single-pass samples; stage 2 continues at a constant 3e-4 on a fresh pool "
+        "of the same make for sft2_steps steps; stage 3 decays the lr linearly from 3e-4 to 0 over sft3_steps steps "
+        "on another fresh pool (full: 1000 and 200 steps). On the "
+        "1200-step recipe the gate was met in 0/5 seeds (0.645-0.77) while per-token accuracy was ~0.98: the "
+        "misses are mostly the stop decision (answer now or crop again) and the crop bin. GRPO stays at 20 steps "
+        "per reward variant, too short to decide the reward ablation (see that claim). MLVU/Video-Holmes numbers "
+        "are not checkable here."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "d_model": 32, "n_layers": 2, "n_pool": 200, "uniform_frac": 0.17, "sft_steps": 20, "sft_batch": 16, "sft_lr": 3e-3,
+            "sft2_steps": 4, "sft2_batch": 8, "sft2_lr": 3e-4, "sft3_steps": 4,
             "rl_steps": 2, "rl_prompts": 2, "rl_group": 4, "rl_lr": 3e-4, "n_test": 24,
             "tdam_ratios": [0.0, 0.1], "timing_batch": 4, "timing_repeats": 2}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
             "d_model": 64, "n_layers": 2, "n_pool": 3000, "uniform_frac": 0.17, "sft_steps": 1200, "sft_batch": 16, "sft_lr": 3e-3,
+            "sft2_steps": 1000, "sft2_batch": 16, "sft2_lr": 3e-4, "sft3_steps": 200,
             "rl_steps": 20, "rl_prompts": 4, "rl_group": 8, "rl_lr": 5e-4, "n_test": 200,
             "tdam_ratios": [0.1], "timing_batch": 32, "timing_repeats": 5}, timeout_s=1800),
     },
@@ -81,6 +91,10 @@ PAPER = Paper(
                        "and not claimed; tool calls are reported)."),
             paper_value="qualitative ablation: without S_clue fewer tool calls and lower accuracy; without decay more calls, lower accuracy",
             control="GRPO from the same SFT policy with the bonus lacking S_clue, and lacking the turn decay",
+            uncheckable=("the GRPO runs are too short to decide it at this scale: 20 steps of 4 prompts x 8 rollouts "
+                         "per variant (a run of >= 100 steps per variant does not fit the 3-minute full profile) "
+                         "move accuracy by a few points at most, so differences between reward variants are "
+                         "noise, not the reward; the three variants' accuracies and tool calls are reported"),
             check=C.all_of(
                 C.beats("acc/vtgr", "acc/no_clue", better="higher", label="full reward", control_label="no S_clue"),
                 C.beats("acc/vtgr", "acc/no_decay", better="higher", label="full reward", control_label="no decay"),

@@ -23,39 +23,126 @@ from icml26.core.paper import Profile
 SWEEP = (1, 2, 3)
 
 
-def _pool(seed: int, n: int, uniform_frac: float) -> list:
+def _pool(seed: int, n: int, uniform_frac: float, base: int = 10_000) -> list:
     from . import setting as S
 
-    vids = S.draw_videos(10_000 + seed, n)
-    rng = np.random.default_rng(20_000 + seed)
+    vids = S.draw_videos(base + seed, n)
+    rng = np.random.default_rng(base + 10_000 + seed)
     pool = [(*S.oracle_episode(v), True) for v in vids]
     for v in vids[: int(n * uniform_frac)]:
         pool.append((*S.uniform_episode(v, int(rng.integers(8, S.UNI_SLOTS + 1)), float(rng.random())), False))
     return pool
 
 
-def sft_policy(p: Profile, seed: int, tdam_ratio: float = 0.1):
-    """The SFT policy (cached on disk) and its training record."""
-    import torch
+def _held(seed: int) -> list:
+    from . import setting as S
 
+    return [S.oracle_episode(v) for v in S.draw_videos(30_000 + seed, 200)]
+
+
+def _record(model, losses, held) -> dict:
+    from . import method as M
+
+    return {"state": {k: v.clone() for k, v in model.state_dict().items()}, "losses": list(losses),
+            "token_acc": M.token_accuracy(model, held), "traj_acc": M.trajectory_accuracy(model, held)}
+
+
+def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
+    return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
+            "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
+            "uniform_frac": p["uniform_frac"], "v": 4}
+
+
+def _stage2_cfg(p: Profile, seed: int, tdam_ratio: float, steps: int) -> dict:
+    return {**_stage1_cfg(p, seed, tdam_ratio), "stage2_steps": int(steps), "stage2_batch": p["sft2_batch"],
+            "stage2_lr": p["sft2_lr"], "stage2_pool": p["n_pool"], "v2": 1}
+
+
+def build_stage2(p: Profile, seed: int, tdam_ratio: float, steps: int, save_every: int = 0) -> dict:
+    """Stage 2 of SFT: constant-lr continuation on a fresh pool of references from the stage-1 policy.
+
+    With ``save_every`` the record after every multiple of it is stored in the cache under its own
+    step count (a constant-lr run's state after k steps does not depend on the total).
+    """
     from icml26.core.cache import cached
 
     from . import method as M
-    from . import setting as S
 
-    cfg = {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
-           "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
-           "uniform_frac": p["uniform_frac"], "v": 4}
+    rec1 = _stage1(p, seed, tdam_ratio)
+    model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
+    model.load_state_dict(rec1["state"])
+    held = _held(seed)
+    stage1_losses = list(rec1["losses"])
+    losses: list[float] = []
+
+    def hook(k, mdl):
+        if save_every and k % save_every == 0 and k < steps:
+            r = _record(mdl, stage1_losses + losses[:k], held)
+            cached("video_o3", "sft2", lambda: r, params=_stage2_cfg(p, seed, tdam_ratio, k), fmt="pt", refresh=True)
+
+    losses.extend(M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"], base=110_000), steps=steps,
+                              batch=p["sft2_batch"], lr=p["sft2_lr"], tdam_ratio=tdam_ratio, seed=seed + 7_777,
+                              schedule="constant", on_step=hook))
+    return _record(model, stage1_losses + losses, held)
+
+
+def _stage3_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
+    return {**_stage2_cfg(p, seed, tdam_ratio, p["sft2_steps"]), "anneal_steps": int(p["sft3_steps"]), "v3": 1}
+
+
+def build_stage3(p: Profile, seed: int, tdam_ratio: float) -> dict:
+    """Stage 3 of SFT: ``sft3_steps`` steps from the stage-2 policy, lr decayed linearly from ``sft2_lr`` to 0."""
+    from icml26.core.cache import cached
+
+    from . import method as M
+
+    k2 = int(p["sft2_steps"])
+    rec2 = cached("video_o3", "sft2", lambda: build_stage2(p, seed, tdam_ratio, k2),
+                  params=_stage2_cfg(p, seed, tdam_ratio, k2), fmt="pt")
+    model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
+    model.load_state_dict(rec2["state"])
+    losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"], base=210_000), steps=p["sft3_steps"],
+                         batch=p["sft2_batch"], lr=p["sft2_lr"], tdam_ratio=tdam_ratio, seed=seed + 8_888,
+                         schedule="anneal")
+    return _record(model, list(rec2["losses"]) + losses, _held(seed))
+
+
+def _stage1(p: Profile, seed: int, tdam_ratio: float) -> dict:
+    from icml26.core.cache import cached
+
+    from . import method as M
 
     def build():
         model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
         losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"]), steps=p["sft_steps"], batch=p["sft_batch"],
                              lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
-        held = [S.oracle_episode(v) for v in S.draw_videos(30_000 + seed, 200)]
-        return {"state": model.state_dict(), "losses": losses, "token_acc": M.token_accuracy(model, held),
-                "traj_acc": M.trajectory_accuracy(model, held)}
+        return _record(model, losses, _held(seed))
 
-    rec = cached("video_o3", "sft", build, params=cfg, fmt="pt")
+    return cached("video_o3", "sft", build, params=_stage1_cfg(p, seed, tdam_ratio), fmt="pt")
+
+
+def sft_policy(p: Profile, seed: int, tdam_ratio: float = 0.1):
+    """The SFT policy (cached on disk per config and seed) and its training record.
+
+    Stage 1: ``sft_steps`` AdamW steps, warm-up then cosine decay. Stage 2 (``sft2_steps`` > 0):
+    constant-lr continuation on a fresh pool (see :func:`build_stage2`); stage 3 (``sft3_steps`` > 0):
+    linear decay to 0 on another fresh pool (see :func:`build_stage3`).
+    """
+    import torch
+
+    from icml26.core.cache import cached
+
+    from . import method as M
+
+    k2 = int(p.params.get("sft2_steps", 0))
+    if k2 > 0 and int(p.params.get("sft3_steps", 0)) > 0:
+        rec = cached("video_o3", "sft3", lambda: build_stage3(p, seed, tdam_ratio),
+                     params=_stage3_cfg(p, seed, tdam_ratio), fmt="pt")
+    elif k2 > 0:
+        rec = cached("video_o3", "sft2", lambda: build_stage2(p, seed, tdam_ratio, k2),
+                     params=_stage2_cfg(p, seed, tdam_ratio, k2), fmt="pt")
+    else:
+        rec = _stage1(p, seed, tdam_ratio)
     model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
     model.load_state_dict(rec["state"])
     model.eval()
@@ -182,6 +269,7 @@ def context_speed(p: Profile, seed: int, model) -> dict:
 def run(p: Profile, seed: int) -> dict:
     import torch
 
+    torch.set_num_threads(1)
     torch.manual_seed(seed)
     sft, rec = sft_policy(p, seed)
     m: dict = {"sft/token_acc": float(rec["token_acc"]), "sft/traj_acc": float(rec["traj_acc"]),

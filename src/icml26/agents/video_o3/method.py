@@ -358,15 +358,21 @@ def sft_loss(model: TinyLM, tok: torch.Tensor, kin: torch.Tensor, tdam_rows: tor
 
 
 def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], *, steps: int, batch: int = 64,
-              lr: float = 3e-3, tdam_ratio: float = 0.1, seed: int = 0) -> list[float]:
+              lr: float = 3e-3, tdam_ratio: float = 0.1, seed: int = 0, schedule: str = "cosine",
+              on_step=None) -> list[float]:
     """SFT on oracle (and single-pass) episodes; ``pool`` items are (tokens, kinds, is_tool_use).
 
     TDAM is applied to a random ``tdam_ratio`` of the tool-use samples of each batch.
-    AdamW, warm-up then cosine decay (as :func:`icml26.nn.train.train_lm`); returns the losses.
+    AdamW; ``schedule="cosine"``: warm-up then cosine decay to 0.1 lr (as
+    :func:`icml26.nn.train.train_lm`); ``"constant"``: lr throughout (a continuation stage, so the
+    state after k steps is the same whatever the total); ``"anneal"``: linear decay from lr to 0. ``on_step(k, model)`` is called after step
+    k (1-based) when given. Returns the losses.
     """
     steps = check_int("steps", steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
     check_positive("lr", lr)
+    if schedule not in ("cosine", "constant", "anneal"):
+        raise ValueError(f"schedule must be 'cosine', 'constant' or 'anneal', got {schedule!r}")
     if not 0.0 <= float(tdam_ratio) <= 1.0:
         raise ValueError(f"tdam_ratio must lie in [0, 1], got {tdam_ratio!r}")
     if not pool:
@@ -374,8 +380,13 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     warm = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm))))
+    if schedule == "constant":
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+    elif schedule == "anneal":
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / steps)
+    else:
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm))))
     model.train()
     losses = []
     for _ in range(steps):
@@ -390,6 +401,10 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
+        if on_step is not None:
+            model.eval()
+            on_step(len(losses), model)
+            model.train()
     model.eval()
     return losses
 
