@@ -12,6 +12,8 @@ from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
+# The gates' wording shown in the report is revised after the full run by review (bounds, keys and seeds
+# unchanged): see the gates written inside PAPER (the definitions below are what the stored rows were run with).
 _NEURAL_GATES = tuple(
     C.gate(f"train_ratio/{a}", at_most=0.5, at="each",
            why=f"{name} trained: its training MAE <= half the log-distance fit's at every n")
@@ -55,7 +57,20 @@ PAPER = Paper(
         "shared 200-step Adam budget), so its scalars were rescaled (x10) and the full profile re-run; no check or "
         "gate was changed. Card vs issue: the card's ray-generated data and 1500-step budget are replaced as the "
         "issue asks (FDFD data; 200 steps to fit the 2-core budget); the sample-efficiency control is NeRF2-lite at "
-        "4n (issue), not the pair MLP at 800 (card)."
+        "4n (issue), not the pair MLP at 800 (card). "
+        "Review after the full run (stored rows unchanged; only gate wording revised): (i) SNRFT's failed gate "
+        "(seed 2, n = 200, ratio 0.567) is under-optimisation, not capacity: the same fit reaches 0.37 with 400 "
+        "steps and 0.33 with lr 0.03 at 200 steps (same init), but its test MAE then is 3.65 / 3.28 dB vs 3.36 "
+        "stored (more training overfits; 1000 steps: ratio ~0.2, test ~3.8 from another init), still above "
+        "NeRF2-lite's 2.88 and the pair MLP's 2.99 in that seed; SNRFT's lr was not tuned. (ii) the per-material "
+        "tracer is still under-fitted after its x10 rescale: 1000 steps lower its training loss (seed 2, n = 50: "
+        "13.6 -> 7.6 dB^2) and its test MAE by up to 0.6 dB (seed 2: 3.46 -> 2.81 at n = 50, 3.39 -> 2.75 at n = "
+        "200; seed 4 n = 200: 3.55 -> 3.01; not in every seed: seed 0 n = 50 2.04 -> 2.13), so the stored control"
+        " is weaker than a converged one (favours SNRFT); its gate (<= 1x log-distance, not the issue's 1/2) does"
+        " not detect this. (iii) the rescale gave the control's scalars an effective 10x step after the first "
+        "run; SNRFT got no such adjustment. Ungated, the rows point negative: SNRFT loses to the per-material "
+        "tracer at n = 50 in 4/5 seeds (where its own gate passed in every seed) and to NeRF2-lite at 4n in 9/10 "
+        "seed x size pairs."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
@@ -79,7 +94,17 @@ PAPER = Paper(
                      "steps, seeds)"),
             check=C.all_of(_beats("material", "per-material tracer"), _beats("nerf2", "NeRF2-lite"),
                            _beats("mlp", "pair MLP"), _beats("logdist", "log-distance"),
-                           ).gated(*_NEURAL_GATES, _MATERIAL_GATE),
+                           ).gated(
+                # rule unchanged; wording revised after the full run by review (see substitution)
+                C.gate("train_ratio/snrft", at_most=0.5, at="each",
+                       why="SNRFT trained: its training MAE <= half the log-distance fit's at every n (a miss "
+                           "here is under-optimisation at the shared lr 0.01 and 200 steps, not a capacity "
+                           "limit: review, see substitution)"),
+                *_NEURAL_GATES[1:],
+                C.gate("train_ratio/material", at_most=1.0, at="each",
+                       why="the per-material tracer fitted at least as well as the log-distance fit at every n "
+                           "(weak: met while its scalars are still under-fitted at 200 steps: review, see "
+                           "substitution)")),
         ),
         Claim(
             id="fewer-samples",
@@ -93,7 +118,12 @@ PAPER = Paper(
                                  label="SNRFT at n0", control_label="NeRF2-lite at 4 n0"),
                 C.beats_in_seeds("sample/snrft_n1", "sample/nerf2_4n1", better="lower", frac=0.8,
                                  label="SNRFT at n1", control_label="NeRF2-lite at 4 n1"),
-            ).gated(*_NEURAL_GATES[:2]),
+            ).gated(
+                C.gate("train_ratio/snrft", at_most=0.5, at="each",
+                       why="SNRFT trained: its training MAE <= half the log-distance fit's at every n (a miss "
+                           "here is under-optimisation at the shared lr 0.01 and 200 steps, not a capacity "
+                           "limit: review, see substitution)"),
+                _NEURAL_GATES[1]),
         ),
         Claim(
             id="reciprocity",
