@@ -441,3 +441,28 @@ def test_adapter_bad_inputs_name_the_argument():
         A.TNAdapterLinear("not a layer", (4, 4), [("tr", 2)])
     with pytest.raises(ValueError, match="y"):
         A.accuracy(base, x, np.zeros(3))
+
+
+def test_training_masks_perturb_the_frozen_weight_by_a_fraction_of_its_own_size():
+    """Review note (adapter docstring): the zero start subtracts the unmasked TN, whose size is that of W, so a
+    gate mask during training moves the weight by a sizeable fraction of ||W||, while p = 0 leaves it exactly."""
+    A, base, _ = _tiny_base()
+    net = A.add_tn_adapters(base, {"0": (4, 4, 8, 8)}, [("tr", 2), ("fctn", 2)], seed=0, p=0.05)
+    layer = net[0]
+    with torch.no_grad():
+        assert float(layer.delta(0.0).abs().max()) < 1e-5
+        ratios = [float(layer.delta(0.05).norm() / layer.base.weight.norm()) for _ in range(20)]
+    assert max(ratios) > 0.05
+
+
+def test_structure_prior_gate_reads_the_search_loss_change_only():
+    """Review: the convergence gate alone decides not-checkable; with it met, the stored pattern (6/6 ranks, 2.2x
+    fewer parameters, one seed 7x worse in RSE) is reproduced."""
+    check = _claim("structure-prior").check
+    rows = _structure_rows(1.1, 0.15, n=6)
+    rows[0]["structure/gated/rse_ratio_vs_best_ungated"] = 7.0
+    v = check(rows)
+    assert v.status == "not-checkable" and "would say reproduced" in v.evidence
+    for m in rows:
+        m["structure/gated/search_loss_change"] = 0.01
+    assert check(rows).status == "reproduced"

@@ -141,7 +141,25 @@ PAPER = Paper(
         "measures loss fluctuation rather than a failed optimisation (a smoothed or best-so-far loss would be the "
         "better reading); it is kept unchanged here and disclosed. PEFT: MTNL adapter 0.924 vs LoRA 0.941 on digits "
         "5-9 (per-seed advantage +0.06 to -0.08; 95% interval [-0.068, +0.035]): not-reproduced (non-inferiority "
-        "not shown; both arms pass their training gates, 0.956 and 0.979)."
+        "not shown; both arms pass their training gates, 0.956 and 0.979). "
+        "Review of the third pass (after the full run; no check's logic changed, only the disclosures in the "
+        "structure-prior and peft gate texts): (1) the recovery gate is not a training gate on the photos: every "
+        "arm, tensorly's ALS/EM included, fails it alike, and MTNL's training RSE is below its test RSE; it "
+        "measures how compressible a 32x32x3 photo is. The issue fixed it, so the four photo claims stay "
+        "not-checkable, but the outcome it hides is plain: ungated, fusion-beats-single is not-reproduced at 80% "
+        "(ties single TR, TR + TR, CP) and at 90% (lowest mean, not significant against TR or TR + TR); "
+        "lightweight-uq is not-reproduced in substance at both rates (MC-mask std no better than the heuristic, "
+        "0.06-0.09 below the ensemble, which ranks errors on the same fits at 0.16, so here the gate hides a clean "
+        "negative); the evidence's 'would say partly' comes from the cost part alone, which holds almost by "
+        "construction (T forward passes against one training run) and reads the wall clock under load (seed 3 "
+        "at 90%: 2.01). (2) structure-prior: see its gate text; the gate measures the fit/prior trade-off, not "
+        "convergence, and hides a reproduced reading. (3) peft: see its gate text; the miss depends on LoRA's "
+        "extra 11% parameters and on the adapter's mask noise. (4) tensor-regression: MTNL misses the 1-point "
+        "non-inferiority by 0.0001 at a mean advantage of exactly 0 (per-seed differences are 1-3 test images); "
+        "had it passed, the rule would have said reproduced because one seed (5) widens ridge's interval past the margin, though "
+        "ridge's mean (0.986) is above MTNL's; the substance (no benefit of the tensor structure over ridge) is "
+        "not-reproduced either way. (5) Run time: 992 s wall at load 14-18 is far over the issue's 3 minutes; the "
+        "115 s idle estimate is an extrapolation, not a measurement."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
@@ -220,7 +238,19 @@ PAPER = Paper(
             # search that cuts a needed rank into not-checkable): its training loss has settled
             ).gated(C.gate("structure/gated/search_loss_change", at_most=0.02, frac=0.8,
                            why=("the gated fit's search phase converged (training loss changed < 2% between the "
-                                "last two tenths of its steps)"))),
+                                "last two tenths of its steps). Disclosed after the full run by review, gate "
+                                "unchanged: the key is the data-fit term alone (not the MAP objective) of a "
+                                "constant-lr search; once the warm-up ends the L1 prior shrinks the gates and the fit "
+                                "term drifts up towards its balance with the prior, so in seeds with exact ranks it "
+                                "still moves (seed 2, re-run outside the store: tenth means 0.0129, 0.0133, 0.0153, "
+                                "change 0.148, exact ranks, debiased RSE 0.035, 1.17x the best ungated). The gate "
+                                "reads the fit/prior trade-off and step noise, not a failed optimisation; the one "
+                                "real failure (seed 0, 0.34, a rank-4 edge cut to 3) is already counted by the RSE "
+                                "part. Ungated the check says reproduced (3 parts met: 6/6, p 0.016, 5/6). A "
+                                "best-so-far fit term is no repair: its minimum falls at the end of the warm-up, "
+                                "before the prior acts, so it would never fail; a sound gate would read the full "
+                                "objective (fit + tau |lambda|_1 + wd) smoothed, or the stability of the learned "
+                                "ranks over the last tenths (a post-hoc change, to be disclosed)"))),
         ),
         Claim(
             id="structure-prior-guarantees",
@@ -277,8 +307,16 @@ PAPER = Paper(
                 partly="none",  # the sanity part alone is trivially met
             ).gated(C.gate("peft/base/src_acc", at_least=0.9, frac=1.0,
                            why="the base MLP learned the digits 0-4 (accuracy >= 0.9)"),
+                    # why extended after the full run by review (gate and rule unchanged)
                     C.gate("peft/tn/train_acc", at_least=0.9, frac=0.8,
-                           why="the MTNL adapter fits its training digits 5-9 (accuracy >= 0.9)"),
+                           why=("the MTNL adapter fits its training digits 5-9 (accuracy >= 0.9). Review, after the "
+                                "full run, rule unchanged: the non-inferiority miss rests on two choices. LoRA rank 3 "
+                                "has 990 parameters to the adapter's 892 on a steep part of its curve (rank 2, 660, "
+                                "reaches 0.80 on the same seeds). And the adapter trains under heavy mask noise: its "
+                                "zero start subtracts the unmasked TN, so a p 0.05 gate mask moves the frozen weight "
+                                "by 13-62% of its norm at step 0 (seed 0, 5 draws per layer; train accuracy 0.91-0.98 vs LoRA's 0.95-0.99); the "
+                                "same adapter with p 0 reaches 0.958 vs LoRA's 0.941 (lr 0.3 diverges). Both measured "
+                                "outside the store on the full run's seeds, post hoc, not a verdict")),
                     C.gate("peft/lora/train_acc", at_least=0.9, frac=0.8,
                            why="the LoRA control fits its training digits 5-9 (accuracy >= 0.9)")),
         ),

@@ -8,9 +8,15 @@ fused gated TN (R1-R3 of :mod:`.method`) of a higher-order reshaping of ``W``,
 
 so the adapter starts at zero (as LoRA's ``B = 0`` does) and trains the cores with Adam and
 the gates with the clipped proximal steps of :func:`.method.fit_mtnl` (Laplace prior ``tau``),
-one Bernoulli gate mask (rate ``p``) per step (R3). The control is ``peft``'s LoRA through
-:mod:`icml26.nn.lora` on the same layers at a rank whose parameter count is closest to the
-adapter's; both train with the same optimiser, learning rate, steps and data.
+one Bernoulli gate mask (rate ``p``) per step (R3). Because the zero start subtracts the
+*unmasked* ``X(G_0)``, whose size is that of ``W`` (``build_mtnl`` at the level of ``|W|``), a
+training mask perturbs the frozen weight by a sizeable fraction of its norm (13-62% at step 0
+with p 0.05 in seed 0 of the full profile; review note): the masks act as strong weight noise
+that LoRA, without dropout, does not get. The control is ``peft``'s LoRA through
+:mod:`icml26.nn.lora` on the same layers at the smallest rank whose parameter count is at
+least the adapter's (``experiment.peft``: rank 3, 990 vs 892); both train with the same
+optimiser, steps and data, each with its learning rate picked from the same grid on a
+validation split.
 
 Task: scikit-learn digits through :mod:`icml26.vision._data` (its fixed split): a 64-128-10
 ReLU MLP pretrained on the digits 0-4, then adapted (base frozen, adapters on both layers) to
