@@ -78,7 +78,12 @@ PAPER = Paper(
         "at lr 2e-3 / 5e-3 / 1e-2 / 1.5e-2; at lr 1e-2 seeds 100 and 102 gave 0.45 and 0.81 (the gate is not met "
         "on every dev world). The third run therefore uses 400 steps x 32 windows at lr 1.5e-2 for all three "
         "pretrained arms; checks, gates and thresholds are unchanged. The simulator's code was made faster (blur and "
-        "shift applied once to each region's footprint, AR(1) loops as filters) with bit-identical movies."),
+        "shift applied once to each region's footprint, AR(1) loops as filters) with bit-identical movies. The third full run (16 min wall, "
+        "2 jobs, load 14-19 on 2 cores) meets the gate in 5/5 seeds (0.49, 0.65, 0.62, 0.69, 0.59; grid and stitcher "
+        "gates also met), so the claims are decided: WiCAT + ridge loses to the same transformer trained from scratch "
+        "at 150 and 300 labelled frames (it wins at 600, which no check uses), zero-shot R2 0.41 is above 0.3 and "
+        "above the grid and stitcher models but level with pooled ridge on raw traces (0.41), left-out-region 0.30 "
+        "vs ridge 0.63, task-B transfer R2 0.24 < 0.3."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             **_MODEL, "n_subjects": 4, "n_train": 3, "n_frames": 600, "d_model": 16, "n_layers": 1,
