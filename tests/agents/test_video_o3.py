@@ -168,3 +168,28 @@ def test_constant_schedule_is_prefix_consistent():
         assert torch.equal(t, seen["state"][n]), n
     with pytest.raises(ValueError, match="schedule"):
         M.train_sft(b, pool, steps=1, schedule="linear")
+
+
+def _hit_all(video, idx) -> bool:
+    seen = {int(video.frames[i]) for i in idx}
+    return all(S.N_OBJ + S.N_MARK + S.N_OBJ * m + o in seen for m, o in zip(video.asked, video.answer))
+
+
+@pytest.mark.parametrize("ans_len", [1, 2, 3])
+def test_uniform_single_pass_information_ceiling(ans_len):
+    """Review: n evenly spaced fine frames see a 1-hop answer with probability ~ ans_len * n / T.
+
+    This is the ceiling of the uniform control in claim 1 (n ~ 28, the seeker's mean budget): an
+    observer that reads those frames perfectly answers at most ~11/22/33% of 1-hop questions, and
+    less with two hops, so the claim's +10-point margin is decided mostly by the world's design.
+    """
+    n = 28
+    idx = np.floor((np.arange(n) + 0.5) * S.T / n).astype(int)
+    rng = np.random.default_rng(ans_len)
+    one_hop = [S.make_video(rng, hops=1, distractors=1, ans_len=ans_len) for _ in range(600)]
+    rate = np.mean([_hit_all(v, idx) for v in one_hop])
+    assert abs(rate - ans_len * n / S.T) < 0.06
+    mixed = S.draw_videos(50_000 + ans_len, 400, ans_lens=(ans_len,))
+    assert np.mean([_hit_all(v, idx) for v in mixed]) < 0.3
+    # the reference trajectory's crops see every named clue (the seeker's ceiling is 1)
+    assert all(_hit_all(v, [i for b in S.oracle_bins(v) for i in range(*S.crop_interval(b))]) for v in mixed)
