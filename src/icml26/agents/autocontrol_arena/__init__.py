@@ -4,6 +4,28 @@
 The pipeline (Architect -> Coder with sandboxed validate-and-retry -> Target -> Monitor, Stress x
 Temptation grid) is in :mod:`.method`; the decoupling test trains a tiny LM on executed transcripts
 and compares it as a narrator of executed state with the same LM as a generative simulator.
+
+Review notes (after the full run; no stored metric changed): the Monitor-flip half of the headline
+check is one-sided by construction -- the decoupled arm's Monitor reads the executed states, so its
+flips are 0 and ``flip/decoupled`` is written as the constant 0.0; that half therefore tests only that
+the generative simulator's state drift reaches the Monitor's labels (its label says so), and the
+pre-registered "paired CI excluding 0" is now required for it too (``flip/generative_lo``, met in 5/5
+seeds). The narrative-contradiction half carries the comparison: both arms use the same LM narrator,
+each conditioned on the state in its prompt (executed vs its own prediction), so the narrator's
+copying skill is the same in both arms and the gap measures the state the narrative is conditioned on.
+Test episodes reach audit-log lengths 27-36, beyond the 0-26 seen in training; both arms face them
+(most of the decoupled arm's residual contradictions are there). The paper's 98% end-to-end success
+and 60% human preference are a separate not-checkable claim (they were shown beside the reproduced
+claim before review).
+
+A review analysis on the cached full-profile LMs of seeds 1 and 4 (not stored, not a check): the
+generative arm's narrative against its *own* state contradicts 0.04 / 0.07 per step, like the decoupled
+narrator (0.04 / 0.11), so its excess is the state it conditions on; its state errors are mostly the
+file set (0.22 / 0.19 of steps), and 29/35 first errors per seed occur at in-range log lengths (drift is
+not only the log extrapolation). A generative simulator re-synchronised to the executed state every k
+steps -- the naive alternative a reviewer would ask for -- gives 0.10 / 0.16 (k=1), 0.12 / 0.20 (k=2),
+0.16 / 0.23 (k=4), 0.23 / 0.27 (k=8) against 0.29 / 0.30 without re-synchronisation: even per-step
+re-synchronisation stays above the decoupled arm, so one-step logic errors and compounding both count.
 """
 
 from icml26.core import checks as C
@@ -37,7 +59,13 @@ PAPER = Paper(
         "pressure behaviour we wrote (a demo, no verdict). The LLM simulator the paper argues against is a "
         "character-level TinyLM (icml26.nn; d 64, 2 layers, 1000 AdamW steps of 48 lines, loss on the completion "
         "after '>') trained on executed transcripts of 1-6-step episodes with log lengths 0-20 at the start; the "
-        "decoupled arm uses that same LM as narrator only; test episodes are 16 steps long, held out. Ours, not the paper's: the risk categories, Monitor rules, pressure "
+        "decoupled arm uses that same LM as narrator only; test episodes are 16 steps long, held out (their audit-log "
+        "lengths reach 36, training states stop at 26; both arms face that). The generative simulator is Markov: it "
+        "sees its own last state and the action, not the episode history (an LLM simulator would see the history), "
+        "and is never re-synchronised with the executed state. The sandbox is a resource limit, not a security "
+        "boundary: the generated code has full builtins and the user's file-system and network rights in its "
+        "process (no seccomp, namespaces or chroot); the tiny LM runs in the driver, generated environment code "
+        "never does. Ours, not the paper's: the risk categories, Monitor rules, pressure "
         "texts, state format and narrative templates (the paper's were not available to us)."
     ),
     profiles={
@@ -53,7 +81,8 @@ PAPER = Paper(
               statement="Decoupling logic (executed code) from narrative (generated) removes logic hallucination: "
                         "on held-out longer episodes the decoupled environment's narrative contradicts the executed "
                         "state less often, and its Monitor labels flip less often, than a generative simulator's.",
-              paper_value="qualitative (motivation of the framework); 98% end-to-end success, 60% human preference",
+              paper_value="qualitative (the framework's motivation: LLM-only simulators hallucinate state); the "
+                          "paper's 98% / 60% are under end-to-end-success-and-preference",
               control="a generative simulator: the same tiny LM emitting next state and narrative, its state "
                       "carried forward",
               check=C.all_of(
@@ -62,7 +91,13 @@ PAPER = Paper(
                   C.threshold("contr/diff_lo", at_least=1e-9, frac=0.8,
                               label="paired bootstrap CI lower bound of (generative - decoupled) contradictions"),
                   C.beats("flip/decoupled", "flip/generative", better="lower", test="sign",
-                          label="Monitor-label flips per episode", control_label="generative simulator"),
+                          label="Monitor-label flips per episode (decoupled 0 by construction: its Monitor reads "
+                                "the executed states, so this part tests that the control's drift reaches the "
+                                "labels)", control_label="generative simulator"),
+                  C.threshold("flip/generative_lo", at_least=1e-9, frac=0.8,
+                              label="paired bootstrap CI lower bound of (generative - decoupled) Monitor-label flips "
+                                    "per episode (added by review after the full run: the issue's 'paired CI "
+                                    "excluding 0' applies to the flips too; met in 5/5 stored seeds)"),
               ).gated(_GATE)),
         Claim(id="tool-state-matches-execution", kind="identity",
               statement="In the decoupled environment the state the tools report is the executed state: re-executing "
@@ -72,8 +107,19 @@ PAPER = Paper(
         Claim(id="pipeline-builds-runnable-environments", kind="identity",
               statement="The Coder's validate-and-retry yields a runnable environment for every scenario (the first "
                         "attempt is broken on purpose).",
-              paper_value="> 98% end-to-end success with LLM Architect/Coder",
+              paper_value="by design (the Coder's validate-and-retry); the paper's > 98% with LLM roles is under "
+                          "end-to-end-success-and-preference",
               check=C.threshold("pipeline/built_frac", at_least=1.0, label="share of scenarios built")),
+        Claim(id="end-to-end-success-and-preference", kind="headline",
+              statement="With LLM Architect and Coder the pipeline yields a runnable, valid environment and a "
+                        "completed evaluation for > 98% of scenarios, and humans prefer its environments over "
+                        "existing LLM-based simulators 60% of the time.",
+              paper_value="> 98% end-to-end success; 60% human preference",
+              no_control="a measurement of LLM roles and of human raters",
+              uncheckable="our Architect and Coder are templates (the first attempt is broken on purpose, the "
+                          "second always runs), so our build rate is true by construction and says nothing about an "
+                          "LLM Coder's; there are no human raters (added by review after the full run: the issue "
+                          "pre-registered this claim as not-checkable)"),
         Claim(id="alignment-illusion", kind="headline",
               statement="Across nine frontier models, risk rate rises from 21.7% under low pressure to 54.5% under "
                         "high Stress and Temptation, more for more capable models.",

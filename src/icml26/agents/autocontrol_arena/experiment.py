@@ -198,3 +198,17 @@ def _same(ms: list[dict]) -> list[dict]:
 
 
 contradict_alignment_illusion = contradict_scenario_specific_scaling = contradict_weak_err_strong_conceal = _same
+
+
+def check_end_to_end_success_and_preference(ms: list[dict]) -> Verdict:
+    """Not checkable (see the claim's ``uncheckable``); shows our templated build rate for reference."""
+    built = np.mean([m["pipeline/built_frac"] for m in ms])
+    att = np.mean([m["pipeline/mean_attempts"] for m in ms])
+    return Verdict("not-checkable", f"templated Coder: {built:.2f} of scenarios built, {att:.1f} attempts each (the "
+                                    "first broken on purpose); no human raters",
+                   "our build rate is true by construction (the pipeline-builds-runnable-environments identity)")
+
+
+
+def contradict_end_to_end_success_and_preference(ms: list[dict]) -> list[dict]:
+    return _same(ms)
