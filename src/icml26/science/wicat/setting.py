@@ -19,7 +19,7 @@ this module simulates what matters for its claims:
   another; task B, the transfer task: other dynamics and ``|w.z|`` plus a sine term).
 
 Both tokenizations are computed on the same registered frame: parcel traces (atlas means, WiCAT's
-tokens) and 4x4-pixel grid patches (the control's tokens), so the comparison isolates parcel tokens
+tokens) and 6x6-pixel grid patches (``WorldConfig.grid_patch``; the control's tokens), so the comparison isolates parcel tokens
 from registration. Shapes: movie ``(T, H, W)``; traces ``(T, channels)``; behaviour ``(T,)``.
 """
 
