@@ -84,6 +84,10 @@ PAPER = Paper(
         "at 150 and 300 labelled frames (it wins at 600, which no check uses), zero-shot R2 0.41 is above 0.3 and "
         "above the grid and stitcher models but level with pooled ridge on raw traces (0.41), left-out-region 0.30 "
         "vs ridge 0.63, task-B transfer R2 0.24 < 0.3. "
+        "Rule revised after the full run by the lead engineer on this review's finding (no run code changed): the "
+        "issue's pass rules for beats-single-session and cross-task define no partial pass, so both now read "
+        "all-or-nothing (partly='none'); they were partly under the house default (partly if any part passes), "
+        "resting on the weaker controls only (session PCA + ridge; the grid model). "
         "Review notes (after the full run; no check changed): per part, beats-single-session loses to the same transformer from scratch in 4/5 seeds at 150 and at 300 frames and beats only session PCA + ridge (4/5 at 150, 3/5 at 300), so its partly rests on the weaker, linear control; zero-shot passes the R2 bar and beats the stitcher (Wilcoxon p = 0.031), ties pooled ridge (p = 1) and is not significantly above the grid model (p = 0.16); cross-task fails the R2 bar and is below pooled ridge in 5/5 seeds, and its partly rests only on beating the grid model (the house all_of rule: partly if any part passes). The frozen features are C x d = 640 numbers per time patch and the ridge head sees about 60 (150 frames) or 140 (300 frames) rows; on dev seed 100 a random-init frozen encoder + the same ridge gave R2 -0.27 / -0.29 at 150 / 300 frames vs -1.60 / -1.22 for the pretrained one, so the single-session comparison mixes the head with pretraining. On dev seeds 100-101 the readout is strongly nonlinear in the latent (ridge on the true latent 0.72-0.82 vs cubic features 0.96-0.98 on task A; 0.04-0.07 vs 0.55-0.60 on task B), but an MLP on the pooled raw trace windows does not beat pooled ridge (0.64 vs 0.64, 0.43 vs 0.52 on task A), so at this data size the bottleneck is recovering the latent from the traces, not the linear readout. The stitcher control cannot gain anything in this world (parcels are already aligned across subjects) and adapts its new session for 40 steps at lr 5e-3 from identity + noise, so beating it is close to built in. The gate (0.7 x the mean predictor) is met while the encoder still reconstructs a whole hidden region worse than instantaneous ridge from the other regions (R2 0.30 vs 0.63); the dev runs show it far from converged (ratio 0.35 on seed 100 after 2400 x 16 windows, 3x the full profile's windows), so left-out-region is not-reproduced at this training budget. Runtime: the full profile does not meet the issue's 3-minute target (seed 4 alone 105 s at low load)."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
@@ -107,7 +111,7 @@ PAPER = Paper(
             control="same transformer from scratch on the target session; session PCA + ridge",
             check=C.all_of(*(C.beats_in_seeds(f"single/wicat/r2_{n}", f"single/{a}/r2_{n}", frac=0.8,
                                               label=f"WiCAT+ridge ({n} frames)", control_label=f"{a} ({n} frames)")
-                             for n in (150, 300) for a in ("scratch", "pca"))).gated(_GATE)),
+                             for n in (150, 300) for a in ("scratch", "pca")), partly="none").gated(_GATE)),
         Claim(
             id="zero-shot",
             statement=("A ridge head fit on training subjects, applied with no update to unseen subjects, decodes "
@@ -134,7 +138,7 @@ PAPER = Paper(
             paper_value="qualitative (abstract): transfers across subjects, tasks and datasets",
             kind="headline",
             control="pooled ridge on raw traces; grid-patch-token model; per-session stitcher model (300 frames)",
-            check=_zero_shot("B")),
+            check=C.all_of(_zero_shot("B"), partly="none")),
         Claim(
             id="cross-dataset",
             statement="The pretrained model transfers across widefield datasets (labs, rigs, indicators).",
