@@ -137,6 +137,15 @@ class Check:
 
 
 # ----------------------------------------------------------------------------- beats
+
+def control_in_method(ms: Sequence[Metrics], method: str, control: str) -> list[Metrics]:
+    """Copies of ``ms`` with the ``method`` metric replaced by the ``control`` metric (a check's
+    ``on_control`` for a method/control pair: the control must not pass the method's check)."""
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        m[method] = copy.deepcopy(m[control])
+    return out
+
 @dataclass(frozen=True, repr=False)
 class Beats(Check):
     method: str
@@ -250,11 +259,7 @@ class Beats(Check):
         return out
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
-        out = []
-        for m in copy.deepcopy(list(ms)):
-            m[self.method] = copy.deepcopy(m[self.control])
-            out.append(m)
-        return out
+        return control_in_method(ms, self.method, self.control)
 
 
 def beats(method: str, control: str, *, better: Better = "lower", at: At = None, margin: float = 0.0,
@@ -320,10 +325,7 @@ class BeatsInSeeds(Check):
         return out
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
-        out = copy.deepcopy(list(ms))
-        for m in out:
-            m[self.method] = copy.deepcopy(m[self.control])
-        return out
+        return control_in_method(ms, self.method, self.control)
 
 
 def beats_in_seeds(method: str, control: str, *, margin: float = 0.0, frac: float = 0.8, better: Better = "higher",
@@ -732,11 +734,7 @@ class NonInferior(Check):
         return out
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
-        out = []
-        for m in copy.deepcopy(list(ms)):
-            m[self.method] = copy.deepcopy(m[self.control])
-            out.append(m)
-        return out
+        return control_in_method(ms, self.method, self.control)
 
 
 def non_inferior(method: str, control: str, *, margin: float, better: Better = "higher",
@@ -825,11 +823,7 @@ class PairedBootstrap(Check):
         return out
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
-        out = []
-        for m in copy.deepcopy(list(ms)):
-            m[self.method] = copy.deepcopy(m[self.control])
-            out.append(m)
-        return out
+        return control_in_method(ms, self.method, self.control)
 
 
 def paired_bootstrap(method: str, control: str, *, better: Literal["higher", "lower"] = "higher",
