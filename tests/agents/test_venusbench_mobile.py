@@ -167,3 +167,17 @@ def test_endpoint_path_with_a_stub_client(monkeypatch):
     assert set(out) == {f"endpoint/sr_{v}" for v in M.VARIANTS}
     assert all(v == pytest.approx(n_cf / 28) for v in out.values())
     assert all(s.startswith("GOAL: ") and "@ (" in s for s in seen)
+
+
+def test_answers_in_chinese_are_judged_not_dropped():
+    tasks = S.build_tasks(seed=0)
+    fa = next(t for t in tasks if t.category == "fa")
+    cf = next(t for t in tasks if t.category == "cf" and "title" in t.params)
+    env = S.PhoneEnv(fa, variant="chinese")
+    env.reset(seed=0)
+    label = {"export": "导出笔记", "sort": "笔记排序", "settings": "笔记设置"}[fa.params["target"]]
+    assert S.verify(fa, env.s, f"在菜单 > {label}", env)
+    env = S.PhoneEnv(cf, variant="chinese")
+    env.reset(seed=0)
+    assert S.verify(cf, env.s, "无法删除：没有这个笔记", env)
+    assert not S.verify(cf, env.s, "好的", env)

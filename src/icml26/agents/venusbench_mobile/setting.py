@@ -321,7 +321,12 @@ class PhoneEnv(ToolEnv):
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9$ ]", " ", str(text).lower()).strip()
+    """Lower-case, punctuation to spaces; letters of any script are kept (a Chinese answer stays Chinese)."""
+    return re.sub(r"[^\w$ ]", " ", str(text).lower()).strip()
+
+
+_FA_LABEL = {"export": "Export notes", "sort": "Sort notes", "settings": "Note settings"}
+_REFUSALS = ("cannot", "refuse", "not found", "already", "no such", "无法", "不能", "找不到", "已经", "不存在")
 
 
 def verify(task: Task, state: dict[str, Any], answer: str, env: PhoneEnv | None = None) -> bool:
@@ -329,10 +334,10 @@ def verify(task: Task, state: dict[str, Any], answer: str, env: PhoneEnv | None 
     p, cat, w = task.params, task.category, task.world
     a = _norm(answer)
     if cat == "fa":
-        return p["target"] in a
+        return p["target"] in a or _ZH[_FA_LABEL[p["target"]]] in a
     if cat == "cf":
         unchanged = len(state["notes"]) == len(w.get("notes", [])) and state["bluetooth"] == w.get("bluetooth", True)
-        return unchanged and any(k in a for k in ("cannot", "refuse", "not found", "already", "no such"))
+        return unchanged and any(k in a for k in _REFUSALS)
     if cat == "va":
         if p["kind"] == "bright":
             return state["brightness"] == 5
