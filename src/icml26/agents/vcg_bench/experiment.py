@@ -24,13 +24,6 @@ import numpy as np
 from icml26.core.paper import Profile
 
 
-def _bootstrap_lo(d: np.ndarray, rng: np.random.Generator, n: int = 2000, level: float = 0.95) -> tuple[float, float]:
-    idx = rng.integers(0, len(d), (n, len(d)))
-    means = d[idx].mean(1)
-    a = (1 - level) / 2
-    return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
-
-
 def editing_part(seed: int, n_train: int, n_val: int, n_test: int, steps: int, batch: int, lr: float,
                  scale: float) -> dict[str, Any]:
     import torch
@@ -86,11 +79,12 @@ def editing_part(seed: int, n_train: int, n_val: int, n_test: int, steps: int, b
     for arm, rs in rows.items():
         for k in ("req_rate", "all_met", "ssim_outside"):
             out[f"{arm}/{k}"] = float(np.mean([r[k] for r in rs]))
-    rng = np.random.default_rng(base + 4)
-    for k in ("req_rate", "ssim_outside"):
+    from icml26.core.stats import bootstrap_ci
+
+    for j, k in enumerate(("req_rate", "ssim_outside")):
         d = np.array([a[k] - b[k] for a, b in zip(rows["code"], rows["pixel"])])
         out[f"paired/{k}_diff"] = float(d.mean())
-        out[f"paired/{k}_ci_lo"], out[f"paired/{k}_ci_hi"] = _bootstrap_lo(d, rng)
+        out[f"paired/{k}_ci_lo"], out[f"paired/{k}_ci_hi"] = bootstrap_ci(d, seed=base + 4 + j)
     by_label = np.array([t.tokens[0] == S.TOK["<by-label>"] for t in test])
     for arm in ("code", "pixel"):
         rr = np.array([r["req_rate"] for r in rows[arm]])
