@@ -1,0 +1,104 @@
+"""BEAR: Dissecting Embodied Abilities in Multimodal Language Models through Skill-level Evaluation and
+Diagnosis (arXiv 2510.08759; v2 is the ICML 2026 version; v1 was titled "BEAR: Benchmarking and
+Enhancing Multimodal Language Models for Atomic Embodied Capabilities").
+
+The benchmark harness (14 skills in 6 categories, per-skill scoring, hierarchical diagnosis) and the
+BEAR-Agent loop (skill prompts choosing tools, tool outputs fed back, <= 10 replies) are in
+:mod:`.method`; procedural items and grid episodes in :mod:`.setting`; the tiny CNN + transformer base
+model in :mod:`.model`. A real VLM runs through the same harness with
+``icml26 run bear --set endpoint=http://localhost:8000/v1 --set model=<served model>``.
+"""
+
+from icml26.core import checks as C
+from icml26.core.paper import Claim, Paper, Profile
+
+_SKILLS_ALL = ["point_object", "point_part", "point_relation", "box_object", "box_part", "box_relation",
+               "traj_gripper", "traj_hand", "traj_object", "spatial_localization", "spatial_direction",
+               "spatial_path", "plan_next", "plan_progress"]
+
+_GATE = C.gate("gate/min_margin", at_least=0.25,
+               why=("training worked: the base model's held-out score is >= chance + 25 points on every skill of "
+                    "the profile (chance: 1/4 for multiple choice, mean mask area for pointing, mean IoU of a "
+                    "random box of the mean true size for boxes)"))
+
+PAPER = Paper(
+    slug="bear",
+    title=("BEAR: Dissecting Embodied Abilities in Multimodal Language Models through Skill-level Evaluation "
+           "and Diagnosis"),
+    source="arXiv:2510.08759",
+    cluster="agents",
+    feasibility="B",
+    examples="icml26.agents.bear.experiment:EXAMPLES",
+    summary=("Skill-level embodied benchmark (14 skills, 6 categories), a perception-vs-reasoning diagnosis, and "
+             "BEAR-Agent, which gives an MLLM visual tools in a multi-turn loop."),
+    substitution=(
+        "Keeps: the 14-skill / 6-category taxonomy (pointing and bounding box x general object, semantic part, "
+        "spatial relationship; trajectory x gripper, human hand, object; spatial x object localization, "
+        "relative direction, path planning; task planning x next action, task progress; long-horizon episodes "
+        "that chain them); the scoring rules (point inside the ground-truth mask, mean IoU of boxes, "
+        "multiple-choice letter; the letter is parsed exactly instead of by gpt-3.5-turbo); the horizontal "
+        "per-skill/per-category profile; the BEAR-Agent loop of yqi19/BEAR-official (skill-specific prompts "
+        "Perception / Traj / ObjTraj / ObjectLocalization / RelativeDirection / NextActionPrediction / "
+        "TaskProgressReasoning choosing tools, tool outputs fed back as text and annotated image, at most 10 "
+        "replies), runnable with a real VLM through the OpenAI-compatible client. "
+        "Replaces: the 4,469 image/video items by procedural 32 x 32 Pillow scenes with ground-truth masks, "
+        "arrow-trajectory items and 2-4-frame sequences (see setting.py); the 35 AI2-THOR long-horizon "
+        "episodes by gymnasium grid episodes (walk to the named object among distractors; minigrid is not "
+        "installed); the 20 MLLMs and GPT-5 by one tiny CNN + transformer (2 layers, d = 48) trained per seed "
+        "on generated items of every skill, answering in text that the harness parses; GroundingDINO / "
+        "Semantic-SAM / trajectory extension / crop-and-zoom by classical tools (colour threshold + "
+        "scikit-image connected components with a fill-ratio shape test, foreground segmentation, "
+        "least-squares line fit of an arrow's pixels, Pillow crop-and-zoom with a dark-part search) that fail "
+        "under clutter and occlusion (their standalone scores are reported under skill/<s>/tool). The tiny "
+        "model cannot write code, so the tool choice per skill is the fixed plan its skill prompt prescribes, "
+        "and tool outputs are drawn on a sketch layer the model reads; the model was trained with tool "
+        "sketches on half of its training items (our stand-in for a VLM's ability to read annotated images), "
+        "which GPT-5 never was. Depth estimation is not used (the scenes are flat). The vertical diagnosis, "
+        "which the paper describes only qualitatively, is our operationalisation: for each failed reasoning "
+        "item, ground-truth percepts drawn on the sketch vs an exact reasoner run on the model's own percepts "
+        "(its answers to 'where is entity e in frame t'). Planning prompts in the repo use no tool; we give "
+        "them detection (the oracle needs a drawn form)."),
+    profiles={
+        "quick": Profile("quick", seeds=2, params={
+            "skills": _SKILLS_ALL, "n_pool": 12, "steps": 30, "batch": 16, "lr": 3e-3, "d": 32,
+            "n_test": 6, "n_episodes": 6, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
+            "n_endpoint": 2}, timeout_s=120),
+        "full": Profile("full", seeds=5, params={
+            "skills": _SKILLS_ALL, "n_pool": 150, "steps": 600, "batch": 48, "lr": 3e-3, "d": 48,
+            "n_test": 40, "n_episodes": 40, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
+            "n_endpoint": 10}, timeout_s=900),
+    },
+    claims=(
+        Claim(
+            id="perception-bottleneck", kind="headline",
+            statement=("Perception is the main bottleneck behind reasoning failures: among the base model's failed "
+                       "spatial and planning items, ground-truth percepts fix a larger share than a perfect "
+                       "reasoner run on the model's own percepts."),
+            paper_value="qualitative: perceptual capabilities are major bottlenecks behind reasoning failures (20 MLLMs)",
+            control="a perfect (exact) reasoner on the model's own percepts: the share of failures that are reasoning failures",
+            uncheckable=("the paper's finding is about 20 MLLMs; our numbers describe our tiny base model only, "
+                         "whose bottleneck depends on how it was trained, so they cannot confirm or refute it"),
+            check=C.beats("diag/gt_fix", "diag/reasoner_fix", better="higher", test="wilcoxon",
+                          label="fixed by ground-truth perception", control_label="fixed by a perfect reasoner"
+                          ).gated(_GATE)),
+        Claim(
+            id="agent-gain", kind="headline",
+            statement=("BEAR-Agent (the same model with skill-chosen tools whose outputs are fed back) scores higher "
+                       "than the model with test-time scaling at equal model calls and than the same loop fed "
+                       "shuffled tool outputs."),
+            paper_value="GPT-5: +9.12 points absolute, 17.5% relative (about 52.1 -> 61.2 mean over BEAR)",
+            reference=0.0912,
+            control=("the better (per seed) of: test-time scaling at equal model calls (2 calls, photometric "
+                     "augmentation, soft vote) and the agent loop with tool outputs shuffled across items"),
+            check=None),
+        Claim(
+            id="model-zoo-and-robot", kind="headline",
+            statement=("20 MLLMs show persistent limits in every skill (proprietary above open; CoT and test-time "
+                       "scaling give little), and BEAR-Agent improves real-robot tabletop grasping by 20.17%."),
+            paper_value="20 MLLMs on 4,469 items; +20.17% real-robot grasping",
+            no_control="findings about a model zoo and a robot we do not have",
+            uncheckable=("needs the 20 MLLMs (or an endpoint per model) and a robot; our single model's best skill "
+                         "score is shown"),
+            check=C.threshold("profile/max_skill_base", at_most=0.9)),
+    ),
+)

@@ -1,0 +1,259 @@
+"""The base "MLLM" of the reproduction: a tiny CNN + transformer trained on generated BEAR items.
+
+Input per item: T frames (T, H, W, 3) and a same-sized *sketch* layer (T, H, W, 3), the annotation
+canvas on which tools draw (detections, extended arrows, marks), as the paper's agent shows the
+model annotated images; a blank sketch is the base model's view. Query tokens: the skill and up to
+two named entities (colour, shape).
+
+Shapes: a CNN maps each frame to 8 x 8 tokens (d = ``d``); with 3 query tokens a transformer
+encoder mixes (T * 64 + 3) tokens; heads read
+
+* ``heat``: (B, 64) logits over the last frame's cells (pointing, and box centre);
+* ``box``: (B, 64, 4) per-cell (dx, dy, w, h) in cell units / image fractions;
+* ``mc``: (B, 4) option logits; ``present``: (B,) logit that the named entity is visible.
+
+The model answers in text (``ANSWER: (0.41, 0.63)``, ``ANSWER: [x, y, w, h]``, ``ANSWER: (B)``),
+parsed and scored by :mod:`.method` exactly as an endpoint VLM's reply would be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from icml26.agents.bear import setting as S
+
+LOCATE = len(S.SKILLS)  # an extra query type: "where is entity e in this frame" (the model's percepts)
+CELL = S.SIZE // 8
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    d: int = 48
+    layers: int = 2
+    heads: int = 4
+    max_frames: int = 4
+
+
+def build_model(cfg: ModelConfig, seed: int):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+
+    class BearNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            d = cfg.d
+            self.cnn = nn.Sequential(nn.Conv2d(6, 24, 3, stride=2, padding=1), nn.ReLU(),
+                                     nn.Conv2d(24, d, 3, stride=2, padding=1), nn.ReLU(),
+                                     nn.Conv2d(d, d, 1))
+            self.pos = nn.Parameter(torch.randn(64, d) * 0.02)
+            self.pos16 = nn.Parameter(torch.randn(16, d) * 0.02)
+            self.frame = nn.Parameter(torch.randn(cfg.max_frames, d) * 0.02)
+            self.skill = nn.Embedding(LOCATE + 1, d)
+            self.color = nn.Embedding(S.NONE_COLOR + 1, d)
+            self.shape = nn.Embedding(S.NONE_SHAPE + 1, d)
+            layer = nn.TransformerEncoderLayer(d, cfg.heads, 2 * d, dropout=0.0, batch_first=True, norm_first=True)
+            self.enc = nn.TransformerEncoder(layer, cfg.layers, enable_nested_tensor=False)
+            self.norm = nn.LayerNorm(d)
+            self.heat = nn.Linear(d, 1)
+            self.box = nn.Linear(d, 4)
+            self.mc = nn.Linear(d, 4)
+            self.present = nn.Linear(d, 1)
+
+        def forward(self, frames, sketch, query):
+            """frames, sketch: (B, T, H, W, 3) uint8 tensors; query: (B, 5) long."""
+            b, t = frames.shape[:2]
+            x = torch.cat([frames, sketch], -1).float().div(255.0).permute(0, 1, 4, 2, 3).reshape(b * t, 6, S.SIZE, S.SIZE)
+            g = self.cnn(x)                                   # (B*T, d, 8, 8)
+            fe = self.frame[torch.arange(t - 1, -1, -1)]      # frame embedding, the current frame first
+            last = g.reshape(b, t, *g.shape[1:])[:, -1].flatten(2).transpose(1, 2) + self.pos + fe[-1]
+            toks = [last]
+            if t > 1:  # earlier frames at 4 x 4 tokens: they carry context, not the pointing target
+                early = nn.functional.avg_pool2d(g.reshape(b, t, *g.shape[1:])[:, :-1].flatten(0, 1), 2)
+                early = early.flatten(2).transpose(1, 2).reshape(b, t - 1, 16, -1) + self.pos16 + fe[:-1, None]
+                toks.append(early.reshape(b, (t - 1) * 16, -1))
+            q = torch.stack([self.skill(query[:, 0]), self.color(query[:, 1]) + self.shape(query[:, 2]),
+                             self.color(query[:, 3]) + self.shape(query[:, 4])], 1)
+            h = self.norm(self.enc(torch.cat([q, *toks], 1)))
+            last = h[:, 3:67]
+            return {"heat": self.heat(last).squeeze(-1), "box": self.box(last), "mc": self.mc(h[:, 0]),
+                    "present": self.present(h[:, 0]).squeeze(-1)}
+
+    return BearNet()
+
+
+# ----------------------------------------------------------------------------- targets
+def cell_of(xy: tuple[float, float]) -> int:
+    x, y = (int(np.clip(v // CELL, 0, 7)) for v in xy)
+    return y * 8 + x
+
+
+def mask_target(mask: np.ndarray) -> tuple[int, np.ndarray]:
+    """(cell holding the most mask pixels, (dx, dy, w, h) box target at that cell)."""
+    ys, xs = np.nonzero(mask)
+    counts = np.bincount((ys // CELL) * 8 + xs // CELL, minlength=64)
+    c = int(counts.argmax())
+    x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    gx, gy = (c % 8 + 0.5) * CELL, (c // 8 + 0.5) * CELL
+    return c, np.array([(cx - gx) / CELL, (cy - gy) / CELL, (x1 - x0) / S.SIZE, (y1 - y0) / S.SIZE], np.float32)
+
+
+@dataclass
+class Batch:
+    frames: Any
+    sketch: Any
+    query: Any
+    kind: str
+    target: Any = None       # mc: (B,) long; point/box: (B,) cell
+    box: Any = None          # (B, 4)
+    present: Any = None      # (B,) float, or None
+
+
+def collate(items: list[S.Item], sketches: list[np.ndarray], kind: str) -> Batch:
+    import torch
+
+    fr = torch.from_numpy(np.stack([it.frames for it in items]))
+    sk = torch.from_numpy(np.stack(sketches))
+    q = torch.from_numpy(np.stack([it.query for it in items]))
+    if kind == "mc":
+        return Batch(fr, sk, q, kind, torch.tensor([it.answer for it in items]))
+    cells, boxes = zip(*[mask_target(it.mask) if it.present else (0, np.zeros(4, np.float32)) for it in items])
+    pres = torch.tensor([float(it.present) for it in items])
+    return Batch(fr, sk, q, kind, torch.tensor(cells), torch.from_numpy(np.stack(boxes)), pres)
+
+
+def locate_batch(examples: list[tuple[np.ndarray, np.ndarray, tuple[int, int], Any]]) -> Batch:
+    """Percept examples: (frame (H, W, 3), sketch, entity token, (x, y) or None)."""
+    import torch
+
+    fr = torch.from_numpy(np.stack([e[0] for e in examples]))[:, None]
+    sk = torch.from_numpy(np.stack([e[1] for e in examples]))[:, None]
+    q = torch.tensor([[LOCATE, e[2][0], e[2][1], S.NONE_COLOR, S.NONE_SHAPE] for e in examples])
+    cells = torch.tensor([cell_of(e[3]) if e[3] is not None else 0 for e in examples])
+    pres = torch.tensor([float(e[3] is not None) for e in examples])
+    return Batch(fr, sk, q, "locate", cells, None, pres)
+
+
+def loss_of(model, b: Batch):
+    import torch.nn.functional as F
+
+    out = model(b.frames, b.sketch, b.query)
+    if b.kind == "mc":
+        return F.cross_entropy(out["mc"], b.target)
+    loss = 0.0
+    if b.present is not None and (b.present < 1).any():
+        loss = F.binary_cross_entropy_with_logits(out["present"], b.present)
+    keep = b.present > 0.5
+    if keep.any():
+        loss = loss + F.cross_entropy(out["heat"][keep], b.target[keep])
+        if b.kind == "box":
+            pred = out["box"][keep, b.target[keep]]
+            loss = loss + 4 * F.smooth_l1_loss(pred, b.box[keep], beta=0.1)
+    return loss
+
+
+# ----------------------------------------------------------------------------- answering
+def predict(model, frames: np.ndarray, sketch: np.ndarray, query: np.ndarray) -> dict[str, np.ndarray]:
+    """Raw outputs for one batch: frames, sketch (B, T, H, W, 3) uint8, query (B, 5)."""
+    import torch
+
+    with torch.no_grad():
+        out = model(torch.from_numpy(np.ascontiguousarray(frames)), torch.from_numpy(np.ascontiguousarray(sketch)),
+                    torch.from_numpy(np.asarray(query, np.int64)))
+    return {k: v.numpy() for k, v in out.items()}
+
+
+def decode(out: dict[str, np.ndarray], i: int, kind: str) -> tuple[str, Any]:
+    """(reply text, parsed value) for row ``i`` of ``out``."""
+    if kind == "mc":
+        k = int(out["mc"][i].argmax())
+        return f"THOUGHT: the option that fits best. ANSWER: ({S.LETTERS[k]}) TERMINATE", k
+    c = int(out["heat"][i].argmax())
+    dx, dy, w, h = out["box"][i, c]
+    cx, cy = (c % 8 + 0.5 + dx) * CELL, (c // 8 + 0.5 + dy) * CELL
+    if kind == "point":
+        p = (float(np.clip(cx / S.SIZE, 0, 1)), float(np.clip(cy / S.SIZE, 0, 1)))
+        return f"ANSWER: ({p[0]:.3f}, {p[1]:.3f}) TERMINATE", p
+    w, h = float(np.clip(w, 0.02, 1)), float(np.clip(h, 0.02, 1))
+    bx = [float(np.clip(cx / S.SIZE - w / 2, 0, 1)), float(np.clip(cy / S.SIZE - h / 2, 0, 1)), w, h]
+    return "ANSWER: [" + ", ".join(f"{v:.3f}" for v in bx) + "] TERMINATE", bx
+
+
+def soft_vote(outs: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Test-time scaling: average the probabilities (heat/mc) and box regressions of several calls."""
+    import scipy.special as sp
+
+    return {"mc": np.log(np.mean([sp.softmax(o["mc"], -1) for o in outs], 0) + 1e-12),
+            "heat": np.log(np.mean([sp.softmax(o["heat"], -1) for o in outs], 0) + 1e-12),
+            "box": np.mean([o["box"] for o in outs], 0),
+            "present": np.mean([o["present"] for o in outs], 0)}
+
+
+# ----------------------------------------------------------------------------- training data and loop
+@dataclass
+class Pool:
+    """Training items per skill with their tool sketches, and percept ("locate") examples."""
+
+    items: dict[str, list[S.Item]]
+    sketches: dict[str, list[np.ndarray]]
+    locate: list[tuple[np.ndarray, np.ndarray, tuple[int, int], Any]]
+
+
+def build_pool(skills: list[str], n_per_skill: int, seed: int, clutter: float) -> Pool:
+    """Generated training items (seeded by ``seed`` and the skill), tool sketches from the skill's tool
+    plan, and "where is entity e in frame t" examples from the diagnosable items' frames."""
+    from icml26.agents.bear.method import run_tools
+
+    items, sketches, locate = {}, {}, []
+    blank = np.zeros((S.SIZE, S.SIZE, 3), np.uint8)
+    for s in skills:
+        rng = np.random.default_rng([seed, S.SKILLS.index(s), 11])
+        its = [S.make_item(s, rng, clutter) for _ in range(n_per_skill)]
+        items[s], sketches[s] = its, [run_tools(it).sketch for it in its]
+        if s in S.DIAGNOSABLE:
+            for it in its:
+                for name, tok in it.entities.items():
+                    for t in range(len(it.frames)):
+                        locate.append((it.frames[t], blank, tok, it.state[name][t] if t < len(it.state[name]) else None))
+    return Pool(items, sketches, locate)
+
+
+def train(pool: Pool, cfg: ModelConfig, *, steps: int, batch: int, lr: float, seed: int,
+          p_sketch: float = 0.5) -> tuple[Any, list[float]]:
+    """Round-robin over skills (and the percept task), AdamW with cosine decay. Returns (model, loss per step).
+
+    With probability ``p_sketch`` an item is shown with its tool sketch, otherwise with a blank one:
+    the model learns to read annotated images (our stand-in for a VLM's ability to read tool overlays)."""
+    import torch
+
+    model = build_model(cfg, seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    rng = np.random.default_rng(seed + 12345)
+    tasks = list(pool.items) + (["locate"] if pool.locate else [])
+    hist = []
+    for step in range(steps):
+        task = tasks[step % len(tasks)]
+        if task == "locate":
+            idx = rng.integers(len(pool.locate), size=batch)
+            b = locate_batch([pool.locate[i] for i in idx])
+        else:
+            its, sks = pool.items[task], pool.sketches[task]
+            idx = rng.integers(len(its), size=batch)
+            use = rng.random(batch) < p_sketch
+            b = collate([its[i] for i in idx], [sks[i] if u else np.zeros_like(sks[i]) for i, u in zip(idx, use)],
+                        S.KIND[task])
+        loss = loss_of(model, b)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        hist.append(float(loss.detach()))
+    model.eval()
+    return model, hist
