@@ -221,3 +221,25 @@ def test_polynomial_recovers_an_exact_polynomial_potential():
         M.PolynomialEF(2).fit(coords, e, f[:3])
     with pytest.raises(ValueError, match="fit"):
         M.PolynomialEF(2).predict(test)
+
+
+def test_fit_plateau_stops_at_a_plateau_and_restores_the_best():
+    """Reduce-on-plateau training: a model that cannot improve stops after (reductions + 1) x patience steps,
+    not at the cap, with its learning rate reduced the given number of times; a learnable one is not capped."""
+    from icml26.science.qhflow2.experiment import fit_plateau
+
+    lin = torch.nn.Linear(1, 1).double()
+    x = torch.linspace(-1, 1, 20, dtype=torch.float64)[:, None]
+    y = 3 * x + 1
+    loss = lambda m, b: ((m(x) - y) ** 2).mean()  # noqa: E731
+    res = fit_plateau(lin, loss, lambda g: None, lambda m: 1.0, steps=10_000, lr=1e-2, val_every=5,
+                      patience=10, factor=0.5, reductions=2, tol=1e-3, seed=0)
+    assert not res.capped and res.reductions == 2 and res.steps == 5 + 3 * 10
+    lin2 = torch.nn.Linear(1, 1).double()
+    res2 = fit_plateau(lin2, loss, lambda g: None, lambda m: float(loss(m, None)), steps=20_000, lr=5e-2,
+                       val_every=10, patience=50, factor=0.3, reductions=3, tol=1e-3, seed=0)
+    assert not res2.capped
+    assert loss(lin2, None).item() < 1e-4
+    with pytest.raises(ValueError, match="factor"):
+        fit_plateau(lin, loss, lambda g: None, lambda m: 1.0, steps=10, lr=1e-2, val_every=1, patience=1,
+                    factor=1.5, reductions=1, tol=0.0, seed=0)

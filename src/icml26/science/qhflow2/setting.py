@@ -131,15 +131,29 @@ def water_pool(n: int, seed: int, config: WaterConfig = WaterConfig()) -> dict[s
     digest = hashlib.sha1(key.encode()).hexdigest()[:16]
     path = _cache_dir() / f"water_{config.basis}_{config.xc}_n{n}_s{seed}_{digest}.npz"
     if path.exists():
-        with np.load(path) as z:
-            return {k: z[k] for k in z.files}
-    coords = sample_geometries(n, seed, config)
-    rows = [label_geometry(c, config) for c in coords]
-    out = {"coords": coords}
-    for k in rows[0]:
-        out[k] = np.stack([np.asarray(r[k]) for r in rows])
+        return _load(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-    np.savez(tmp, **out)
-    os.replace(tmp, path)
+    # One labeller per pool: parallel seeds of a cold run wait on this lock instead of labelling it twice.
+    with open(path.with_suffix(".lock"), "w") as lock:
+        try:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except (ImportError, OSError):  # no advisory locks here: label independently (correct, only slower)
+            pass
+        if path.exists():
+            return _load(path)
+        coords = sample_geometries(n, seed, config)
+        rows = [label_geometry(c, config) for c in coords]
+        out = {"coords": coords}
+        for k in rows[0]:
+            out[k] = np.stack([np.asarray(r[k]) for r in rows])
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, **out)
+        os.replace(tmp, path)
     return out
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}
