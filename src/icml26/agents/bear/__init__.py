@@ -60,11 +60,11 @@ PAPER = Paper(
         "them detection (the oracle needs a drawn form)."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            "skills": _SKILLS_ALL, "n_pool": 12, "steps": 30, "batch": 16, "lr": 3e-3, "d": 32,
+            "skills": _SKILLS_ALL, "n_pool": 12, "steps": 30, "r_steps": 30, "batch": 16, "lr": 3e-3, "d": 32,
             "n_test": 6, "n_episodes": 6, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
             "n_endpoint": 2}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "skills": _SKILLS_ALL, "n_pool": 150, "steps": 600, "batch": 48, "lr": 3e-3, "d": 48,
+            "skills": _SKILLS_ALL, "n_pool": 150, "steps": 1200, "r_steps": 600, "batch": 48, "lr": 3e-3, "d": 48,
             "n_test": 40, "n_episodes": 40, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
             "n_endpoint": 10}, timeout_s=900),
     },

@@ -31,27 +31,27 @@ from icml26.core.paper import Metrics, Profile, Verdict
 ARMS = ("base", "agent", "tts", "shuffled")
 
 
-def base_model(p: Profile, seed: int) -> tuple[Any, list[float]]:
-    import torch
-
+def base_model(p: Profile, seed: int) -> tuple[Any, list[float], list[float]]:
+    """(model, perception loss per step, reasoner loss per step), cached by config and seed."""
     from icml26.agents.bear import model as Mo
     from icml26.core.cache import cached
 
     cfg = Mo.ModelConfig(d=int(p["d"]))
     params = {"skills": list(p["skills"]), "n_pool": p["n_pool"], "steps": p["steps"], "batch": p["batch"],
-              "lr": p["lr"], "d": p["d"], "clutter": p["clutter"], "seed": seed, "version": 1}
+              "lr": p["lr"], "d": p["d"], "clutter": p["clutter"], "r_steps": p["r_steps"], "seed": seed, "version": 2}
 
     def build():
         pool = Mo.build_pool(list(p["skills"]), int(p["n_pool"]), seed, float(p["clutter"]))
-        model, hist = Mo.train(pool, cfg, steps=int(p["steps"]), batch=int(p["batch"]), lr=float(p["lr"]), seed=seed)
-        return {"state": model.state_dict(), "hist": hist}
+        net, hist = Mo.train(pool, cfg, steps=int(p["steps"]), batch=int(p["batch"]), lr=float(p["lr"]), seed=seed)
+        reasoner, rhist = Mo.train_reasoner(pool, int(p["d"]), steps=int(p["r_steps"]), batch=128, lr=float(p["lr"]),
+                                            seed=seed)
+        return {"net": net.state_dict(), "reasoner": reasoner.state_dict(), "hist": hist, "rhist": rhist}
 
     art = cached("bear", "base_model", build, params=params, fmt="pt")
-    model = Mo.build_model(cfg, seed)
-    model.load_state_dict(art["state"])
-    model.eval()
-    torch.set_grad_enabled(False)
-    return model, list(art["hist"])
+    net, reasoner = Mo.build_model(cfg, seed), Mo.build_reasoner(int(p["d"]), seed)
+    net.load_state_dict(art["net"])
+    reasoner.load_state_dict(art["reasoner"])
+    return Mo.BearModel(net.eval(), reasoner.eval()), list(art["hist"]), list(art["rhist"])
 
 
 def skills_part(model: Any, p: Profile, seed: int) -> tuple[dict[str, Any], dict[str, list], list[Any], list[float]]:
@@ -67,7 +67,7 @@ def skills_part(model: Any, p: Profile, seed: int) -> tuple[dict[str, Any], dict
         runs = [M.run_tools(it) for it in its]
         first, final = M.agent_answers(model, its, runs)
         perm = np.roll(np.arange(len(its)), 1)
-        _, shuffled = M.agent_answers(model, its, runs, sketches=[runs[k].sketch for k in perm])
+        _, shuffled = M.agent_answers(model, its, runs, shuffled=[runs[k] for k in perm])
         replies = {"base": first, "agent": final, "tts": M.tts_answers(model, its, int(p["n_tts"]), seed), "shuffled": shuffled}
         for arm, rs in replies.items():
             sc = [M.score_reply(it, r) for it, r in zip(its, rs)]
@@ -100,16 +100,15 @@ def diagnosis_part(model: Any, items: list[Any], base_scores: list[float], out: 
     prof = M.horizontal_profile({s: [out[f"skill/{s}/base"]] for s in skills})
     res |= {f"profile/{k}": v for k, v in prof.items()}
     res["profile/max_skill_base"] = float(max(out[f"skill/{s}/base"] for s in skills))
-    # the model's own percepts: located within 3 px (present entities) on the diagnosable items
+    # the model's own percepts: located within 3 px (present entities) on the reasoning items
     hits = []
-    for it in items:
-        if it.skill in M.DIAGNOSABLE:
-            per = M.model_percepts(model, it)
-            for name, seq in it.state.items():
-                for t, gt in enumerate(seq):
-                    if gt is not None:
-                        pr = per[name][t] if t < len(per[name]) else None
-                        hits.append(pr is not None and np.hypot(pr[0] - gt[0], pr[1] - gt[1]) <= 3.0)
+    reas = [it for it in items if it.skill in M.DIAGNOSABLE]
+    for it, per in zip(reas, M.model_percepts(model, reas)):
+        for name, seq in it.state.items():
+            for t, gt in enumerate(seq):
+                if gt is not None and name in per:
+                    pr = per[name][t]
+                    hits.append(pr is not None and np.hypot(pr[0] - gt[0], pr[1] - gt[1]) <= 3.0)
     res["diag/percept_acc"] = float(np.mean(hits)) if hits else float("nan")
     return res
 
@@ -136,9 +135,10 @@ def run(p: Profile, seed: int) -> Metrics:
     import torch
 
     torch.set_num_threads(1)
-    model, hist = base_model(p, seed)
+    model, hist, rhist = base_model(p, seed)
     out: dict[str, Any] = {"train/loss_drop": float(np.mean(hist[:30]) / max(np.mean(hist[-30:]), 1e-9)),
-                           "train/loss_first": float(np.mean(hist[:30])), "train/loss_last": float(np.mean(hist[-30:]))}
+                           "train/loss_first": float(np.mean(hist[:30])), "train/loss_last": float(np.mean(hist[-30:])),
+                           "train/reasoner_loss_last": float(np.mean(rhist[-30:])) if rhist else float("nan")}
     sk, items_by_arm, items, base_scores = skills_part(model, p, seed)
     out |= sk
     lh, lh_items = long_horizon_part(model, p, seed)

@@ -318,6 +318,7 @@ class ToolRun:
     calls: list[ToolCall] = field(default_factory=list)
     observations: list[str] = field(default_factory=list)
     ok: bool = True
+    percepts: dict[str, list[Any]] | None = None  # reasoning skills: entity -> per-frame (x, y) or None
 
 
 def _mark(sk: np.ndarray, xy: Any, rgb: tuple[int, int, int]) -> None:
@@ -339,6 +340,35 @@ def _name(tok: tuple[int, int]) -> tuple[str | None, str | None]:
 
 def _first(dets: list[Detection]) -> Detection | None:
     return dets[0] if dets else None
+
+
+def tool_percepts(item: S.Item, call: Any = None) -> dict[str, list[Any]]:
+    """Tool percepts of a reasoning item: each named entity detected by colour and shape in every frame
+    (the skill prompts' detection step); an arrow's percept is a point on its least-squares line
+    (extend_arrow from the detected origin), as the Traj prompts' extend-the-arrow step. ``None`` where
+    the tools find nothing. ``call(name, **kw)`` records the calls (default: run the tool directly)."""
+    call = call or (lambda name, **kw: TOOLS[name](**kw))
+    out: dict[str, list[Any]] = {}
+    T = len(item.frames)
+    arrows = [n for n in item.entities if n.startswith("arrow")]
+    for name, tok in item.entities.items():
+        if name in arrows:
+            continue
+        c, s_ = _name(tok)
+        shape = s_ if s_ in ("square", "circle", "triangle") else None
+        out[name] = []
+        for t in range(T):
+            d = _first(call("detection", image=item.frames[t], color=c, shape=shape, min_area=8 if s_ == "bin" else 3))
+            if d is not None and s_ == "bin":  # an outline: its box centre, not its pixel centroid
+                out[name].append((d.box[0] * S.SIZE + d.box[2] * S.SIZE / 2, d.box[1] * S.SIZE + d.box[3] * S.SIZE / 2))
+            else:
+                out[name].append(None if d is None else d.centroid)
+    for name in arrows:
+        c, _ = _name(item.entities[name])
+        o = out.get("origin", [None])[-1]
+        ray = None if o is None else call("extend_arrow", image=item.frames[-1], color=c, origin=np.array(o))
+        out[name] = [None if ray is None else tuple(ray[0] + 6.0 * ray[1])]
+    return out
 
 
 def run_tools(item: S.Item) -> ToolRun:
@@ -378,59 +408,9 @@ def run_tools(item: S.Item) -> ToolRun:
             else:
                 near = min(segs, key=lambda g: np.hypot(g.centroid[0] - d.centroid[0], g.centroid[1] - d.centroid[1]))
                 sk_last[near.mask] = W
-    elif sk_ in ("traj_gripper", "traj_hand", "traj_object"):
-        if sk_ == "traj_object":
-            o = _first(call("detection", image=img, color=c1, shape=s1))
-            colors = ["white"]
-        else:
-            o = _first(call("detection", image=img, color="white" if sk_ == "traj_gripper" else "peach"))
-            colors = S.ARROW_COLORS
-        if o is None:
-            run.ok = False
-        else:
-            for col in colors:
-                ray = call("extend_arrow", image=img, color=col, origin=np.array(o.centroid))
-                if ray is not None:
-                    _ray(sk_last, ray[0], ray[1], S.COLORS[col])
-    elif sk_ == "spatial_localization":
-        found = False
-        for t in range(len(item.frames)):
-            d = _first(call("detection", image=item.frames[t], color=c1, shape=s1))
-            if d is not None:
-                _mark(sk[t], d.centroid, W)
-                found = True
-        run.ok = found
-    elif sk_ == "spatial_direction":
-        a = _first(call("detection", image=img, color=c1, shape=s1))
-        b = _first(call("detection", image=img, color=c2, shape=s2))
-        for d, rgb in ((a, W), (b, B)):
-            if d is not None:
-                _mark(sk_last, d.centroid, rgb)
-        run.ok = a is not None and b is not None
-    elif sk_ == "spatial_path":
-        d = _first(call("detection", image=img, color=c1, shape=s1))
-        if d is None:
-            run.ok = False
-        else:
-            _mark(sk_last, d.centroid, W)
-    elif sk_ == "plan_next":
-        for t in range(len(item.frames)):
-            o = _first(call("detection", image=item.frames[t], color=c1, shape=s1))
-            b = _first(call("detection", image=item.frames[t], color="gray", min_area=8))
-            for d, rgb in ((o, W), (b, B)):
-                if d is not None:
-                    _mark(sk[t], (d.box[0] * S.SIZE + d.box[2] * S.SIZE / 2, d.box[1] * S.SIZE + d.box[3] * S.SIZE / 2)
-                          if rgb == B else d.centroid, rgb)
-            run.ok = run.ok and o is not None and b is not None
-    else:  # plan_progress
-        b = _first(call("detection", image=img, color="gray", min_area=8))
-        if b is None:
-            run.ok = False
-        else:
-            _mark(sk_last, (b.box[0] * S.SIZE + b.box[2] * S.SIZE / 2, b.box[1] * S.SIZE + b.box[3] * S.SIZE / 2), B)
-            for g in call("segment_and_mark", image=img):
-                if not (g.mask & b.mask).any():
-                    _mark(sk_last, g.centroid, W)
+    else:  # reasoning skills: percepts of every entity from the tools
+        run.percepts = tool_percepts(item, call)
+        run.ok = any(p is not None for seq in run.percepts.values() for p in seq)
     return run
 
 
@@ -453,104 +433,92 @@ def _det_box(mask: np.ndarray) -> list[float]:
     return [b[0] / S.SIZE, b[1] / S.SIZE, (b[2] - b[0]) / S.SIZE, (b[3] - b[1]) / S.SIZE]
 
 
-def oracle_sketch(item: S.Item) -> np.ndarray:
-    """Ground-truth perception drawn the way the skill's tools draw it (diagnosable skills only)."""
-    if item.skill not in DIAGNOSABLE:
-        raise ValueError(f"oracle perception is defined for {DIAGNOSABLE}, not {item.skill!r}")
-    sk = np.zeros_like(item.frames)
-    st = item.state
-    colour = {"spatial_localization": {"target": W}, "spatial_direction": {"A": W, "B": B},
-              "spatial_path": {"goal": W}, "plan_next": {"object": W, "bin": B}}.get(item.skill)
-    if colour is None:  # plan_progress: bin and every object
-        colour = {k: (B if k == "bin" else W) for k in st}
-    last_only = item.skill in ("spatial_direction", "spatial_path", "plan_progress")
-    for name, rgb in colour.items():
-        for t, p in enumerate(st[name]):
-            if p is not None and (not last_only or t == len(st[name]) - 1):
-                _mark(sk[t if not last_only else -1], p, rgb)
-    return sk
-
-
 def tool_only_answer(item: S.Item, run: ToolRun) -> float:
-    """The tools' standalone score: their output read off directly, with no model (reported, not claimed)."""
-    img = item.frames[-1]
+    """The tools' standalone score, no model: the box of the sketch (pointing / boxes), or the exact
+    reasoner on the tool percepts (reasoning skills). Reported, not claimed."""
     if item.kind in ("point", "box"):
         m = run.sketch[-1].max(-1) > 0
         if not m.any():
             return 0.0
         b = _det_box(m)
         return point_in_mask((b[0] + b[2] / 2, b[1] + b[3] / 2), item.mask) if item.kind == "point" else box_iou(b, item.mask)
-    if item.skill in ("traj_gripper", "traj_hand", "traj_object"):
-        c, s = _name(tuple(item.query[1:3]))
-        tgt = _first(detect(img, c, s)) if item.skill != "traj_object" else None
-        best, arg = np.inf, None
-        cols = S.ARROW_COLORS
-        for j, col in enumerate(cols):
-            if item.skill == "traj_object":
-                d = _first(detect(img, col, "circle"))
-                ray_px = np.argwhere((run.sketch[-1] == S.COLORS["white"]).all(-1))
-                if d is None or len(ray_px) == 0:
-                    continue
-                dist = np.min(np.hypot(ray_px[:, 1] - d.centroid[0], ray_px[:, 0] - d.centroid[1]))
-            else:
-                ray_px = np.argwhere((run.sketch[-1] == S.COLORS[col]).all(-1))
-                if tgt is None or len(ray_px) == 0:
-                    continue
-                dist = np.min(np.hypot(ray_px[:, 1] - tgt.centroid[0], ray_px[:, 0] - tgt.centroid[1]))
-            if dist < best:
-                best, arg = dist, j
-        return float(arg == item.answer)
-    # diagnosable skills: the exact reasoner on the tools' marks
-    st = {}
-    marks = {"spatial_localization": {"target": W}, "spatial_direction": {"A": W, "B": B},
-             "spatial_path": {"goal": W}, "plan_next": {"object": W, "bin": B}}.get(item.skill)
-    if item.skill == "plan_progress":
-        ws = _marks(run.sketch[-1], W)
-        st = {"bin": [(_marks(run.sketch[-1], B) or [None])[0]]} | {f"obj{j}": [p] for j, p in enumerate(ws)}
-    else:
-        for name, rgb in marks.items():
-            st[name] = [(_marks(run.sketch[t], rgb) or [None])[0] for t in range(len(item.frames))]
-        if item.skill == "spatial_path":
-            st["agent"] = [_agent_xy(img)]
-        if item.skill == "plan_next":
-            st["gripper"] = [_agent_xy(f) for f in item.frames]
-    ans = S.answer_from_state(item.skill, st, item.entities, item.query)
+    ans = S.answer_from_state(item.skill, run.percepts or {}, item.entities, item.query)
     return float(ans is not None and ans == item.answer)
 
 
-def _agent_xy(img: np.ndarray) -> tuple[float, float] | None:
-    d = _first(detect(img, "white"))
-    return None if d is None else d.centroid
+# ----------------------------------------------------------------------------- the model's two halves
+def model_percepts(model: Any, items: list[S.Item], *, frames: list[np.ndarray] | None = None,
+                   threshold: float = 0.0) -> list[dict[str, list[Any]]]:
+    """The model's own percepts (perception half): for every entity of every item and every frame, its
+    answer to "where is e in frame t" (position, or None when its presence logit is below ``threshold``).
+    One batched model call; ``frames`` replaces the items' frames (augmented views)."""
+    from icml26.agents.bear.model import CELL, LOCATE, predict
+
+    rows, fr = [], []
+    for i, it in enumerate(items):
+        f = it.frames if frames is None else frames[i]
+        for n, tok in it.entities.items():
+            for t in range(len(f)):
+                rows.append((i, n))
+                fr.append(f[t][None])
+    if not rows:
+        return [{} for _ in items]
+    q = np.array([[LOCATE, *items[i].entities[n], S.NONE_COLOR, S.NONE_SHAPE] for i, n in rows])
+    fr_ = np.stack(fr)
+    outs = [predict(model.net, fr_[k:k + 256], np.zeros_like(fr_[k:k + 256]), q[k:k + 256]) for k in range(0, len(rows), 256)]
+    out = {key: np.concatenate([o[key] for o in outs]) for key in outs[0]}
+    res: list[dict[str, list[Any]]] = [{} for _ in items]
+    for r, (i, n) in enumerate(rows):
+        c = int(out["heat"][r].argmax())
+        dx, dy = out["box"][r, c, :2]
+        p = ((c % 8 + 0.5 + dx) * CELL, (c // 8 + 0.5 + dy) * CELL) if out["present"][r] > threshold else None
+        res[i].setdefault(n, []).append(p)
+    return res
 
 
-def _marks(sk: np.ndarray, rgb: tuple[int, int, int]) -> list[tuple[float, float]]:
-    m = (sk == np.array(rgb)).all(-1)
-    return [(float(x), float(y)) for (x, y) in (d.centroid for d in [_det(r, m.shape) for r in _components(m, 1)])]
+def merge_percepts(tool: dict[str, list[Any]] | None, own: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Tool outputs fed back: a tool percept replaces the model's own wherever the tool found the entity."""
+    if not tool:
+        return own
+    return {n: [tp if tp is not None else op for tp, op in zip(tool.get(n, [None] * len(seq)), seq)]
+            for n, seq in own.items()}
 
 
-# ----------------------------------------------------------------------------- agent loops
-def agent_answers(model: Any, items: list[S.Item], runs: list[ToolRun], *, sketches: list[np.ndarray] | None = None,
+def _mc_text(logits: np.ndarray) -> list[str]:
+    return [f"THOUGHT: reasoning over what I see. ANSWER: ({S.LETTERS[int(k)]}) TERMINATE" for k in logits.argmax(1)]
+
+
+def agent_answers(model: Any, items: list[S.Item], runs: list[ToolRun], *, shuffled: list[ToolRun] | None = None,
                   batch: int = 64) -> tuple[list[str], list[str]]:
-    """BEAR-Agent with the tiny model, batched over items of one skill: call 1 answers on the plain
-    images (the first THOUGHT), the tool plan runs, call 2 answers with the tool outputs on the sketch;
-    if the tools found nothing the first answer stands. ``sketches`` replaces the tool outputs (the
-    shuffled-output control). Returns (first replies, final replies)."""
-    from icml26.agents.bear.model import decode, predict
+    """BEAR-Agent with the tiny model on items of one skill; returns (first replies, final replies).
+
+    Call 1 answers without tools (pointing/boxes: plain image; reasoning: the reasoner on the model's own
+    percepts). The skill's tool plan runs (``runs``), its outputs are fed back and call 2 answers
+    (pointing/boxes: tool outputs drawn on the sketch layer; reasoning: tool percepts replace the model's
+    where found). If the tools found nothing, the first answer stands. ``shuffled`` feeds back another
+    item's tool outputs instead (the shuffled-output control)."""
+    from icml26.agents.bear.model import decode, predict, reasoner_logits
 
     if len(items) != len(runs):
         raise ValueError(f"items and runs differ in length: {len(items)} != {len(runs)}")
-    sks = [r.sketch for r in runs] if sketches is None else sketches
+    fed = runs if shuffled is None else shuffled
+    if items and items[0].kind == "mc":
+        own = model_percepts(model, items)
+        first = _mc_text(reasoner_logits(model.reasoner, items, own))
+        merged = [merge_percepts(r.percepts, o) for r, o in zip(fed, own)]
+        final = _mc_text(reasoner_logits(model.reasoner, items, merged))
+        return first, [f2 if r.ok else f1 for f1, f2, r in zip(first, final, fed)]
     first, final = [], []
     for i in range(0, len(items), batch):
         its = items[i:i + batch]
         fr = np.stack([it.frames for it in its])
         q = np.stack([it.query for it in its])
-        o1 = predict(model, fr, np.zeros_like(fr), q)
-        o2 = predict(model, fr, np.stack(sks[i:i + batch]), q)
+        o1 = predict(model.net, fr, np.zeros_like(fr), q)
+        o2 = predict(model.net, fr, np.stack([r.sketch for r in fed[i:i + batch]]), q)
         for j, it in enumerate(its):
             a1 = decode(o1, j, it.kind)[0]
             first.append(a1)
-            final.append(decode(o2, j, it.kind)[0] if runs[i + j].ok else a1)
+            final.append(decode(o2, j, it.kind)[0] if fed[i + j].ok else a1)
     return first, final
 
 
@@ -564,16 +532,25 @@ def augment(frames: np.ndarray, rng: np.random.Generator, noise: int = 12) -> np
 def tts_answers(model: Any, items: list[S.Item], n_calls: int, seed: int, *, batch: int = 64) -> list[str]:
     """Test-time scaling control: ``n_calls`` model calls per item on augmented views (the first on the
     plain image), probabilities averaged (soft majority vote)."""
-    from icml26.agents.bear.model import decode, predict, soft_vote
+    import scipy.special as sp
+
+    from icml26.agents.bear.model import decode, predict, reasoner_logits, soft_vote
 
     n_calls = check_int("n_calls", n_calls, minimum=1)
     rng = np.random.default_rng(seed)
+    if items and items[0].kind == "mc":
+        probs = []
+        for k in range(n_calls):
+            views = None if k == 0 else [augment(it.frames, rng) for it in items]
+            own = model_percepts(model, items, frames=views)
+            probs.append(sp.softmax(reasoner_logits(model.reasoner, items, own), 1))
+        return _mc_text(np.mean(probs, 0))
     out = []
     for i in range(0, len(items), batch):
         its = items[i:i + batch]
         fr = np.stack([it.frames for it in its])
         q = np.stack([it.query for it in its])
-        outs = [predict(model, fr if k == 0 else augment(fr, rng), np.zeros_like(fr), q) for k in range(n_calls)]
+        outs = [predict(model.net, fr if k == 0 else augment(fr, rng), np.zeros_like(fr), q) for k in range(n_calls)]
         o = soft_vote(outs)
         out += [decode(o, j, it.kind)[0] for j, it in enumerate(its)]
     return out
@@ -676,95 +653,59 @@ def horizontal_profile(scores: dict[str, list[float]]) -> dict[str, float]:
     return out
 
 
-def model_percepts(model: Any, item: S.Item, *, threshold: float = 0.0) -> dict[str, list[Any]]:
-    """The model's own percepts: for every entity and frame, its answer to "where is e in frame t"
-    (position, or None when its presence logit is below ``threshold``)."""
-    from icml26.agents.bear.model import CELL, LOCATE, predict
-
-    names = list(item.entities)
-    T = len(item.frames)
-    fr = np.stack([item.frames[t][None] for _ in names for t in range(T)])
-    q = np.array([[LOCATE, *item.entities[n], S.NONE_COLOR, S.NONE_SHAPE] for n in names for _ in range(T)])
-    out = predict(model, fr, np.zeros_like(fr), q)
-    st: dict[str, list[Any]] = {}
-    for i, (n, t) in enumerate([(n, t) for n in names for t in range(T)]):
-        c = int(out["heat"][i].argmax())
-        dx, dy = out["box"][i, c, :2]
-        p = ((c % 8 + 0.5 + dx) * CELL, (c // 8 + 0.5 + dy) * CELL) if out["present"][i] > threshold else None
-        st.setdefault(n, []).append(p)
-    return st
-
-
 def vertical_diagnosis(model: Any, items: list[S.Item], correct: list[float]) -> dict[str, float]:
-    """Trace the model's reasoning failures to perception (diagnosable skills only).
+    """Trace the model's reasoning failures to perception (the reasoning skills, :data:`DIAGNOSABLE`).
 
-    For each failed item: ``gt_fix`` = the model answers right when ground-truth percepts are drawn on
-    its sketch (oracle perception); ``reasoner_fix`` = the exact reasoner answers right from the model's
-    own percepts (perfect reasoning). Returns counts and shares over failures."""
-    from icml26.agents.bear.model import decode, predict
+    For each failed item: ``gt_fix`` = the model's reasoning half answers right from ground-truth
+    percepts (oracle perception); ``reasoner_fix`` = the exact reasoner answers right from the model's
+    own percepts (perfect reasoning). Returns the number of failures and the shares fixed."""
+    from icml26.agents.bear.model import reasoner_logits
 
     if len(items) != len(correct):
         raise ValueError(f"items and correct differ in length: {len(items)} != {len(correct)}")
     fails = [it for it, c in zip(items, correct) if it.skill in DIAGNOSABLE and c < 1]
-    gt = rs = both = 0
-    for it in fails:
-        o = predict(model, it.frames[None], oracle_sketch(it)[None], it.query[None])
-        g = decode(o, 0, "mc")[1] == it.answer
-        r = S.answer_from_state(it.skill, model_percepts(model, it), it.entities, it.query) == it.answer
-        gt, rs, both = gt + g, rs + r, both + (g and r)
-    n = max(len(fails), 1)
-    return {"n_fail": float(len(fails)), "gt_fix": gt / n, "reasoner_fix": rs / n, "both_fix": both / n}
+    if not fails:
+        return {"n_fail": 0.0, "gt_fix": float("nan"), "reasoner_fix": float("nan"), "both_fix": float("nan")}
+    g = reasoner_logits(model.reasoner, fails, [it.state for it in fails]).argmax(1) == np.array([it.answer for it in fails])
+    own = model_percepts(model, fails)
+    r = np.array([S.answer_from_state(it.skill, pc, it.entities, it.query) == it.answer for it, pc in zip(fails, own)])
+    return {"n_fail": float(len(fails)), "gt_fix": float(g.mean()), "reasoner_fix": float(r.mean()),
+            "both_fix": float((g & r).mean())}
 
 
 # ----------------------------------------------------------------------------- long-horizon episodes
 def run_episodes(model: Any, n: int, seed: int, arm: str, *, clutter: float = 0.5, n_calls: int = 2) -> list[float]:
     """Success (0/1) of grid episodes driven by the model's path-planning answer at every step.
 
-    ``arm``: ``base`` (plain image), ``agent`` (detection marks the goal on the sketch, then the model
-    answers; the plain answer if detection fails), ``tts`` (``n_calls`` augmented calls, soft vote),
-    ``shuffled`` (the mark taken from another episode's goal)."""
-    from icml26.agents.bear.model import decode, predict, soft_vote
-
+    Each step is a path-planning item on the current map; ``arm`` answers it as in the atomic skills:
+    ``base``, ``agent`` (tool percepts fed back), ``tts`` (``n_calls`` augmented calls, soft vote),
+    ``shuffled`` (the tool percepts of another episode's map)."""
     if arm not in ("base", "agent", "tts", "shuffled"):
         raise ValueError(f"arm must be base, agent, tts or shuffled, got {arm!r}")
     n = check_int("n", n, minimum=1)
-    rng = np.random.default_rng(seed + 7)
     envs = [S.GridEpisodeEnv(clutter=clutter) for _ in range(n)]
     obs, infos = zip(*[e.reset(seed=seed * 1000 + k) for k, e in enumerate(envs)])
-    obs, q = list(obs), np.stack([i["query"] for i in infos])
+    obs = list(obs)
     done = np.zeros(n, bool)
     success = np.zeros(n)
-    other = np.roll(np.arange(n), 1)
-    for _ in range(max(e.budget for e in envs)):
+    for step in range(max(e.budget for e in envs)):
         live = np.nonzero(~done)[0]
         if live.size == 0:
             break
-        fr = np.stack([obs[k][None] for k in live])
-        blank = np.zeros_like(fr)
+        its = [S.Item("spatial_path", obs[k][None], infos[k]["query"], "", answer=0,
+                      entities={"agent": S.token("white", "agent"), "goal": S.token(*envs[k].kinds[0])}) for k in live]
         if arm == "tts":
-            o = soft_vote([predict(model, fr if c == 0 else augment(fr, rng), blank, q[live]) for c in range(n_calls)])
+            replies = tts_answers(model, its, n_calls, seed * 7919 + step)
         else:
-            o = predict(model, fr, blank, q[live])
-            if arm in ("agent", "shuffled"):
-                sk = blank.copy()
-                okk = np.zeros(len(live), bool)
-                for j, k in enumerate(live):
-                    src = envs[other[k]] if arm == "shuffled" else envs[k]
-                    if arm == "shuffled":  # the other episode's goal, drawn in this episode's map
-                        _mark(sk[j, 0], 4 * src.goal + 2, W)
-                        okk[j] = True
-                    else:
-                        c, s = envs[k].kinds[0]
-                        d = _first(detect(obs[k], c, s))
-                        if d is not None:
-                            _mark(sk[j, 0], d.centroid, W)
-                            okk[j] = True
-                o2 = predict(model, fr, sk, q[live])
-                for key in o:
-                    o[key][okk] = o2[key][okk]
+            runs = [ToolRun(np.zeros_like(it.frames), percepts=tool_percepts(it)) for it in its]
+            for r in runs:
+                r.ok = any(p is not None for seq in r.percepts.values() for p in seq)
+            shuffled = [runs[(j + 1) % len(runs)] for j in range(len(runs))] if arm == "shuffled" else None
+            first, final = agent_answers(model, its, runs, shuffled=shuffled)
+            replies = first if arm == "base" else final
         for j, k in enumerate(live):
-            a = decode(o, j, "mc")[1]
-            obs[k], r, term, trunc, _ = envs[k].step(a)
+            a = parse_choice(replies[j])
+            obs[k], r, term, trunc, _ = envs[k].step(0 if a is None else a)
             if term or trunc:
                 done[k] = True
                 success[k] = r

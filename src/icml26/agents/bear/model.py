@@ -29,12 +29,44 @@ LOCATE = len(S.SKILLS)  # an extra query type: "where is entity e in this frame"
 CELL = S.SIZE // 8
 
 
+@dataclass
+class BearModel:
+    """The base model: ``net`` (perception: pointing, boxes, "where is e") and ``reasoner`` (percepts -> option)."""
+
+    net: Any
+    reasoner: Any
+
+
 @dataclass(frozen=True)
 class ModelConfig:
-    d: int = 48
+    d: int = 32
     layers: int = 2
     heads: int = 4
     max_frames: int = 4
+
+
+def block_class():
+    import torch  # noqa: F401
+    from torch import nn
+
+    class Block(nn.Module):
+        """Pre-norm transformer block: x + MHA(LN(x)), then x + MLP(LN(x)); x: (B, N, d)."""
+
+        def __init__(self, d: int, heads: int) -> None:
+            super().__init__()
+            self.heads = heads
+            self.n1, self.n2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+
+        def forward(self, x):
+            b, n, d = x.shape
+            q, k, v = self.qkv(self.n1(x)).view(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+            a = nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, n, d)
+            x = x + self.out(a)
+            return x + self.mlp(self.n2(x))
+
+    return Block
 
 
 def build_model(cfg: ModelConfig, seed: int):
@@ -43,21 +75,24 @@ def build_model(cfg: ModelConfig, seed: int):
 
     torch.manual_seed(seed)
 
+    Block = block_class()
+
     class BearNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             d = cfg.d
-            self.cnn = nn.Sequential(nn.Conv2d(6, 24, 3, stride=2, padding=1), nn.ReLU(),
+            self.cnn = nn.Sequential(nn.Conv2d(8, 24, 3, stride=2, padding=1), nn.ReLU(),
                                      nn.Conv2d(24, d, 3, stride=2, padding=1), nn.ReLU(),
                                      nn.Conv2d(d, d, 1))
             self.pos = nn.Parameter(torch.randn(64, d) * 0.02)
             self.pos16 = nn.Parameter(torch.randn(16, d) * 0.02)
+            lin = torch.linspace(-1, 1, S.SIZE)
+            self.register_buffer("coords", torch.stack(torch.meshgrid(lin, lin, indexing="xy"))[None], persistent=False)
             self.frame = nn.Parameter(torch.randn(cfg.max_frames, d) * 0.02)
             self.skill = nn.Embedding(LOCATE + 1, d)
             self.color = nn.Embedding(S.NONE_COLOR + 1, d)
             self.shape = nn.Embedding(S.NONE_SHAPE + 1, d)
-            layer = nn.TransformerEncoderLayer(d, cfg.heads, 2 * d, dropout=0.0, batch_first=True, norm_first=True)
-            self.enc = nn.TransformerEncoder(layer, cfg.layers, enable_nested_tensor=False)
+            self.enc = nn.Sequential(*[Block(d, cfg.heads) for _ in range(cfg.layers)])
             self.norm = nn.LayerNorm(d)
             self.heat = nn.Linear(d, 1)
             self.box = nn.Linear(d, 4)
@@ -68,6 +103,7 @@ def build_model(cfg: ModelConfig, seed: int):
             """frames, sketch: (B, T, H, W, 3) uint8 tensors; query: (B, 5) long."""
             b, t = frames.shape[:2]
             x = torch.cat([frames, sketch], -1).float().div(255.0).permute(0, 1, 4, 2, 3).reshape(b * t, 6, S.SIZE, S.SIZE)
+            x = torch.cat([x, self.coords.expand(b * t, -1, -1, -1)], 1)  # CoordConv: x and y maps
             g = self.cnn(x)                                   # (B*T, d, 8, 8)
             fe = self.frame[torch.arange(t - 1, -1, -1)]      # frame embedding, the current frame first
             last = g.reshape(b, t, *g.shape[1:])[:, -1].flatten(2).transpose(1, 2) + self.pos + fe[-1]
@@ -214,7 +250,8 @@ def build_pool(skills: list[str], n_per_skill: int, seed: int, clutter: float) -
     for s in skills:
         rng = np.random.default_rng([seed, S.SKILLS.index(s), 11])
         its = [S.make_item(s, rng, clutter) for _ in range(n_per_skill)]
-        items[s], sketches[s] = its, [run_tools(it).sketch for it in its]
+        items[s] = its
+        sketches[s] = [run_tools(it).sketch for it in its] if S.KIND[s] != "mc" else []
         if s in S.DIAGNOSABLE:
             for it in its:
                 for name, tok in it.entities.items():
@@ -224,8 +261,10 @@ def build_pool(skills: list[str], n_per_skill: int, seed: int, clutter: float) -
 
 
 def train(pool: Pool, cfg: ModelConfig, *, steps: int, batch: int, lr: float, seed: int,
-          p_sketch: float = 0.5) -> tuple[Any, list[float]]:
-    """Round-robin over skills (and the percept task), AdamW with cosine decay. Returns (model, loss per step).
+          p_sketch: float = 0.5, locate_weight: int = 3) -> tuple[Any, list[float]]:
+    """The perception half: round-robin over the pointing / box skills and the percept task ("where is
+    entity e in frame t", ``locate_weight`` turns per round), AdamW with one-cycle lr. Returns (model,
+    loss per step); the reasoning skills are answered from percepts by :func:`train_reasoner`'s model.
 
     With probability ``p_sketch`` an item is shown with its tool sketch, otherwise with a blank one:
     the model learns to read annotated images (our stand-in for a VLM's ability to read tool overlays)."""
@@ -235,7 +274,7 @@ def train(pool: Pool, cfg: ModelConfig, *, steps: int, batch: int, lr: float, se
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     rng = np.random.default_rng(seed + 12345)
-    tasks = list(pool.items) + (["locate"] if pool.locate else [])
+    tasks = [s for s in pool.items if S.KIND[s] != "mc"] + (["locate"] * locate_weight if pool.locate else [])
     hist = []
     for step in range(steps):
         task = tasks[step % len(tasks)]
@@ -257,3 +296,101 @@ def train(pool: Pool, cfg: ModelConfig, *, steps: int, batch: int, lr: float, se
         hist.append(float(loss.detach()))
     model.eval()
     return model, hist
+
+
+# ----------------------------------------------------------------------------- the reasoning half
+ROLES = ["target", "A", "B", "agent", "goal", "object", "gripper", "bin", "obj0", "obj1", "obj2", "origin", "arrow",
+         "arrow0", "arrow1", "arrow2", "arrow3", "target0", "target1", "target2", "target3"]
+MAX_TOK = 8
+
+
+def percept_tokens(skill: str, percepts: dict[str, list[Any]], names: list[str]) -> tuple[np.ndarray, ...]:
+    """Percepts as reasoner input: feats (MAX_TOK, 3) = (x / SIZE, y / SIZE, present), roles, frames
+    (counted from the current frame), padded with a pad role."""
+    feats = np.zeros((MAX_TOK, 3), np.float32)
+    roles = np.full(MAX_TOK, len(ROLES), np.int64)
+    frames = np.zeros(MAX_TOK, np.int64)
+    k = 0
+    for name in names:
+        seq = percepts.get(name, [])
+        for t, p in enumerate(seq):
+            if k >= MAX_TOK:
+                raise ValueError(f"too many percept tokens for {skill!r}")
+            if p is not None:
+                feats[k] = (p[0] / S.SIZE, p[1] / S.SIZE, 1.0)
+            roles[k], frames[k] = ROLES.index(name), len(seq) - 1 - t
+            k += 1
+    return feats, roles, frames
+
+
+def build_reasoner(d: int, seed: int):
+    """A transformer over percept tokens: (skill token, entity tokens) -> 4 option logits."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed + 1)
+    Block = block_class()
+
+    class Reasoner(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.skill = nn.Embedding(len(S.SKILLS), d)
+            self.role = nn.Embedding(len(ROLES) + 1, d)
+            self.frame = nn.Embedding(4, d)
+            self.feat = nn.Sequential(nn.Linear(3, d), nn.GELU(), nn.Linear(d, d))
+            self.enc = nn.Sequential(Block(d, 4), Block(d, 4))
+            self.norm = nn.LayerNorm(d)
+            self.head = nn.Linear(d, 4)
+
+        def forward(self, skill, feats, roles, frames):
+            """skill (B,), feats (B, K, 3), roles (B, K), frames (B, K) -> (B, 4) logits."""
+            x = self.feat(feats) + self.role(roles) + self.frame(frames)
+            h = self.enc(torch.cat([self.skill(skill)[:, None], x], 1))
+            return self.head(self.norm(h[:, 0]))
+
+    return Reasoner()
+
+
+def reasoner_logits(reasoner, items: list[S.Item], percepts: list[dict[str, list[Any]]]) -> np.ndarray:
+    """(n, 4) option logits of the learned reasoner on the given percepts of ``items``."""
+    import torch
+
+    toks = [percept_tokens(it.skill, pc, list(it.entities)) for it, pc in zip(items, percepts)]
+    with torch.no_grad():
+        out = reasoner(torch.tensor([S.SKILLS.index(it.skill) for it in items]),
+                       torch.from_numpy(np.stack([t[0] for t in toks])), torch.from_numpy(np.stack([t[1] for t in toks])),
+                       torch.from_numpy(np.stack([t[2] for t in toks])))
+    return out.numpy()
+
+
+def train_reasoner(pool: "Pool", d: int, *, steps: int, batch: int, lr: float, seed: int, jitter: float = 1.0):
+    """Train the reasoner on ground-truth states of the pool's reasoning items (positions jittered by
+    ``jitter`` px). Returns (reasoner, loss per step)."""
+    import torch
+    import torch.nn.functional as F
+
+    its = [it for sk, v in pool.items.items() if sk in S.DIAGNOSABLE for it in v]
+    reasoner = build_reasoner(d, seed)
+    if not its:
+        return reasoner.eval(), []
+    toks = [percept_tokens(it.skill, it.state, list(it.entities)) for it in its]
+    feats = torch.from_numpy(np.stack([t[0] for t in toks]))
+    roles = torch.from_numpy(np.stack([t[1] for t in toks]))
+    frames = torch.from_numpy(np.stack([t[2] for t in toks]))
+    skill = torch.tensor([S.SKILLS.index(it.skill) for it in its])
+    y = torch.tensor([it.answer for it in its])
+    opt = torch.optim.AdamW(reasoner.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    gen = torch.Generator().manual_seed(seed + 99)
+    hist = []
+    for _ in range(steps):
+        idx = torch.randint(len(its), (batch,), generator=gen)
+        f = feats[idx].clone()
+        f[..., :2] += torch.randn(f[..., :2].shape, generator=gen) * (jitter / S.SIZE) * f[..., 2:]
+        loss = F.cross_entropy(reasoner(skill[idx], f, roles[idx], frames[idx]), y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        hist.append(float(loss.detach()))
+    return reasoner.eval(), hist

@@ -67,8 +67,10 @@ OPTIONS = {
     "traj_gripper": [f"{c} arrow" for c in ARROW_COLORS], "traj_hand": [f"{c} arrow" for c in ARROW_COLORS],
     "traj_object": [f"{c} target" for c in ARROW_COLORS],
 }
-#: skills whose answer is a function of entity positions: the vertical diagnosis runs on them
-DIAGNOSABLE = ["spatial_localization", "spatial_direction", "spatial_path", "plan_next", "plan_progress"]
+#: the reasoning skills (multiple choice): their answer is a function of entity positions, computed by
+#: :func:`answer_from_state`; the vertical diagnosis runs on them
+DIAGNOSABLE = ["traj_gripper", "traj_hand", "traj_object", "spatial_localization", "spatial_direction",
+               "spatial_path", "plan_next", "plan_progress"]
 
 
 @dataclass
@@ -309,9 +311,10 @@ def make_trajectory_item(skill: str, rng: np.random.Generator, clutter: float = 
             cv.clutter(int(rng.poisson(2 * clutter)), 0)
             img, lab = cv.finish()
             effector = "gripper" if skill == "traj_gripper" else "hand"
-            state = {"origin": [tuple(o)], "target": [tuple(tgt)]} | {f"arrow{j}": [tuple(o + u[j] * start)]
+            state = {"origin": [tuple(o)], "target": [tuple(tgt)]} | {f"arrow{j}": [tuple(o + u[j] * (start + length / 2))]
                                                                       for j in range(4)}
-            ents = {"origin": token("white" if effector == "gripper" else "peach", effector), "target": token(tc, ts)}
+            ents = ({"origin": token("white" if effector == "gripper" else "peach", effector), "target": token(tc, ts)}
+                    | {f"arrow{j}": token(ARROW_COLORS[j], "arrow") for j in range(4)})
             q = (f"The {effector} moves in a straight line. Which arrow brings it to the {tc} {ts}? "
                  + " ".join(f"({L}) {ARROW_COLORS[j]}" for j, L in enumerate(LETTERS)))
             return Item(skill, img[None], _query(skill, token(tc, ts)), q, answer=ans, state=state, entities=ents)
@@ -347,8 +350,9 @@ def make_trajectory_item(skill: str, rng: np.random.Generator, clutter: float = 
         cv.rect((p1[0] - 0.5, p1[1] - 0.5, p1[0] + 0.5, p1[1] + 0.5), COLORS["white"], 10)
         cv.clutter(int(rng.poisson(2 * clutter)), 0)
         img, lab = cv.finish()
-        state = {"origin": [tuple(src)]} | {f"target{j}": [tuple(pts[j])] for j in range(4)}
-        ents = {"origin": token(sc, ss)} | {f"target{j}": token(ARROW_COLORS[j], "circle") for j in range(4)}
+        state = {"origin": [tuple(src)], "arrow": [tuple(src + u * 6)]} | {f"target{j}": [tuple(pts[j])] for j in range(4)}
+        ents = ({"origin": token(sc, ss), "arrow": token("white", "arrow")}
+                | {f"target{j}": token(ARROW_COLORS[j], "circle") for j in range(4)})
         q = (f"The {sc} {ss} moves along the white arrow. Which target does it reach? "
              + " ".join(f"({L}) {ARROW_COLORS[j]}" for j, L in enumerate(LETTERS)))
         return Item(skill, img[None], _query(skill, token(sc, ss)), q, answer=ans, state=state, entities=ents)
@@ -365,6 +369,29 @@ def answer_from_state(skill: str, state: dict[str, list[Any]], entities: dict[st
         v = state.get(name)
         return None if not v or v[-1] is None else np.asarray(v[-1], float)
 
+    if skill in ("traj_gripper", "traj_hand", "traj_object"):
+        o = last("origin")
+        if o is None:
+            return None
+        if skill == "traj_object":
+            a = last("arrow")
+            cands = [last(f"target{j}") for j in range(4)]
+            if a is None or np.linalg.norm(a - o) < 1e-9:
+                return None
+            u = (a - o) / np.linalg.norm(a - o)
+            d = [np.inf if c is None else _ray_dist(o, u, c) for c in cands]
+        else:
+            tgt = last("target")
+            if tgt is None:
+                return None
+            d = []
+            for j in range(4):
+                a = last(f"arrow{j}")
+                if a is None or np.linalg.norm(a - o) < 1e-9:
+                    d.append(np.inf)
+                    continue
+                d.append(_ray_dist(o, (a - o) / np.linalg.norm(a - o), tgt))
+        return None if not np.isfinite(min(d)) else int(np.argmin(d))
     if skill == "spatial_localization":
         frames = [t for t, p in enumerate(state.get("target", [])) if p is not None]
         return frames[0] if len(frames) == 1 else None
