@@ -193,3 +193,50 @@ def test_uniform_single_pass_information_ceiling(ans_len):
     assert np.mean([_hit_all(v, idx) for v in mixed]) < 0.3
     # the reference trajectory's crops see every named clue (the seeker's ceiling is 1)
     assert all(_hit_all(v, [i for b in S.oracle_bins(v) for i in range(*S.crop_interval(b))]) for v in mixed)
+
+
+# ---------------------------------------------------------------- the salience-guided single pass (review control)
+@pytest.mark.parametrize("seed", range(12))
+def test_salient_indices_cover_every_event_when_the_budget_allows(seed):
+    """With 15 frames per salient global frame the pass sees every marker event whole (a perfect reader answers)."""
+    rng = np.random.default_rng(seed)
+    v = S.make_video(rng, hops=1 + seed % 2, distractors=seed % 3 // 2, ans_len=1)
+    g = np.asarray(S.global_view(v.frames))
+    k = int((g == S.COARSE0 + S.N_OBJ // 4).sum())
+    nov = S.novelty(v.frames)
+    if nov.argmax() != np.flatnonzero(g == S.COARSE0 + S.N_OBJ // 4)[0]:
+        pytest.skip("an object group is as rare as the marker symbol in this draw")
+    idx = S.salient_indices(v.frames, min(S.UNI_SLOTS, 15 * k))
+    assert len(idx) == len(set(idx.tolist())) == min(S.UNI_SLOTS, 15 * k)
+    assert np.all(np.diff(idx) > 0) and idx.min() >= 0 and idx.max() < S.T
+    if 15 * k <= S.UNI_SLOTS:
+        for s, e in v.salient:
+            assert set(range(s, e)) <= set(idx.tolist())
+        assert _hit_all(v, idx)
+
+
+def test_salient_indices_budget_and_novelty():
+    v = S.make_video(3, hops=2, distractors=1, ans_len=2)
+    for n in (1, 7, 28, S.UNI_SLOTS):
+        idx = S.salient_indices(v.frames, n)
+        assert len(idx) == n and len(set(idx.tolist())) == n
+    # novelty is -log frequency: a symbol seen once in 32 scores log 32
+    nov = S.novelty(v.frames)
+    g = S.global_view(v.frames)
+    for i, t in enumerate(g):
+        assert nov[i] == pytest.approx(-np.log(g.count(t) / len(g)))
+    toks = S.salient_frames(v.frames, 10)
+    assert len(toks) == S.UNI_SLOTS and toks[10:] == [S.BLANK] * (S.UNI_SLOTS - 10)
+    with pytest.raises(ValueError, match="n"):
+        S.salient_indices(v.frames, 0)
+    with pytest.raises(ValueError, match="frames"):
+        S.salient_indices(v.frames[:100], 4)
+
+
+def test_single_pass_rejects_bad_salient_flag():
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    vids = S.draw_videos(0, 2)
+    assert M.answer_single_pass(model, vids, 8, salient=True).shape == (2,)
+    with pytest.raises(TypeError, match="salient"):
+        M.answer_single_pass(model, vids, 8, salient=1)
+

@@ -5,9 +5,12 @@
                       teacher-forced accuracy of the policy's tokens on held-out references.
 * ``rl_variants``     GRPO from the SFT policy with three rewards: the full trajectory-guided
                       reward, without S_clue (w_g = 0), without turn decay (γ = 1). Gate: reward rises.
-* ``seeking_vs_uniform``  claim 1: the seeker's accuracy against the same model answering in one
-                      pass from uniformly spaced fine frames at the seeker's own mean visual-token
-                      budget (the better of the SFT and RL models), over the clue-length sweep.
+* ``seeking_vs_single``  claim 1: the seeker's accuracy against the same model answering in one
+                      pass at the seeker's own mean visual-token budget (the better of the SFT and
+                      RL models) from uniformly spaced fine frames and from salience-guided fine
+                      frames, over the clue-length sweep; claim ``grpo-gain``: the GRPO seeker
+                      against its SFT start on the same videos. GRPO gate: held-out reward of
+                      sampled episodes, GRPO policy minus SFT policy, same prompts and stream.
 * ``reward_ablation`` claim 2: accuracy and tool calls of the three reward variants.
 * ``tdam_ratios``     claim 3 (exploratory): SFT-only seeking accuracy for ρ in {0, 0.1, 0.2, 0.3}.
 * ``context_speed``   claim 4: one shared KV-cached context vs re-encoding the context every
@@ -23,14 +26,18 @@ from icml26.core.paper import Profile
 SWEEP = (1, 2, 3)
 
 
-def _pool(seed: int, n: int, uniform_frac: float, base: int = 10_000) -> list:
+def _pool(seed: int, n: int, uniform_frac: float, base: int = 10_000, salient_frac: float = 0.0) -> list:
+    """References for every video, plus single-pass samples (uniform frames, then salience-guided frames)."""
     from . import setting as S
 
     vids = S.draw_videos(base + seed, n)
     rng = np.random.default_rng(base + 10_000 + seed)
     pool = [(*S.oracle_episode(v), True) for v in vids]
-    for v in vids[: int(n * uniform_frac)]:
+    k = int(n * uniform_frac)
+    for v in vids[:k]:
         pool.append((*S.uniform_episode(v, int(rng.integers(8, S.UNI_SLOTS + 1)), float(rng.random())), False))
+    for v in vids[k:k + int(n * salient_frac)]:
+        pool.append((*S.uniform_episode(v, int(rng.integers(8, S.UNI_SLOTS + 1)), salient=True), False))
     return pool
 
 
@@ -50,7 +57,7 @@ def _record(model, losses, held) -> dict:
 def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
             "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
-            "uniform_frac": p["uniform_frac"], "v": 4}
+            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0), "v": 7}
 
 
 def _stage2_cfg(p: Profile, seed: int, tdam_ratio: float, steps: int) -> dict:
@@ -114,7 +121,8 @@ def _stage1(p: Profile, seed: int, tdam_ratio: float) -> dict:
 
     def build():
         model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
-        losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"]), steps=p["sft_steps"], batch=p["sft_batch"],
+        losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"], salient_frac=p.params.get("salient_frac", 0.0)),
+                             steps=p["sft_steps"], batch=p["sft_batch"],
                              lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
         return _record(model, losses, _held(seed))
 
@@ -156,14 +164,15 @@ def _loss_drop(losses) -> float:
 
 
 def rl_variants(p: Profile, seed: int, sft):
-    """GRPO runs from the SFT policy under the three rewards; same prompt stream for each."""
+    """GRPO runs from the SFT policy under the rewards named in ``rl_variants``; same prompt stream for each."""
     from . import method as M
     from . import setting as S
 
     variants = {"vtgr": M.RewardConfig(), "no_clue": M.RewardConfig(use_clue=False),
                 "no_decay": M.RewardConfig(use_decay=False)}
     out = {}
-    for name, rc in variants.items():
+    for name in p.params.get("rl_variants", list(variants)):
+        rc = variants[name]
         model = M.copy_model(sft)
         hist = M.grpo_train(model, lambda rng: S.draw_videos(int(rng.integers(2**31)), p["rl_prompts"]), rc,
                             steps=p["rl_steps"], prompts=p["rl_prompts"], group=p["rl_group"], lr=p["rl_lr"],
@@ -172,36 +181,70 @@ def rl_variants(p: Profile, seed: int, sft):
     return out
 
 
+def heldout_reward(model, p: Profile, seed: int) -> float:
+    """Mean trajectory-guided reward of sampled (T = 1) episodes on held-out prompts, fixed sampling stream.
+
+    The GRPO gate compares this number for the GRPO policy and its SFT start on the same prompts
+    and random stream (a paired measurement, unlike the noisy training-reward curve).
+    """
+    import torch
+
+    from . import method as M
+    from . import setting as S
+
+    vids = [v for v in S.draw_videos(45_000 + seed, p["n_test"]) for _ in range(p["rl_eval_rollouts"])]
+    ep = M.rollout(model, vids, generator=torch.Generator().manual_seed(46_000 + seed))
+    return float(np.mean([0.0 if o else M.trajectory_reward(t, v)["reward"]
+                          for t, v, o in zip(ep.turns, vids, ep.over_turn)]))
+
+
 def _rise(x) -> float:
     k = max(1, len(x) // 4)
     return float(np.mean(x[-k:]) - np.mean(x[:k]))
 
 
-def seeking_vs_uniform(p: Profile, seed: int, sft, rl_model) -> dict:
+def _sees_all(video, idx) -> float:
+    """1 if the frames ``idx`` contain every answer symbol of the question (a perfect reader's ceiling)."""
+    from . import setting as S
+
+    seen = {int(video.frames[i]) for i in idx}
+    return float(all(S.N_OBJ + S.N_MARK + S.N_OBJ * m + o in seen for m, o in zip(video.asked, video.answer)))
+
+
+def seeking_vs_single(p: Profile, seed: int, sft, rl_model) -> dict:
+    """Claim 1: the seeker against two single passes at its own mean visual-token budget, per clue length.
+
+    Controls (each the better of the SFT and the GRPO checkpoint): uniformly spaced fine frames,
+    and salience-guided fine frames (around the most novel global frames, no interleaving). Also
+    the SFT policy as a seeker on the same videos (the GRPO stage's own control) and the
+    information ceilings of both single passes (would a perfect reader of those frames answer?).
+    """
     from . import method as M
     from . import setting as S
 
     m: dict = {}
-    seek_by, uni_by, budget_by = [], [], []
-    all_seek, all_uni = [], []
+    by: dict[str, list[float]] = {k: [] for k in ("seeker", "sft_seeker", "uniform", "salient", "budget",
+                                                   "ceil_uniform", "ceil_salient", "calls")}
     for L in SWEEP:
         vids = S.draw_videos(50_000 + 10 * seed + L, p["n_test"], ans_lens=(L,))
         r = M.evaluate_seeking(rl_model, vids)
         budget = int(np.clip(np.ceil(r["visual"].mean()), 1, S.UNI_SLOTS))
-        uni = max(M.answer_single_pass(rl_model, vids, budget).mean(), M.answer_single_pass(sft, vids, budget).mean())
-        seek_by.append(float(r["acc"].mean()))
-        uni_by.append(float(uni))
-        budget_by.append(float(budget))
-        all_seek.append(r["acc"].mean())
-        all_uni.append(uni)
-    m["acc/seeker"] = float(np.mean(all_seek))
-    m["acc/uniform"] = float(np.mean(all_uni))
+        by["seeker"].append(float(r["acc"].mean()))
+        by["calls"].append(float(r["calls"].mean()))
+        by["sft_seeker"].append(float(M.evaluate_seeking(sft, vids)["acc"].mean()))
+        for name, sal in (("uniform", False), ("salient", True)):
+            by[name].append(float(max(M.answer_single_pass(mdl, vids, budget, salient=sal).mean() for mdl in (rl_model, sft))))
+        uidx = np.floor((np.arange(budget) + 0.5) * S.T / budget).astype(int).clip(0, S.T - 1)
+        by["ceil_uniform"].append(float(np.mean([_sees_all(v, uidx) for v in vids])))
+        by["ceil_salient"].append(float(np.mean([_sees_all(v, S.salient_indices(v.frames, budget)) for v in vids])))
+        by["budget"].append(float(budget))
+    for k, v in by.items():
+        m[f"sweep/{k}"] = v
+        if k not in ("budget", "calls"):
+            m[f"acc/{k}"] = float(np.mean(v))
+    m["acc/single_best"] = max(m["acc/uniform"], m["acc/salient"])
+    m["rl/acc_gain"] = m["acc/seeker"] - m["acc/sft_seeker"]
     m["sweep/ans_len"] = [float(x) for x in SWEEP]
-    m["sweep/seeker"] = seek_by
-    m["sweep/uniform"] = uni_by
-    m["sweep/budget"] = budget_by
-    r = M.evaluate_seeking(sft, S.draw_videos(60_000 + seed, p["n_test"]))
-    m["acc/sft_seeker"] = float(r["acc"].mean())
     return m
 
 
@@ -211,7 +254,12 @@ def reward_ablation(p: Profile, seed: int, rl: dict) -> dict:
 
     vids = S.draw_videos(70_000 + seed, p["n_test"])
     m: dict = {}
-    for name, (model, hist) in rl.items():
+    for name in ("vtgr", "no_clue", "no_decay"):
+        if name not in rl:  # variant not run in this profile (budget): reported as missing
+            for k in ("acc", "calls", "s_clue"):
+                m[f"{k}/{name}"] = float("nan")
+            continue
+        model, hist = rl[name]
         r = M.evaluate_seeking(model, vids)
         m[f"acc/{name}"] = float(r["acc"].mean())
         m[f"calls/{name}"] = float(r["calls"].mean())
@@ -269,15 +317,22 @@ def context_speed(p: Profile, seed: int, model) -> dict:
 def run(p: Profile, seed: int) -> dict:
     import torch
 
+    from . import method as M
+    from . import setting as S
+
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     sft, rec = sft_policy(p, seed)
     m: dict = {"sft/token_acc": float(rec["token_acc"]), "sft/traj_acc": float(rec["traj_acc"]),
                "sft/loss_drop": _loss_drop(rec["losses"]),
                "sft/loss": [float(x) for x in rec["losses"][:: max(1, len(rec["losses"]) // 50)]]}
+    m["sft/heldout_acc"] = float(M.evaluate_seeking(sft, S.draw_videos(60_000 + seed, p["n_test"]))["acc"].mean())
     rl = rl_variants(p, seed, sft)
     m["rl/reward_rise"] = _rise(rl["vtgr"][1]["reward"])
-    m.update(seeking_vs_uniform(p, seed, sft, rl["vtgr"][0]))
+    m["rl/heldout_reward_sft"] = heldout_reward(sft, p, seed)
+    m["rl/heldout_reward_grpo"] = heldout_reward(rl["vtgr"][0], p, seed)
+    m["rl/heldout_reward_gain"] = m["rl/heldout_reward_grpo"] - m["rl/heldout_reward_sft"]
+    m.update(seeking_vs_single(p, seed, sft, rl["vtgr"][0]))
     m.update(reward_ablation(p, seed, rl))
     m.update(tdam_ratios(p, seed, sft))
     m.update(context_speed(p, seed, rl["vtgr"][0]))
@@ -289,16 +344,18 @@ def figure(metrics: list[dict]):
 
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     x = metrics[0]["sweep/ans_len"]
-    for key, lab in (("sweep/seeker", "clue seeking (SFT+GRPO)"), ("sweep/uniform", "uniform single pass, same budget")):
+    for key, lab in (("sweep/seeker", "clue seeking (SFT+GRPO)"), ("sweep/sft_seeker", "clue seeking (SFT only)"),
+                     ("sweep/uniform", "uniform single pass, same budget"),
+                     ("sweep/salient", "salience-guided single pass, same budget")):
         y = np.array([m[key] for m in metrics])
         ax[0].errorbar(x, y.mean(0), yerr=y.std(0), marker="o", capsize=3, label=lab)
     ax[0].set_xlabel("answer-clue length (frames of 256)")
     ax[0].set_ylabel("accuracy")
     ax[0].legend(fontsize=7)
-    names = ["vtgr", "no_clue", "no_decay"]
-    acc = np.array([[m[f"acc/{n}"] for n in names] for m in metrics])
-    ax[1].bar(names, acc.mean(0), yerr=acc.std(0), capsize=3)
-    ax[1].set_xlabel("GRPO reward variant")
+    names = [n for n in ("vtgr", "no_clue", "no_decay") if np.isfinite(metrics[0][f"acc/{n}"])]
+    acc = np.array([[m["acc/sft_seeker"]] + [m[f"acc/{n}"] for n in names] for m in metrics])
+    ax[1].bar(["SFT only"] + [f"GRPO {n}" for n in names], acc.mean(0), yerr=acc.std(0), capsize=3)
+    ax[1].set_xlabel("policy")
     ax[1].set_ylabel("accuracy")
     for n in names:
         r = np.array([m[f"rl/{n}/reward"] for m in metrics])
@@ -319,6 +376,7 @@ def EXAMPLES():
         (S.make_video, {"rng": 0, "hops": 1, "distractors": 1, "ans_len": 2}),
         (S.crop, {"frames": v.frames, "start_bin": 3, "strategy": "fine"}),
         (S.uniform_frames, {"frames": v.frames, "n": 16, "offset": 0.5}),
+        (S.salient_indices, {"frames": v.frames, "n": 16}),
         (M.clue_score, {"crops": [(0.0, 16.0)], "clues": [(4.0, 12.0)]}),
         (M.turn_decay, {"n_calls": 2, "lam": 0.05}),
         (M.trajectory_reward, {"turns": [S.answer_of(v)], "video": v}),

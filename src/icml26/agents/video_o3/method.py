@@ -277,14 +277,22 @@ def rollout(model: TinyLM, videos: Sequence[S.Video], *, max_turns: int = 5, tem
 
 
 @torch.no_grad()
-def answer_single_pass(model: TinyLM, videos: Sequence[S.Video], n_frames: int, offset: float = 0.5) -> np.ndarray:
-    """Greedy single-pass answers from ``n_frames`` uniform fine frames; returns correctness (batch,)."""
+def answer_single_pass(model: TinyLM, videos: Sequence[S.Video], n_frames: int, offset: float = 0.5, *,
+                       salient: bool = False) -> np.ndarray:
+    """Greedy single-pass answers from ``n_frames`` fine frames; returns correctness (batch,).
+
+    The frames are evenly spaced (``salient=False``) or chosen around the most novel global
+    frames (:func:`setting.salient_indices`); either way one pass, no tool call, no feedback.
+    """
     n_frames = check_int("n_frames", n_frames, minimum=1, maximum=S.UNI_SLOTS)
-    if not videos:
+    if not videos or not all(isinstance(v, S.Video) for v in videos):
         raise ValueError("videos must be a non-empty sequence of setting.Video")
+    if not isinstance(salient, bool):
+        raise TypeError(f"salient must be a bool, got {type(salient).__name__}")
     set_extra_mask(model, None)
     model.eval()
-    ctx = torch.tensor([S.uniform_episode(v, n_frames, offset)[0][:-S.TURN_LEN] for v in videos], dtype=torch.long)
+    ctx = torch.tensor([S.uniform_episode(v, n_frames, offset, salient=salient)[0][:-S.TURN_LEN] for v in videos],
+                       dtype=torch.long)
     out = model.generate_greedy(ctx, S.TURN_LEN)[:, ctx.shape[1]:]
     ok = []
     for v, row in zip(videos, out.tolist()):

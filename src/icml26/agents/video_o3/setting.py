@@ -14,6 +14,9 @@ distractor (it also shows an object).
 * ``crop``: the tool. ``crop(frames, start_bin, strategy)`` returns the fine symbols of the
   16 frames ``[8 b, 8 b + 16)`` at stride 1/2/4 (fine/medium/coarse), padded with BLANK.
 * ``uniform_frames``: the single-pass baseline's input, ``n`` evenly spaced fine frames.
+* ``salient_frames``: the salience-guided single pass's input: ``n`` fine frames spent around the
+  global frames with the highest novelty score (``-log`` frequency of their coarse symbol in the
+  video's own global view), no seeking and no feedback (the control a reviewer asks for).
 * ``oracle_episode``: the reference trajectory (crop every salient event in temporal order until
   every named marker has been seen, then answer), used for SFT.
 
@@ -155,6 +158,51 @@ def uniform_frames(frames: np.ndarray, n: int, offset: float = 0.5) -> list[int]
     return toks + [BLANK] * (UNI_SLOTS - n)
 
 
+def novelty(frames: np.ndarray) -> np.ndarray:
+    """Salience of each global frame: ``-log`` of its coarse symbol's frequency in the global view (32,).
+
+    A cheap, task-agnostic score (rare is salient); it reads only the coarse view the seeker also sees.
+    """
+    g = np.asarray(global_view(frames))
+    _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
+    return -np.log(cnt[inv] / len(g))
+
+
+def salient_indices(frames: np.ndarray, n: int) -> np.ndarray:
+    """Frame indices of the salience-guided single pass: ``n`` fine frames chosen before looking at any.
+
+    The global frames tied at the highest novelty are the targets; an event seen in global frame
+    ``g`` lies inside frames ``[8 g - 7, 8 g + 7]`` (15 frames), so each target gets ``n // K``
+    (at most 15) evenly spaced frames of that span (``K`` targets; the remainder goes to the
+    first targets); budget left over when every span is covered is spent evenly on the rest of
+    the video. Returns ``n`` sorted, distinct indices.
+    """
+    frames = np.asarray(frames)
+    n = check_int("n", n, minimum=1, maximum=UNI_SLOTS)
+    if frames.shape != (T,):
+        raise ValueError(f"frames must have shape ({T},), got {frames.shape}")
+    nov = novelty(frames)
+    targets = np.flatnonzero(nov >= nov.max() - 1e-12)
+    spans = [np.arange(max(0, STRIDE * g - STRIDE + 1), min(T, STRIDE * g + STRIDE)) for g in targets]
+    share = [n // len(spans) + (i < n % len(spans)) for i in range(len(spans))]
+    chosen: set[int] = set()
+    for sp, k in zip(spans, share):
+        k = min(k, len(sp))
+        if k > 0:
+            chosen.update(int(sp[j]) for j in np.floor((np.arange(k) + 0.5) * len(sp) / k).astype(int))
+    rest = np.setdiff1d(np.arange(T), np.fromiter(chosen, int, len(chosen)))
+    left = n - len(chosen)
+    if left > 0:
+        chosen.update(int(rest[j]) for j in np.floor((np.arange(left) + 0.5) * len(rest) / left).astype(int))
+    return np.array(sorted(chosen), dtype=int)
+
+
+def salient_frames(frames: np.ndarray, n: int) -> list[int]:
+    """Fine tokens of :func:`salient_indices` in time order, BLANK-padded to ``UNI_SLOTS``."""
+    idx = salient_indices(frames, n)
+    return [fine_token(int(frames[i])) for i in idx] + [BLANK] * (UNI_SLOTS - len(idx))
+
+
 def prefix_tokens(video: Video) -> list[int]:
     q = [MARK0 + m for m in video.asked] + [NONE] * (2 - video.hops)
     return [BOS, Q, *q, EQ, G, *global_view(video.frames), EG]
@@ -209,9 +257,11 @@ def oracle_episode(video: Video) -> tuple[list[int], list[int]]:
     return toks, kinds
 
 
-def uniform_episode(video: Video, n: int, offset: float = 0.5) -> tuple[list[int], list[int]]:
-    """(tokens, kinds) of the single-pass baseline: prefix, n uniform fine frames, answer turn."""
-    toks = prefix_tokens(video) + [UNI, *uniform_frames(video.frames, n, offset), EUNI]
+def uniform_episode(video: Video, n: int, offset: float = 0.5, *, salient: bool = False
+                    ) -> tuple[list[int], list[int]]:
+    """(tokens, kinds) of a single pass: prefix, n fine frames (uniform, or salience-guided), answer turn."""
+    frames = salient_frames(video.frames, n) if salient else uniform_frames(video.frames, n, offset)
+    toks = prefix_tokens(video) + [UNI, *frames, EUNI]
     kinds = [0] * 5 + [4] * (PREFIX_LEN - 5) + [2] * (UNI_SLOTS + 2)
     toks += answer_of(video)
     kinds += [3] * TURN_LEN
