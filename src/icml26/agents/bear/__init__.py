@@ -16,6 +16,12 @@ _SKILLS_ALL = ["point_object", "point_part", "point_relation", "box_object", "bo
                "traj_gripper", "traj_hand", "traj_object", "spatial_localization", "spatial_direction",
                "spatial_path", "plan_next", "plan_progress"]
 
+#: the skills of the profiles: those whose base-model margin over chance was >= 0.28 on dev seed 100 (which no
+#: profile runs) with all 14 skills at the full budget; the other six (point_part 0.24, box_part 0.15,
+#: box_relation 0.18, traj_object 0.03, plan_next 0.10, plan_progress 0.22) do not reach the gate in budget
+_SKILLS_IN = ["point_object", "point_relation", "box_object", "traj_gripper", "traj_hand", "spatial_localization",
+              "spatial_direction", "spatial_path"]
+
 _GATE = C.gate("gate/min_margin", at_least=0.25,
                why=("training worked: the base model's held-out score is >= chance + 25 points on every skill of "
                     "the profile (chance: 1/4 for multiple choice, mean mask area for pointing, mean IoU of a "
@@ -35,45 +41,57 @@ PAPER = Paper(
         "Keeps: the 14-skill / 6-category taxonomy (pointing and bounding box x general object, semantic part, "
         "spatial relationship; trajectory x gripper, human hand, object; spatial x object localization, "
         "relative direction, path planning; task planning x next action, task progress; long-horizon episodes "
-        "that chain them); the scoring rules (point inside the ground-truth mask, mean IoU of boxes, "
-        "multiple-choice letter; the letter is parsed exactly instead of by gpt-3.5-turbo); the horizontal "
-        "per-skill/per-category profile; the BEAR-Agent loop of yqi19/BEAR-official (skill-specific prompts "
-        "Perception / Traj / ObjTraj / ObjectLocalization / RelativeDirection / NextActionPrediction / "
+        "that chain them) with a generator for every skill; the scoring rules (point inside the ground-truth "
+        "mask, mean IoU of boxes, multiple-choice letter, parsed exactly instead of by gpt-3.5-turbo); the "
+        "horizontal per-skill/per-category profile; the BEAR-Agent loop of yqi19/BEAR-official (skill-specific "
+        "prompts Perception / Traj / ObjTraj / ObjectLocalization / RelativeDirection / NextActionPrediction / "
         "TaskProgressReasoning choosing tools, tool outputs fed back as text and annotated image, at most 10 "
-        "replies), runnable with a real VLM through the OpenAI-compatible client. "
+        "replies), runnable with a real VLM through the OpenAI-compatible client (method.chat_agent). "
         "Replaces: the 4,469 image/video items by procedural 32 x 32 Pillow scenes with ground-truth masks, "
-        "arrow-trajectory items and 2-4-frame sequences (see setting.py); the 35 AI2-THOR long-horizon "
-        "episodes by gymnasium grid episodes (walk to the named object among distractors; minigrid is not "
-        "installed); the 20 MLLMs and GPT-5 by one tiny CNN + transformer (2 layers, d = 48) trained per seed "
-        "on generated items of every skill, answering in text that the harness parses; GroundingDINO / "
-        "Semantic-SAM / trajectory extension / crop-and-zoom by classical tools (colour threshold + "
-        "scikit-image connected components with a fill-ratio shape test, foreground segmentation, "
-        "least-squares line fit of an arrow's pixels, Pillow crop-and-zoom with a dark-part search) that fail "
-        "under clutter and occlusion (their standalone scores are reported under skill/<s>/tool). The tiny "
-        "model cannot write code, so the tool choice per skill is the fixed plan its skill prompt prescribes, "
-        "and tool outputs are drawn on a sketch layer the model reads; the model was trained with tool "
-        "sketches on half of its training items (our stand-in for a VLM's ability to read annotated images), "
-        "which GPT-5 never was. Depth estimation is not used (the scenes are flat). The vertical diagnosis, "
-        "which the paper describes only qualitatively, is our operationalisation: for each failed reasoning "
-        "item, ground-truth percepts drawn on the sketch vs an exact reasoner run on the model's own percepts "
-        "(its answers to 'where is entity e in frame t'). Planning prompts in the repo use no tool; we give "
-        "them detection (the oracle needs a drawn form)."),
+        "arrow-trajectory items and 2-4-frame sequences (setting.py); the 35 AI2-THOR long-horizon episodes by "
+        "gymnasium grid episodes (walk to the named object among distractors; minigrid is not installed); the "
+        "20 MLLMs and GPT-5 by one tiny model trained per seed on generated items, in two learned halves: a "
+        "CNN + transformer perception net (d = 48, 2 layers: pointing and box heads, and a percept head that "
+        "answers 'where is entity e in frame t' with a presence logit) and a transformer reasoner over percept "
+        "tokens (trained on ground-truth item states, positions jittered by 1 px) that answers the "
+        "multiple-choice reasoning skills from the net's percepts. An end-to-end pixel-to-option head stayed "
+        "at chance on every reasoning skill after 1,500 steps in a pilot, so the split is what makes reasoning "
+        "learnable in the 3-minute budget (it also gives the vertical diagnosis its two halves); answers are "
+        "text that the harness parses. GroundingDINO / Semantic-SAM / trajectory extension / crop-and-zoom "
+        "become classical tools (colour threshold + scikit-image connected components with a fill-ratio shape "
+        "test, foreground segmentation, least-squares line fit of an arrow's pixels, Pillow crop-and-zoom with "
+        "a dark-part search) that fail under clutter and occlusion; their standalone scores are reported "
+        "(skill/<s>/tool). Depth estimation is not used (flat scenes). The tiny model cannot write code, so the "
+        "tool choice per skill is the fixed plan its skill prompt prescribes; tool outputs are fed back for "
+        "pointing/boxes as a sketch layer the net reads (it was trained with tool sketches on half of its "
+        "training items, our stand-in for a VLM's ability to read annotated images, which GPT-5 never was) and "
+        "for reasoning skills as percepts that replace the net's own where the tools found the entity. The "
+        "repo's planning and object-localization prompts use no tool; ours use detection. Skills in the "
+        "profiles: 8 of 14 (point_object, point_relation, box_object, traj_gripper, traj_hand, "
+        "spatial_localization, spatial_direction, spatial_path) plus the long-horizon episodes; the other six "
+        "did not reach the training gate on dev seed 100 (no profile runs it) with all 14 trained at the full "
+        "budget (margins over chance: point_part 0.24, box_part 0.15, box_relation 0.18, traj_object 0.03, "
+        "plan_next 0.10, plan_progress 0.22), so the task-planning category is not covered and no claim speaks "
+        "for those skills (they run with --set skills=[...]). The vertical diagnosis, which the paper "
+        "describes only qualitatively, is our operationalisation: for each failed reasoning item, the model's "
+        "reasoner on ground-truth percepts vs an exact reasoner on the model's own percepts."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            "skills": _SKILLS_ALL, "n_pool": 12, "steps": 30, "r_steps": 30, "batch": 16, "lr": 3e-3, "d": 32,
+            "skills": _SKILLS_IN, "n_pool": 12, "steps": 30, "r_steps": 30, "batch": 16, "lr": 3e-3, "d": 32,
             "n_test": 6, "n_episodes": 6, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
             "n_endpoint": 2}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "skills": _SKILLS_ALL, "n_pool": 150, "steps": 1200, "r_steps": 600, "batch": 48, "lr": 3e-3, "d": 48,
-            "n_test": 40, "n_episodes": 40, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
+            "skills": _SKILLS_IN, "n_pool": 120, "steps": 800, "r_steps": 400, "batch": 32, "lr": 3e-3, "d": 48,
+            "n_test": 40, "n_episodes": 30, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
             "n_endpoint": 10}, timeout_s=900),
     },
     claims=(
         Claim(
             id="perception-bottleneck", kind="headline",
             statement=("Perception is the main bottleneck behind reasoning failures: among the base model's failed "
-                       "spatial and planning items, ground-truth percepts fix a larger share than a perfect "
-                       "reasoner run on the model's own percepts."),
+                       "reasoning items (the trajectory and spatial skills of the profile), its reasoner given "
+                       "ground-truth percepts fixes a larger share than an exact reasoner given the model's own "
+                       "percepts."),
             paper_value="qualitative: perceptual capabilities are major bottlenecks behind reasoning failures (20 MLLMs)",
             control="a perfect (exact) reasoner on the model's own percepts: the share of failures that are reasoning failures",
             uncheckable=("the paper's finding is about 20 MLLMs; our numbers describe our tiny base model only, "

@@ -1,4 +1,6 @@
-"""The base "MLLM" of the reproduction: a tiny CNN + transformer trained on generated BEAR items.
+"""The base "MLLM" of the reproduction: a tiny CNN + transformer trained on generated BEAR items, in two
+learned halves: the perception net (:func:`build_model`, below) and a reasoner over percept tokens
+(:func:`build_reasoner`) that answers the multiple-choice reasoning skills from the net's percepts.
 
 Input per item: T frames (T, H, W, 3) and a same-sized *sketch* layer (T, H, W, 3), the annotation
 canvas on which tools draw (detections, extended arrows, marks), as the paper's agent shows the
