@@ -16,10 +16,11 @@ _SKILLS_ALL = ["point_object", "point_part", "point_relation", "box_object", "bo
                "traj_gripper", "traj_hand", "traj_object", "spatial_localization", "spatial_direction",
                "spatial_path", "plan_next", "plan_progress"]
 
-#: the skills of the profiles: those whose base-model margin over chance was >= 0.28 on dev seed 100 (which no
-#: profile runs) with all 14 skills at the full budget; the other six (point_part 0.24, box_part 0.15,
-#: box_relation 0.18, traj_object 0.03, plan_next 0.10, plan_progress 0.22) do not reach the gate in budget
-_SKILLS_IN = ["point_object", "point_relation", "box_object", "traj_gripper", "traj_hand", "spatial_localization",
+#: the skills of the profiles, chosen on dev seed 100 (which no profile runs) before any profile run: first
+#: with all 14 trained at the full budget, the six with margins over chance < 0.25 (point_part 0.24, box_part
+#: 0.15, box_relation 0.18, traj_object 0.03, plan_next 0.10, plan_progress 0.22) do not reach the gate; then,
+#: with the remaining 8, point_relation fell to 0.23 (0.48 before), so it is out as well
+_SKILLS_IN = ["point_object", "box_object", "traj_gripper", "traj_hand", "spatial_localization",
               "spatial_direction", "spatial_path"]
 
 _GATE = C.gate("gate/min_margin", at_least=0.25,
@@ -67,12 +68,13 @@ PAPER = Paper(
         "training items, our stand-in for a VLM's ability to read annotated images, which GPT-5 never was) and "
         "for reasoning skills as percepts that replace the net's own where the tools found the entity. The "
         "repo's planning and object-localization prompts use no tool; ours use detection. Skills in the "
-        "profiles: 8 of 14 (point_object, point_relation, box_object, traj_gripper, traj_hand, "
-        "spatial_localization, spatial_direction, spatial_path) plus the long-horizon episodes; the other six "
-        "did not reach the training gate on dev seed 100 (no profile runs it) with all 14 trained at the full "
-        "budget (margins over chance: point_part 0.24, box_part 0.15, box_relation 0.18, traj_object 0.03, "
-        "plan_next 0.10, plan_progress 0.22), so the task-planning category is not covered and no claim speaks "
-        "for those skills (they run with --set skills=[...]). The vertical diagnosis, which the paper "
+        "profiles: 7 of 14 (point_object, box_object, traj_gripper, traj_hand, spatial_localization, "
+        "spatial_direction, spatial_path) plus the long-horizon episodes, chosen on dev seed 100 (no profile "
+        "runs it) before any profile run: with all 14 trained at the full budget six stayed below the gate "
+        "(margins over chance: point_part 0.24, box_part 0.15, box_relation 0.18, traj_object 0.03, plan_next "
+        "0.10, plan_progress 0.22), and with the remaining 8 point_relation fell to 0.23 (0.48 before). So the "
+        "semantic-part, spatial-relationship and task-planning skills are not covered and no claim speaks for "
+        "them (they run with --set skills=[...]). The vertical diagnosis, which the paper "
         "describes only qualitatively, is our operationalisation: for each failed reasoning item, the model's "
         "reasoner on ground-truth percepts vs an exact reasoner on the model's own percepts."),
     profiles={
@@ -81,7 +83,7 @@ PAPER = Paper(
             "n_test": 6, "n_episodes": 6, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
             "n_endpoint": 2}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "skills": _SKILLS_IN, "n_pool": 120, "steps": 800, "r_steps": 400, "batch": 32, "lr": 3e-3, "d": 48,
+            "skills": _SKILLS_IN, "n_pool": 120, "steps": 750, "r_steps": 400, "batch": 32, "lr": 3e-3, "d": 48,
             "n_test": 40, "n_episodes": 30, "clutter": 0.5, "n_tts": 2, "endpoint": "", "model": "",
             "n_endpoint": 10}, timeout_s=900),
     },
