@@ -215,3 +215,32 @@ def test_bad_inputs_name_the_argument():
         M.box_iou([0, 0, 0.1, 0.1], np.zeros((4, 4), bool))
     with pytest.raises(ValueError, match="color"):
         M.detect(np.zeros((8, 8, 3)), "ultraviolet")
+
+
+class _ScriptedVLM:
+    """A stand-in for ChatClient: replies from a script, records what it was sent."""
+
+    def __init__(self, replies):
+        self.replies, self.seen = list(replies), []
+
+    def complete(self, messages, **kw):
+        self.seen.append(list(messages))
+        return self.replies.pop(0) if self.replies else '{"tool": "segment_and_mark", "arguments": {}}'
+
+
+def test_chat_agent_feeds_tool_outputs_back_and_caps_replies():
+    it = S.make_item("point_object", 8, clutter=0.0)
+    c, s = M._name(tuple(it.query[1:3]))
+    d = M.detect(it.frames[-1], c, s)[0]
+    cx, cy = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
+    vlm = _ScriptedVLM([f'THOUGHT 0: detect it. {{"tool": "detection", "arguments": {{"color": "{c}", "shape": "{s}"}}}}',
+                        f"ANSWER: ({cx:.3f}, {cy:.3f}) TERMINATE"])
+    reply, used = M.chat_agent(vlm, it)
+    assert used == 2 and M.score_reply(it, reply) == 1.0
+    obs = vlm.seen[1][-1]["content"]
+    assert obs[0]["text"].startswith("OBSERVATION: detection: 1 boxes") and obs[1]["type"] == "image_url"
+    looping = _ScriptedVLM([])
+    _, used = M.chat_agent(looping, it, max_replies=10)
+    assert used == 10 and len(looping.seen) == 10
+    base = _ScriptedVLM(["ANSWER: (0.5, 0.5)"])
+    assert M.chat_agent(base, it, tools=False)[1] == 1
