@@ -198,3 +198,39 @@ def test_simulated_movie_equals_blurring_and_shifting_the_frame_stack():
     assert sess.shift == pytest.approx(shift)
     np.testing.assert_allclose(sess.frames, movie, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(sess.latent, z)
+
+
+@pytest.mark.parametrize("n, p, folds", [(60, 80, 5), (200, 30, 6)])
+def test_blocked_ridge_picks_ridgecv_alpha(n, p, folds):
+    """The fast blocked-CV alpha (one eigendecomposition per block) equals RidgeCV(cv=KFold)'s choice and fit."""
+    from sklearn.linear_model import RidgeCV
+    from sklearn.model_selection import KFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, p)) + 0.3 * rng.standard_normal((n, 1))
+    alphas = np.logspace(-2, 5, 8)
+    for y in (x[:, :3].sum(1) + 2 * rng.standard_normal(n), np.stack([x[:, 0], x[:, 1] - x[:, 2]], 1)):
+        ref = make_pipeline(StandardScaler(), RidgeCV(alphas=alphas, cv=KFold(folds))).fit(x, y)
+        ours = M.ridge_fit(x, y, folds=folds)
+        assert ours[-1].alpha == ref[-1].alpha_
+        np.testing.assert_allclose(ours.predict(x), ref.predict(x), atol=1e-8)
+
+
+def test_fine_tune_starts_from_init_and_sees_the_same_batches():
+    rng = np.random.default_rng(0)
+    cfg = _cfg()
+    w = rng.standard_normal((12, 4, 3, 4)).astype(np.float32)
+    t = rng.standard_normal((12, 3)).astype(np.float32)
+    torch.manual_seed(5)
+    init = M.TokenEncoder(cfg)
+    one = M.train_supervised(w, t, cfg, steps=1, lr=1e-12, seed=3, init=init)
+    for a, b in zip(one.enc.state_dict().values(), init.state_dict().values()):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=0)
+    scratch = M.train_supervised(w, t, cfg, steps=1, lr=1e-12, seed=3)
+    torch.testing.assert_close(one.out.weight, scratch.out.weight, atol=1e-6, rtol=0)   # same head init
+    with pytest.raises(TypeError, match="init"):
+        M.train_supervised(w, t, cfg, steps=1, init="weights")
+    with pytest.raises(ValueError, match="init"):
+        M.train_supervised(w, t, cfg, steps=1, init=M.TokenEncoder(_cfg(d_model=16)))

@@ -55,15 +55,15 @@ PAPER = Paper(
         "embedding; a pre-norm bidirectional transformer (torch.nn.TransformerEncoder, joint space-time attention; "
         "the shared icml26.nn.transformer is a causal decoder only); SimMIM-style masking (50% random tokens plus, in "
         "30% of windows, one whole region) with MSE on masked tokens; features = concatenated region outputs per "
-        "time patch, RidgeCV head, behaviour decoded at patch (8-frame) resolution. Replaced: the real multi-mouse "
+        "time patch, ridge head (alpha by blocked cross-validation), behaviour decoded at patch (8-frame) resolution. Replaced: the real multi-mouse "
         "Allen-CCF-registered datasets by a procedural world (setting.py): 20 Voronoi parcels on a 32x32 elliptical "
         "cortex, a 6-d latent with rotational dynamics, a large task-irrelevant factor, a nonlinear per-region map "
         "(softplus) with subject gains and subject offsets inside the nonlinearity, a calcium kernel, spatial blur, "
         "haemodynamic contamination with a subject-specific map, pixel noise, and a residual registration error "
         "(sub-pixel shift in [-2, 2] px per session); behaviour is a nonlinear readout of the latent (task B: other "
         "dynamics, other readout). Both the parcel tokens and the grid-patch control's tokens (6x6-px patches, about "
-        "as many tokens as parcels) are computed on the same registered frame. Model size d = 32, 2 layers, 400 "
-        "pretraining steps of 32 windows (peak lr 1.5e-2) from 6 training mice (vs a large model on many mice); every "
+        "as many tokens as parcels) are computed on the same registered frame. Model size d = 32, 1 layer (2 layers "
+        "until the budget revision below), 400 pretraining steps of 32 windows (peak lr 1.5e-2) from 6 training mice (vs a large model on many mice); every "
         "pretrained arm (WiCAT, grid tokens, stitcher) gets the same width, optimiser, lr, steps and seed; the "
         "from-scratch single-session control keeps lr 2e-3. cebra (optional peer) is not installed and not run; real "
         "data (pynwb, allensdk) would need downloads. "
@@ -88,17 +88,29 @@ PAPER = Paper(
         "issue's pass rules for beats-single-session and cross-task define no partial pass, so both now read "
         "all-or-nothing (partly='none'); they were partly under the house default (partly if any part passes), "
         "resting on the weaker controls only (session PCA + ridge; the grid model). "
-        "Review notes (after the full run; no check changed): per part, beats-single-session loses to the same transformer from scratch in 4/5 seeds at 150 and at 300 frames and beats only session PCA + ridge (4/5 at 150, 3/5 at 300), so its partly rests on the weaker, linear control; zero-shot passes the R2 bar and beats the stitcher (Wilcoxon p = 0.031), ties pooled ridge (p = 1) and is not significantly above the grid model (p = 0.16); cross-task fails the R2 bar and is below pooled ridge in 5/5 seeds, and its partly rests only on beating the grid model (the house all_of rule: partly if any part passes). The frozen features are C x d = 640 numbers per time patch and the ridge head sees about 60 (150 frames) or 140 (300 frames) rows; on dev seed 100 a random-init frozen encoder + the same ridge gave R2 -0.27 / -0.29 at 150 / 300 frames vs -1.60 / -1.22 for the pretrained one, so the single-session comparison mixes the head with pretraining. On dev seeds 100-101 the readout is strongly nonlinear in the latent (ridge on the true latent 0.72-0.82 vs cubic features 0.96-0.98 on task A; 0.04-0.07 vs 0.55-0.60 on task B), but an MLP on the pooled raw trace windows does not beat pooled ridge (0.64 vs 0.64, 0.43 vs 0.52 on task A), so at this data size the bottleneck is recovering the latent from the traces, not the linear readout. The stitcher control cannot gain anything in this world (parcels are already aligned across subjects) and adapts its new session for 40 steps at lr 5e-3 from identity + noise, so beating it is close to built in. The gate (0.7 x the mean predictor) is met while the encoder still reconstructs a whole hidden region worse than instantaneous ridge from the other regions (R2 0.30 vs 0.63); the dev runs show it far from converged (ratio 0.35 on seed 100 after 2400 x 16 windows, 3x the full profile's windows), so left-out-region is not-reproduced at this training budget. Runtime: the full profile does not meet the issue's 3-minute target (seed 4 alone 105 s at low load)."),
+        "Review notes (after the full run; no check changed): per part, beats-single-session loses to the same transformer from scratch in 4/5 seeds at 150 and at 300 frames and beats only session PCA + ridge (4/5 at 150, 3/5 at 300), so its partly rests on the weaker, linear control; zero-shot passes the R2 bar and beats the stitcher (Wilcoxon p = 0.031), ties pooled ridge (p = 1) and is not significantly above the grid model (p = 0.16); cross-task fails the R2 bar and is below pooled ridge in 5/5 seeds, and its partly rests only on beating the grid model (the house all_of rule: partly if any part passes). The frozen features are C x d = 640 numbers per time patch and the ridge head sees about 60 (150 frames) or 140 (300 frames) rows; on dev seed 100 a random-init frozen encoder + the same ridge gave R2 -0.27 / -0.29 at 150 / 300 frames vs -1.60 / -1.22 for the pretrained one, so the single-session comparison mixes the head with pretraining. On dev seeds 100-101 the readout is strongly nonlinear in the latent (ridge on the true latent 0.72-0.82 vs cubic features 0.96-0.98 on task A; 0.04-0.07 vs 0.55-0.60 on task B), but an MLP on the pooled raw trace windows does not beat pooled ridge (0.64 vs 0.64, 0.43 vs 0.52 on task A), so at this data size the bottleneck is recovering the latent from the traces, not the linear readout. The stitcher control cannot gain anything in this world (parcels are already aligned across subjects) and adapts its new session for 40 steps at lr 5e-3 from identity + noise, so beating it is close to built in. The gate (0.7 x the mean predictor) is met while the encoder still reconstructs a whole hidden region worse than instantaneous ridge from the other regions (R2 0.30 vs 0.63); the dev runs show it far from converged (ratio 0.35 on seed 100 after 2400 x 16 windows, 3x the full profile's windows), so left-out-region is not-reproduced at this training budget. Runtime: the full profile did not meet the issue's 3-minute target (seed 4 alone 105 s at low load). "
+        "Budget revision (after the review; decided on dev seeds 100-102 only, never seeds 0-4): a cold full seed cost "
+        "about 88 s of CPU (pretraining 53 s: 3 models x 400 steps x 32 windows at about 40 ms a step; the rest mostly "
+        "RidgeCV's 8 alphas x k folds refits and the budget-600 arms). Changes: (1) the blocked-CV ridge now picks the "
+        "same alpha as RidgeCV(cv=KFold) with one eigendecomposition per fold (tested against RidgeCV; on dev seed "
+        "100 every metric agrees to 1e-12); (2) the encoder has 1 layer instead of 2 for every arm (same d, steps, "
+        "windows, lr; a step costs about 25 ms instead of 40): on the hardest dev seed 101 its gate ratio is 0.575 "
+        "(2 layers: 0.60), whereas cutting the 2-layer model to 250 steps failed the gate on seeds 101 and 102 "
+        "(0.76, 0.83) and 300 steps at lr 2.5e-2 cost more CPU than the 1-layer model; (3) the 600-frame budget, "
+        "reported only and used by no check, is dropped. Checks, gates and thresholds are unchanged. Added as "
+        "reported arms outside every pass rule (what pretraining buys): the pretrained encoder fine-tuned end to end "
+        "with the from-scratch control's recipe (same steps, lr, seed, batches), and a random-init frozen encoder + "
+        "the same ridge head (single-session and zero-shot)."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             **_MODEL, "n_subjects": 4, "n_train": 3, "n_frames": 600, "d_model": 16, "n_layers": 1,
             "steps": 40, "batch": 16, "pretrain_lr": 1.5e-2, "sup_steps": 10, "adapt_steps": 10, "stitch_frames": 300,
             "budgets": [150, 300]}),
         "full": Profile("full", seeds=5, timeout_s=900, params={
-            **_MODEL, "n_subjects": 8, "n_train": 6, "n_frames": 1200, "d_model": 32, "n_layers": 2,
+            **_MODEL, "n_subjects": 8, "n_train": 6, "n_frames": 1200, "d_model": 32, "n_layers": 1,
             "steps": 400, "batch": 32, "pretrain_lr": 1.5e-2, "sup_steps": 40, "adapt_steps": 40,
             "stitch_frames": 300,
-            "budgets": [150, 300, 600]}),
+            "budgets": [150, 300]}),
     },
     claims=(
         Claim(
@@ -108,7 +120,9 @@ PAPER = Paper(
                        "trained from scratch on those frames, and session PCA + ridge (600 frames reported)."),
             paper_value="qualitative (abstract): WiCAT outperforms single-session models; no number public",
             kind="headline",
-            control="same transformer from scratch on the target session; session PCA + ridge",
+            control=("same transformer from scratch on the target session; session PCA + ridge (reported outside "
+                     "the rule: pretrained encoder fine-tuned, single/finetune/r2_*; random-init frozen encoder + "
+                     "ridge, single/randinit/r2_*)"),
             check=C.all_of(*(C.beats_in_seeds(f"single/wicat/r2_{n}", f"single/{a}/r2_{n}", frac=0.8,
                                               label=f"WiCAT+ridge ({n} frames)", control_label=f"{a} ({n} frames)")
                              for n in (150, 300) for a in ("scratch", "pca")), partly="none").gated(_GATE)),
@@ -119,7 +133,8 @@ PAPER = Paper(
                        "grid-token model and a per-session-stitcher model given 300 unlabelled frames."),
             paper_value="qualitative (abstract): robust zero-shot continuous behaviour decoding on unseen subjects",
             kind="headline",
-            control="pooled ridge on raw traces; grid-patch-token model; per-session stitcher model (300 frames)",
+            control=("pooled ridge on raw traces; grid-patch-token model; per-session stitcher model (300 frames) "
+                     "(reported outside the rule: random-init frozen encoder + pooled ridge, zeroshot/A/randinit/r2)"),
             check=_zero_shot("A")),
         Claim(
             id="left-out-region",

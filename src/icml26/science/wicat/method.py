@@ -18,7 +18,7 @@ piece below beyond that sentence is **our guess**, labelled (G):
   (ratio ``mask_ratio``) and, with probability ``region_mask_prob`` per window, one whole region
   (which is what trains left-out-region reconstruction).
 * (G4) downstream: the encoder is frozen; features of time patch ``k`` are the concatenated outputs
-  ``[h_{1,k}, ..., h_{C,k}]`` (``C d`` numbers) and a ridge head (scikit-learn ``RidgeCV``) maps them to
+  ``[h_{1,k}, ..., h_{C,k}]`` (``C d`` numbers) and a ridge head (alpha by blocked cross-validation) maps them to
   the patch-mean behaviour. Zero-shot: the head is fit on training subjects only.
 
 The grid-token control uses the same classes with grid patches as channels. The per-session
@@ -206,14 +206,39 @@ def reconstruct_region(model: TokenEncoder, windows: np.ndarray, channel: int) -
     return rec[:, channel].reshape(x.shape[0], -1).numpy()
 
 
-def ridge_fit(features: np.ndarray, y: np.ndarray, alphas: np.ndarray | None = None, folds: int = 0):
-    """(G4) the lightweight head: standardised features -> ``RidgeCV``.
-
-    ``folds = 0``: efficient leave-one-out choice of alpha (rows must be distinct samples);
-    ``folds = k``: ``k`` contiguous blocks (no shuffling), for time-ordered rows from overlapping windows.
-    """
-    from sklearn.linear_model import RidgeCV
+def _block_cv_alpha(x: np.ndarray, y: np.ndarray, alphas: np.ndarray, folds: int) -> float:
+    """The alpha ``RidgeCV(alphas, cv=KFold(folds, shuffle=False))`` picks (mean held-out R^2 over contiguous
+    blocks, first best on ties), computed with one eigendecomposition per fold instead of one solve per (fold, alpha)."""
+    from sklearn.metrics import r2_score
     from sklearn.model_selection import KFold
+
+    scores = np.zeros((folds, len(alphas)))
+    for f, (tr, te) in enumerate(KFold(folds, shuffle=False).split(x)):
+        mx, my = x[tr].mean(0), y[tr].mean(0)
+        xc, yc = x[tr] - mx, y[tr] - my
+        if xc.shape[0] >= xc.shape[1]:                 # eigenbasis of the Gram matrix: X^T X = V diag(lam) V^T
+            lam, v = np.linalg.eigh(xc.T @ xc)
+            lam = np.clip(lam, 0.0, None)
+            rhs, proj = v.T @ (xc.T @ yc), (x[te] - mx) @ v
+        else:                                          # thin SVD X = U diag(s) V^T; X^T y = V diag(s) U^T y
+            u, sv, vt = np.linalg.svd(xc, full_matrices=False)
+            lam, rhs, proj = sv ** 2, sv[:, None] * (u.T @ yc) if yc.ndim == 2 else sv * (u.T @ yc), (x[te] - mx) @ vt.T
+        for j, a in enumerate(alphas):                 # coef = V diag(1 / (lam + a)) V^T X^T y
+            inv = 1.0 / (lam + a)
+            coef = inv[:, None] * rhs if rhs.ndim == 2 else inv * rhs
+            scores[f, j] = r2_score(y[te], proj @ coef + my)
+    return float(alphas[int(np.argmax(scores.mean(0)))])
+
+
+def ridge_fit(features: np.ndarray, y: np.ndarray, alphas: np.ndarray | None = None, folds: int = 0):
+    """(G4) the lightweight head: standardised features -> ridge with a cross-validated alpha.
+
+    ``folds = 0``: efficient leave-one-out choice of alpha (``RidgeCV``; rows must be distinct samples);
+    ``folds = k``: ``k`` contiguous blocks (no shuffling), for time-ordered rows from overlapping windows;
+    the alpha is the one ``RidgeCV(cv=KFold(k))`` would pick (mean held-out R^2, first best), found with one
+    eigendecomposition per block, and the returned head is ``Ridge(alpha)`` refit on every row.
+    """
+    from sklearn.linear_model import Ridge, RidgeCV
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -224,9 +249,14 @@ def ridge_fit(features: np.ndarray, y: np.ndarray, alphas: np.ndarray | None = N
         raise ValueError(f"features has {features.shape[0]} rows but y has {y.shape[0]}")
     if folds == 1:
         raise ValueError("folds must be 0 (leave-one-out) or >= 2")
-    alphas = np.logspace(-2, 5, 8) if alphas is None else alphas
-    cv = KFold(folds, shuffle=False) if folds else None
-    return make_pipeline(StandardScaler(), RidgeCV(alphas=alphas, cv=cv)).fit(features, y)
+    if folds > features.shape[0]:
+        raise ValueError(f"folds ({folds}) exceeds the number of rows ({features.shape[0]})")
+    alphas = np.logspace(-2, 5, 8) if alphas is None else np.asarray(alphas, dtype=float)
+    if not folds:
+        return make_pipeline(StandardScaler(), RidgeCV(alphas=alphas)).fit(features, y)
+    scaler = StandardScaler().fit(features)
+    alpha = _block_cv_alpha(scaler.transform(features), y, alphas, folds)
+    return make_pipeline(scaler, Ridge(alpha=alpha)).fit(features, y)
 
 
 def r2(y: np.ndarray, pred: np.ndarray) -> float:
@@ -251,15 +281,25 @@ class SupervisedEncoder(nn.Module):
 
 
 def train_supervised(windows: np.ndarray, targets: np.ndarray, cfg: EncoderConfig, *, steps: int,
-                     batch: int = 32, lr: float = 2e-3, weight_decay: float = 1e-2, seed: int = 0
-                     ) -> SupervisedEncoder:
-    """Train :class:`SupervisedEncoder` on one session's labelled windows ``(N, C, K, P)`` and targets ``(N, K)``."""
+                     batch: int = 32, lr: float = 2e-3, weight_decay: float = 1e-2, seed: int = 0,
+                     init: TokenEncoder | None = None) -> SupervisedEncoder:
+    """Train :class:`SupervisedEncoder` on one session's labelled windows ``(N, C, K, P)`` and targets ``(N, K)``.
+
+    ``init``: start the encoder from these (pretrained) weights and fine-tune everything; ``None``: from scratch.
+    The head and the sampling of minibatches depend on ``seed`` only, so the two starts see the same batches.
+    """
     windows = as_array("windows", windows, ndim=4)
     targets = as_array("targets", targets, ndim=2)
     steps = check_int("steps", steps, minimum=1)
+    if init is not None and not isinstance(init, TokenEncoder):
+        raise TypeError(f"init must be a TokenEncoder or None, got {type(init).__name__}")
+    if init is not None and init.cfg != cfg:
+        raise ValueError(f"init has config {init.cfg}, not {cfg}")
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = SupervisedEncoder(cfg)
+    if init is not None:
+        model.enc.load_state_dict(init.state_dict())
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     sched = _schedule(opt, steps)
     x, y = torch.as_tensor(windows, dtype=torch.float32), torch.as_tensor(targets, dtype=torch.float32)
