@@ -216,3 +216,26 @@ def test_balance_rule_caps_the_modal_answer():
         if len(items) >= 4:
             top = Counter(q.answer for _, q in items).most_common(1)[0][1]
             assert top <= max(1, 0.5 * len(items)) + 1
+
+
+def test_fork_continues_from_the_base_weights(world, tmp_path, monkeypatch):
+    """A fork trained with a negligible learning rate answers exactly as its base; its losses extend the base's."""
+    pytest.importorskip("torch")
+    from icml26.agents.kbe.experiment import _vocab
+    from icml26.agents.kbe.models import ReaderConfig, train_reader
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    kb, kg = world
+    items = [(s, p) for s in make_scenes(kb, 12, seed=3, max_objects=4)
+             if (p := static_question(s, kg, seed=1)) is not None]
+    common = dict(kb=kb, train_items=items, static_items=items[:3], vocab_texts=_vocab(kb), seed=0, cache=False)
+    cfg = ReaderConfig(d_model=16, n_layers=1, n_heads=2, steps=6, batch=8, lr=3e-3, fact_frac=0.25)
+    (base,) = train_reader(cfg, **common)
+    (fork,) = train_reader(ReaderConfig(d_model=16, n_layers=1, n_heads=2, steps=2, batch=8, lr=1e-12,
+                                        fact_frac=0.25), init_from=base, **common)
+    prompts = ["fact " + entity_token(f.subject) + " ? what is the employer of " + entity_token(f.subject) + " ? ="
+               for f in kb.facts[:10]]
+    assert fork.answer(prompts) == base.answer(prompts)
+    assert fork.losses[:6] == base.losses and len(fork.losses) == 8
+    with pytest.raises(TypeError, match="init_from"):
+        train_reader(cfg, init_from="base", **common)

@@ -34,8 +34,9 @@ PAPER = Paper(
         "analyses. Replaces: OK-VQA/A-OKVQA images by scenes given as exact scene-graph tokens (3-4 objects that "
         "show KB entities), Wikidata-style knowledge by the invented KB of icml26.tasks, LLM verbalisation by two "
         "templates (an LLMVerbaliser uses any OpenAI-compatible endpoint instead), and MLLMs by models trained "
-        "here: a ladder of tiny decoders (2 widths x 2 step budgets; the short budget is a snapshot of the long "
-        "run), a contaminated twin (the narrower width at the long budget, also trained on the static test triples; compared with that clean rung), and a retrieval "
+        "here: a ladder of tiny decoders (third pass: one width, 2 step budgets: a base run and its clean fork, "
+        "i.e. the base trained further), a contaminated twin (a second fork of the same base, also trained on the "
+        "static test triples; compared with the clean fork, which differs from it only by those rows), and a retrieval "
         "reader (exact perception, BM25 via rank_bm25 + MiniLM cosine per hop). The true ranking is accuracy on "
         "fresh, never-published questions of every kind on fresh scenes. Reconstructed (the paper's method section "
         "was not retrievable): degree schedule, validation rules, templates, evaluation sizes. "
@@ -57,16 +58,27 @@ PAPER = Paper(
         "from degree 0 to 2 but not to 3; the retrieval reader falls 0.85-0.97 -> 0.02-0.15). Balance rule: degree-3 "
         "modal answer share 0.32-0.54 (0.34-0.86 unbalanced) at degree-3 coverage 0.16-0.54. Cost: about 100 s CPU "
         "per seed with a cold cache (twice the first pass); the first attempt hit the 900 s per-seed timeout at load "
-        "15-23 and was rerun from the disk cache (273 s wall, 5 jobs, load 2-7)."),
+        "15-23 and was rerun from the disk cache (273 s wall, 5 jobs, load 2-7). "
+        "Third pass (budget; registered before its full run; checks and gates unchanged): the second pass cost about "
+        "125 s CPU per seed from a cold cache (over the 60 s per-seed budget), almost all of it training three "
+        "750-step runs. Retuned on dev seeds 100 and 101 (not full-profile seeds): lr 2e-3 instead of 6e-3 and a "
+        "quarter (not half) of each batch on KB fact probes (facts are still all memorised by step ~400); one width "
+        "(d48) instead of two; the short rung is a 400-step base run (its own full cosine schedule) instead of a "
+        "mid-run snapshot, the long rung is its clean fork (100 more steps from its weights), and the twin is a "
+        "second fork of the same base with half of each batch on the static test triples (it was a separate "
+        "750-step run with a quarter): its clean sibling now differs from it only by those rows. Training cost: 600 "
+        "steps per seed instead of 2250; retrieval hops memoised (same answers). On the dev seeds the weakest rung "
+        "(the base) was at chance + 0.23 and + 0.30, so the gate is expected to fail in some full-profile seeds; "
+        "the gate is kept as registered."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            **_WORLD, "n_train_scenes": 40, "n_static": 16, "n_fresh": 16, "d_small": 16, "d_large": 24,
-            "steps": 30, "batch": 32, "lr": 6e-3, "contam_frac": 0.25, "balance": 0.5, "reader": True, "minilm": False,
+            **_WORLD, "n_train_scenes": 40, "n_static": 16, "n_fresh": 16, "d_small": 16, "d_large": 0,
+            "steps": 30, "fork_steps": 10, "batch": 32, "lr": 6e-3, "fact_frac": 0.25, "contam_frac": 0.25, "balance": 0.5, "reader": True, "minilm": False,
             "endpoint": "", "model": "", "endpoint_n": 16},
             timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            **_WORLD, "n_train_scenes": 300, "n_static": 80, "n_fresh": 120, "d_small": 48, "d_large": 64,
-            "steps": 375, "batch": 64, "lr": 6e-3, "contam_frac": 0.25, "balance": 0.5, "reader": True, "minilm": True,
+            **_WORLD, "n_train_scenes": 300, "n_static": 80, "n_fresh": 120, "d_small": 48, "d_large": 0,
+            "steps": 400, "fork_steps": 100, "batch": 64, "lr": 2e-3, "fact_frac": 0.25, "contam_frac": 0.5, "balance": 0.5, "reader": True, "minilm": True,
             "endpoint": "", "model": "", "endpoint_n": 40},
             timeout_s=900),
     },

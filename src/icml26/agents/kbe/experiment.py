@@ -10,9 +10,11 @@ One seed:
    validated). The KBE benchmark used for contamination is degree 0 (Re-selection only: same
    hop count as the static questions); the one used for ranking takes degree ``i mod 4`` for item
    ``i`` (as many questions as the static set).
-3. ``models``: a capability ladder of tiny decoders (2 widths x 2 step budgets; the smaller budget is
-   a snapshot of the same run), a contaminated twin (the narrower width at the long budget, trained
-   also on the static test triples; its clean sibling is that ladder rung), and a retrieval reader (exact perception, BM25 + MiniLM hop retrieval).
+3. ``models``: a capability ladder of tiny decoders (per width: a base run of ``steps`` steps and its
+   clean fork, trained ``fork_steps`` more steps from the base's weights; ``d_large`` 0 = one width), a
+   contaminated twin (a second fork of the small base, also trained on the static test triples; its
+   clean sibling is the clean fork, same init, steps and sampler seed), and a retrieval reader (exact
+   perception, BM25 + MiniLM hop retrieval).
 4. ``evaluate``: accuracies on every set; the true ranking is the accuracy on fresh questions of
    every kind on fresh scenes.
 """
@@ -121,22 +123,30 @@ def models(w: dict, b: dict, params: dict, seed: int) -> dict:
     torch.set_num_threads(1)  # one core per job: the full profile runs seeds in parallel jobs
     kb = w["kb"]
     vocab = _vocab(kb)
-    steps, big = params["steps"], 2 * params["steps"]
+    from dataclasses import replace
+
+    steps = params["steps"]  # the base run's budget (cosine schedule over it)
+    fork = params["fork_steps"]  # continued training from the base run, clean and contaminated
+    big = steps + fork
     common = dict(kb=kb, train_items=b["train"], static_items=b["static"], vocab_texts=vocab, seed=seed,
                   key_extra=repr(sorted(params.items())))
     out: dict = {}
     losses = {}
-    for tag, d in (("small", params["d_small"]), ("large", params["d_large"])):
-        cfg = ReaderConfig(d_model=d, n_layers=params.get("n_layers", 2), steps=big, batch=params["batch"],
+    widths = [("small", params["d_small"])] + ([("large", params["d_large"])] if params.get("d_large") else [])
+    bases = {}
+    for tag, d in widths:
+        cfg = ReaderConfig(d_model=d, n_layers=params.get("n_layers", 2), steps=steps, batch=params["batch"],
                            lr=params["lr"], fact_frac=params.get("fact_frac", 0.5),
                            percept_frac=params.get("percept_frac", 0.0))
-        r_short, r_long = train_reader(cfg, checkpoints=(steps,), **common)
-        out[f"{tag}-{steps}"], out[f"{tag}-{big}"] = r_short, r_long
-        losses[tag] = r_long.losses
-    twin_cfg = ReaderConfig(d_model=params["d_small"], n_layers=params.get("n_layers", 2), steps=big,
-                            batch=params["batch"], lr=params["lr"], contaminated=True, contam_frac=params["contam_frac"],
-                            fact_frac=params.get("fact_frac", 0.5), percept_frac=params.get("percept_frac", 0.0))
-    (twin,) = train_reader(twin_cfg, **common)
+        (base,) = train_reader(cfg, **common)
+        (clean,) = train_reader(replace(cfg, steps=fork), init_from=base, **common)
+        out[f"{tag}-{steps}"], out[f"{tag}-{big}"] = base, clean
+        losses[tag] = clean.losses
+        bases[tag] = (cfg, base)
+    # the contaminated twin: the same fork of the small base run, also trained on the static test triples
+    cfg, base = bases["small"]
+    (twin,) = train_reader(replace(cfg, steps=fork, contaminated=True, contam_frac=params["contam_frac"]),
+                           init_from=base, **common)
     out["twin"] = twin
     losses["twin"] = twin.losses
 
@@ -148,7 +158,7 @@ def models(w: dict, b: dict, params: dict, seed: int) -> dict:
         rr = RetrievalReader(kb, paraphrase_seed=seed, use_minilm=params["minilm"])
         fns["retrieval"] = lambda items, style: rr.answer(items)
     return {"fns": fns, "losses": losses, "twin_of": f"small-{big}",
-            "ladder": [f"small-{steps}", f"small-{big}", f"large-{steps}", f"large-{big}"]}
+            "ladder": [f"{tag}-{n}" for tag, _ in widths for n in (steps, big)]}
 
 
 def _acc(fn, items, style=0) -> float:

@@ -110,9 +110,14 @@ class TinyReader:
 
 def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, QuestionPath]],
                  static_items: Sequence[tuple[Scene, QuestionPath]], vocab_texts: Sequence[str], seed: int,
-                 key_extra: str = "", cache: bool = True, checkpoints: Sequence[int] = ()) -> list[TinyReader]:
+                 key_extra: str = "", cache: bool = True, checkpoints: Sequence[int] = (),
+                 init_from: TinyReader | None = None) -> list[TinyReader]:
     """Train (or load from the disk cache) one tiny decoder reader; returns the readers after each of
-    ``checkpoints`` steps (snapshots of the same run: a smaller step budget) and after ``cfg.steps``."""
+    ``checkpoints`` steps (snapshots of the same run: a smaller step budget) and after ``cfg.steps``.
+
+    ``init_from``, optional, a trained reader of the same width and depth: training continues from its
+    weights (a fork; fresh optimiser and schedule over ``cfg.steps``), and the returned losses are its
+    losses followed by the fork's."""
     import torch
 
     from icml26.nn.tokenize import train_tokenizer
@@ -141,8 +146,17 @@ def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, Qu
     pools = [encode(facts), encode(scenes), encode(contam) if contam else None, encode(percept) if percept else None]
     pools = [p for p in pools if p is not None]
     max_len = max(p[0].shape[1] for p in pools)
+    init_key = ""
+    if init_from is not None:
+        if not isinstance(init_from, TinyReader):
+            raise TypeError(f"init_from must be a TinyReader, got {type(init_from).__name__}")
+        h = hashlib.sha1()
+        for v in init_from.model.state_dict().values():
+            h.update(v.detach().cpu().numpy().tobytes())
+        init_key = h.hexdigest()[:16]
+    prior = list(init_from.losses) if init_from is not None else []
     key = hashlib.sha1(json.dumps([asdict(cfg), seed, key_extra, list(checkpoints), len(facts), len(scenes), len(contam), len(percept),
-                                   tok.vocab_size], sort_keys=True).encode()).hexdigest()[:16]
+                                   tok.vocab_size] + ([init_key] if init_key else []), sort_keys=True).encode()).hexdigest()[:16]
     path = _cache_dir() / f"reader-{key}.pt"
     torch.manual_seed(seed)
     model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=cfg.d_model, n_layers=cfg.n_layers,
@@ -154,12 +168,14 @@ def train_reader(cfg: ReaderConfig, *, kb, train_items: Sequence[tuple[Scene, Qu
                                 n_heads=cfg.n_heads, max_len=max_len + 2))
             m.load_state_dict(st)
             m.eval()
-            out.append(TinyReader(m, tok, ent_ids, losses[:n]))
+            out.append(TinyReader(m, tok, ent_ids, prior + list(losses[:n])))
         return out
 
     if cache and path.exists():
         blob = torch.load(path, weights_only=False)
         return readers(blob["states"], blob["losses"])
+    if init_from is not None:
+        model.load_state_dict(init_from.model.state_dict())
 
     n_f = int(round(cfg.batch * cfg.fact_frac))
     n_c = int(round(cfg.batch * cfg.contam_frac)) if contam else 0
@@ -220,6 +236,7 @@ class RetrievalReader:
         self.names = {entity_token(e): e for e in kb.entities}
         self.encoder = None
         self.doc_emb = None
+        self._hops: dict[tuple[str, str], str | None] = {}  # a hop depends only on (entity, role): memoised
         if use_minilm:
             from icml26.nn.sentence import MiniLMEncoder, minilm_available
 
@@ -228,6 +245,11 @@ class RetrievalReader:
                 self.doc_emb = self.encoder.encode(self.docs)
 
     def _hop(self, entity: str, role: str) -> str | None:
+        if (entity, role) not in self._hops:
+            self._hops[entity, role] = self._hop_uncached(entity, role)
+        return self._hops[entity, role]
+
+    def _hop_uncached(self, entity: str, role: str) -> str | None:
         q = f"{entity} {role}"
         s = self.bm25.scores(q)
         s = (s - s.mean()) / (s.std() + 1e-9)
