@@ -89,7 +89,7 @@ PAPER = Paper(
             "sft_batch": 16, "sft_lr": 3e-3, "sft2_steps": 0, "sft2_batch": 8, "sft2_lr": 3e-4, "sft3_steps": 0,
             "rl_steps": 40, "rl_prompts": 4, "rl_group": 8, "rl_lr": 1e-4, "rl_variants": ["vtgr"],
             "rl_eval_rollouts": 2, "n_test": 200, "tdam_ratios": [0.1], "timing_batch": 32, "timing_repeats": 5},
-            timeout_s=600),
+            timeout_s=1800),
     },
     claims=(
         Claim(
