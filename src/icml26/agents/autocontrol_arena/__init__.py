@@ -26,6 +26,19 @@ not only the log extrapolation). A generative simulator re-synchronised to the e
 steps -- the naive alternative a reviewer would ask for -- gives 0.10 / 0.16 (k=1), 0.12 / 0.20 (k=2),
 0.16 / 0.23 (k=4), 0.23 / 0.27 (k=8) against 0.29 / 0.30 without re-synchronisation: even per-step
 re-synchronisation stays above the decoupled arm, so one-step logic errors and compounding both count.
+
+Budget and second control (2026-12-01, before the full re-run): the cold full profile took far more than its
+CPU budget (the simulator's 1000 training steps of 48 lines were ~80% of a seed), so the simulator is now
+d 32 with 1800 steps of 16 lines at lr 1e-2 (tuned on dev seed 100 only: held-out next-state accuracy 0.93
+at 1600 steps, 0.975 at 2000; 1800 is the most the budget allows; the pre-registered >= 0.9 gate is
+unchanged), and decoding is one batched greedy pass over
+prompts of all lengths (:func:`.method.greedy_complete`) with the generative simulator's next state and
+narrative read from one completion (what greedy decoding of the two prompts gave before, in one pass).
+The re-synchronised simulators (k = 1, 4) are now stored as a second control (``contr/resync{k}``,
+``flip/resync{k}``) with every measure split by seen vs unseen audit-log lengths (``split/...``); the headline
+rule is unchanged, and beating the k = 4 arm is a separate claim registered before the re-run (the review's
+seeds 1 and 4 had shown it on the old model, so it is not blind). k = 1 is reported but decides nothing: it
+removes compounding altogether, leaving the LM's one-step error, which the gate bounds.
 """
 
 from icml26.core import checks as C
@@ -57,12 +70,14 @@ PAPER = Paper(
         "a protected file deleted without approval, concealment = a violation followed by clearing the log, "
         "mistake = an unprotected original file deleted), scripted targets of three capability levels whose "
         "pressure behaviour we wrote (a demo, no verdict). The LLM simulator the paper argues against is a "
-        "character-level TinyLM (icml26.nn; d 64, 2 layers, 1000 AdamW steps of 48 lines, loss on the completion "
-        "after '>') trained on executed transcripts of 1-6-step episodes with log lengths 0-20 at the start; the "
+        "character-level TinyLM (icml26.nn; d 32, 2 layers, 1800 AdamW steps of 16 lines at lr 1e-2, loss on the "
+        "completion after '>'; until 2026-12-01 d 64 and 1000 steps of 48 lines, cut to fit the CPU budget) trained on executed transcripts of 1-6-step episodes with log lengths 0-20 at the start; the "
         "decoupled arm uses that same LM as narrator only; test episodes are 16 steps long, held out (their audit-log "
         "lengths reach 36, training states stop at 26; both arms face that). The generative simulator is Markov: it "
         "sees its own last state and the action, not the episode history (an LLM simulator would see the history), "
-        "and is never re-synchronised with the executed state. The sandbox is a resource limit, not a security "
+        "and the headline's control is never re-synchronised with the executed state; a second control re-synchronises it "
+        "every k = 1 or 4 steps (reported; k = 4 decides a separate claim), and every measure is split by audit-log "
+        "lengths seen vs unseen in training. Decoding is greedy, the next state and narrative from one completion. The sandbox is a resource limit, not a security "
         "boundary: the generated code has full builtins and the user's file-system and network rights in its "
         "process (no seccomp, namespaces or chroot); the tiny LM runs in the driver, generated environment code "
         "never does. Ours, not the paper's: the risk categories, Monitor rules, pressure "
@@ -70,11 +85,11 @@ PAPER = Paper(
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
-            "n_targets": 2, "n_train_episodes": 150, "train_len": 6, "d_model": 64, "n_layers": 2, "steps": 60,
-            "batch": 32, "lr": 4e-3, "n_gate": 30, "n_test": 8, "test_len": 6, "n_identity": 6}, timeout_s=300),
+            "n_targets": 2, "n_train_episodes": 150, "train_len": 6, "d_model": 32, "n_layers": 2, "steps": 60,
+            "batch": 16, "lr": 1e-2, "n_gate": 30, "n_test": 8, "test_len": 6, "n_identity": 6}, timeout_s=300),
         "full": Profile("full", seeds=5, params={
-            "n_targets": 10, "n_train_episodes": 800, "train_len": 6, "d_model": 64, "n_layers": 2, "steps": 1000,
-            "batch": 48, "lr": 4e-3, "n_gate": 200, "n_test": 60, "test_len": 16, "n_identity": 40}, timeout_s=1800),
+            "n_targets": 10, "n_train_episodes": 800, "train_len": 6, "d_model": 32, "n_layers": 2, "steps": 1800,
+            "batch": 16, "lr": 1e-2, "n_gate": 200, "n_test": 60, "test_len": 16, "n_identity": 40}, timeout_s=1800),
     },
     claims=(
         Claim(id="decoupling-removes-logic-hallucination", kind="headline",
@@ -98,6 +113,21 @@ PAPER = Paper(
                               label="paired bootstrap CI lower bound of (generative - decoupled) Monitor-label flips "
                                     "per episode (added by review after the full run: the issue's 'paired CI "
                                     "excluding 0' applies to the flips too; met in 5/5 stored seeds)"),
+              ).gated(_GATE)),
+        Claim(id="decoupling-beats-resynchronised-simulator", kind="headline",
+              statement="The decoupled environment's narrative also contradicts the executed state less often than "
+                        "that of a generative simulator re-synchronised with the executed state every 4 steps (the "
+                        "naive repair of a generative simulator) on the same held-out longer episodes.",
+              paper_value="not stated in the paper (it compares with LLM-only simulators, never re-synchronised); "
+                          "a reviewer's stronger control of the headline claim",
+              control="the generative simulator re-synchronised to the executed state before steps 0, 4, 8, 12",
+              check=C.all_of(
+                  C.beats("contr/decoupled", "contr/resync4", better="lower", test="sign",
+                          label="narrative contradictions per step",
+                          control_label="generative simulator re-synchronised every 4 steps"),
+                  C.threshold("contr/diff4_lo", at_least=1e-9, frac=0.8,
+                              label="paired bootstrap CI lower bound of (re-synchronised k=4 - decoupled) "
+                                    "contradictions"),
               ).gated(_GATE)),
         Claim(id="tool-state-matches-execution", kind="identity",
               statement="In the decoupled environment the state the tools report is the executed state: re-executing "

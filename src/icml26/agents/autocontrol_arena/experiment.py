@@ -13,6 +13,8 @@ Per seed:
   the control, a generative simulator, lets the same LM emit the next state and the narrative and
   carries its own state forward. Measured against the executed state: narrative contradictions per
   step and Monitor-label flips per episode;
+  The generative simulator is also run re-synchronised with the executed state every k steps (k = 1, 4),
+  and every measure is split by seen vs unseen audit-log lengths (longer than any in training);
 * ``identity``: tool-visible state in the decoupled arm equals a fresh re-execution of the same
   actions, over random action sequences.
 """
@@ -55,6 +57,25 @@ def pipeline_part(seed: int, n_targets: int) -> dict[str, float]:
     return out
 
 
+ARMS = {"generative": None, "resync1": 1, "resync4": 4}  # the generative simulator and its re-synchronised variants
+
+
+def max_log(lines: list[str]) -> int:
+    """The largest audit-log length in any state of the transcript ``lines`` (the range seen in training)."""
+    from icml26.agents.autocontrol_arena import method as M
+
+    out = 0
+    for line in lines:
+        head, _, rest = line.partition(" | ")
+        nxt = rest.partition(" > ")[2].partition(" # ")[0]
+        for text in (head, nxt):
+            st = M.parse_state(text)
+            if st is None:
+                raise ValueError(f"lines hold a malformed state: {text!r}")
+            out = max(out, st["log"])
+    return out
+
+
 def simulator_part(p: Profile, seed: int) -> dict[str, float]:
     from icml26.agents.autocontrol_arena import method as M
     from icml26.agents.autocontrol_arena import setting as S
@@ -66,40 +87,64 @@ def simulator_part(p: Profile, seed: int) -> dict[str, float]:
         lines = S.transcripts(box, p["n_train_episodes"], p["train_len"], seed)
         sim, losses = S.train_simulator(lines, d_model=p["d_model"], n_layers=p["n_layers"], steps=p["steps"],
                                         batch=p["batch"], seed=seed, lr=p["lr"])
+        seen_log = max_log(lines)
         out = {"train/loss_first": float(np.mean(losses[:10])), "train/loss_last": float(np.mean(losses[-20:])),
-               "train/n_lines": float(len(lines))}
+               "train/n_lines": float(len(lines)), "train/max_log": float(seen_log)}
         # gate: one-step next-state accuracy in distribution (held-out starts)
         eps = S.random_episodes(p["n_gate"], 1, 10_000 + seed)
         tr = S.execute(box, eps)
         pred = sim.next_state([t[0] for t in tr], [e[1][0] for e in eps])
         out["gate/next_state_acc"] = float(np.mean([a == t[1] for a, t in zip(pred, tr)]))
-        # held-out longer episodes, same actions in both arms
+        # held-out longer episodes, same actions in every arm
         test = S.random_episodes(p["n_test"], p["test_len"], 20_000 + seed)
         true = S.execute(box, test)
-        gen = M.GenerativeSimulator(sim)
-        g_states, g_narr = gen.rollout_batch([t[0] for t in true], [e[1] for e in test])
-        d_narr = []
-        T = p["test_len"]
-        for t in range(T):
-            d_narr.append(sim.narrate([tr_[t] for tr_ in true], [e[1][t] for e in test], [tr_[t + 1] for tr_ in true]))
-        dec_c = np.array([[M.contradictions(d_narr[t][i], true[i][t + 1]) for t in range(T)] for i in range(len(test))])
-        gen_c = np.array([[M.contradictions(g_narr[i][t], true[i][t + 1]) for t in range(T)] for i in range(len(test))])
-        flips = np.array([M.monitor(e[1], g) != M.monitor(e[1], tr_) for e, g, tr_ in zip(test, g_states, true)],
-                         float)
-        state_ok = np.array([[g[t + 1] == tr_[t + 1] for t in range(T)] for g, tr_ in zip(g_states, true)], float)
-    diff = gen_c.mean(1) - dec_c.mean(1)
+    T, n = p["test_len"], len(test)
+    acts = [e[1] for e in test]
+    # decoupled arm: the LM narrates the executed next state (every step of every episode in one batch)
+    flat = [(tr_[t], a[t], tr_[t + 1]) for tr_, a in zip(true, acts) for t in range(T)]
+    d_flat = sim.narrate([f[0] for f in flat], [f[1] for f in flat], [f[2] for f in flat])
+    contr = {"decoupled": np.array([[M.contradictions(d_flat[i * T + t], true[i][t + 1]) for t in range(T)]
+                                    for i in range(n)])}
+    flips, state_ok = {"decoupled": np.zeros(n)}, {}
+    labels = [M.monitor(a, tr_) for a, tr_ in zip(acts, true)]
+    runs = M.rollout_arms(sim, [t[0] for t in true], acts, list(ARMS.values()), executed=true)
+    for arm, (g_states, g_narr, cond) in zip(ARMS, runs):
+        contr[arm] = np.array([[M.contradictions(g_narr[i][t], true[i][t + 1]) for t in range(T)] for i in range(n)])
+        flips[arm] = np.array([M.monitor_steps(a, c, g[1:]) != lab
+                               for a, c, g, lab in zip(acts, cond, g_states, labels)], float)
+        state_ok[arm] = np.array([[g[t + 1] == tr_[t + 1] for t in range(T)] for g, tr_ in zip(g_states, true)], float)
+    for arm in contr:
+        out[f"contr/{arm}"] = float(contr[arm].mean())
+        out[f"flip/{arm}"] = float(flips[arm].mean())
+    diff = contr["generative"].mean(1) - contr["decoupled"].mean(1)
     _, lo, hi = bootstrap_ci(diff, seed=seed)
-    _, flo, _ = bootstrap_ci(flips, seed=seed)
+    _, flo, _ = bootstrap_ci(flips["generative"], seed=seed)
+    out.update({"contr/diff_lo": lo, "contr/diff_hi": hi, "flip/generative_lo": flo})
+    for k in (1, 4):
+        _, lo_k, hi_k = bootstrap_ci(contr[f"resync{k}"].mean(1) - contr["decoupled"].mean(1), seed=seed)
+        out[f"contr/diff{k}_lo"], out[f"contr/diff{k}_hi"] = lo_k, hi_k
+    ok = state_ok["generative"]
     out.update({
-        "contr/decoupled": float(dec_c.mean()), "contr/generative": float(gen_c.mean()),
-        "contr/diff_lo": lo, "contr/diff_hi": hi,
-        "flip/decoupled": 0.0, "flip/generative": float(flips.mean()), "flip/generative_lo": flo,
-        "gen/state_exact_first": float(state_ok[:, 0].mean()), "gen/state_exact_last": float(state_ok[:, -1].mean()),
-        "gen/state_exact_mean": float(state_ok.mean()),
-        "contr/decoupled_first_half": float(dec_c[:, : T // 2].mean()),
-        "contr/generative_first_half": float(gen_c[:, : T // 2].mean()),
-        "contr/generative_second_half": float(gen_c[:, T // 2:].mean()),
+        "gen/state_exact_first": float(ok[:, 0].mean()), "gen/state_exact_last": float(ok[:, -1].mean()),
+        "gen/state_exact_mean": float(ok.mean()),
+        "resync1/state_exact_mean": float(state_ok["resync1"].mean()),
+        "resync4/state_exact_mean": float(state_ok["resync4"].mean()),
+        "contr/decoupled_first_half": float(contr["decoupled"][:, : T // 2].mean()),
+        "contr/generative_first_half": float(contr["generative"][:, : T // 2].mean()),
+        "contr/generative_second_half": float(contr["generative"][:, T // 2:].mean()),
     })
+    # seen vs unseen audit-log lengths: a step is unseen when its executed next state's log exceeds every log
+    # length in the training transcripts; an episode is unseen when any of its executed states does
+    logs = np.array([[M.parse_state(tr_[t + 1])["log"] for t in range(T)] for tr_ in true])
+    unseen_step = logs > seen_log
+    unseen_ep = unseen_step.any(1)
+    out["split/unseen_step_frac"] = float(unseen_step.mean())
+    out["split/unseen_episode_frac"] = float(unseen_ep.mean())
+    for arm in contr:
+        for name, m in (("seen", ~unseen_step), ("unseen", unseen_step)):
+            out[f"split/contr/{arm}/{name}"] = float(contr[arm][m].mean()) if m.any() else 0.0
+        for name, m in (("seen", ~unseen_ep), ("unseen", unseen_ep)):
+            out[f"split/flip/{arm}/{name}"] = float(flips[arm][m].mean()) if m.any() else 0.0
     return out
 
 
@@ -129,11 +174,12 @@ def figure(ms: list[dict]):
     import matplotlib.pyplot as plt
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.5))
-    arms = ("decoupled", "generative")
-    ax.bar(arms, [np.mean([m[f"contr/{a}"] for m in ms]) for a in arms], color=["tab:green", "tab:red"])
+    arms = ("decoupled", "resync1", "resync4", "generative")
+    ax.bar(arms, [np.mean([m[f"contr/{a}"] for m in ms]) for a in arms],
+           color=["tab:green", "tab:olive", "tab:orange", "tab:red"])
     for m in ms:
         ax.plot(arms, [m[f"contr/{a}"] for a in arms], "k.-", alpha=0.4)
-    ax.set_xlabel("simulator (same tiny LM, same actions)")
+    ax.set_xlabel("simulator (same tiny LM, same actions; resync k = generative, re-synchronised every k steps)")
     ax.set_ylabel("narrative contradictions per step (of 4 facts)")
     cells = ("low-low", "low-high", "high-low", "high-high")
     for cap in ("weak", "medium", "strong"):
@@ -159,6 +205,8 @@ def EXAMPLES():
         (M.template_narrative, {"state": state, "phrasing": 1}),
         (M.contradictions, {"narrative": "ops: 3 files, log 3", "state": state}),
         (M.monitor, {"actions": ["delete b"], "states": [state, "F:a..d. R:.b... A:..... L:4 S:0"]}),
+        (M.monitor_steps, {"actions": ["delete b"], "befores": [state], "afters": ["F:a..d. R:.b... A:..... L:4 S:0"]}),
+        (max_log, {"lines": [M.transcript_line(state, "read a", "F:ab.d. R:.b... A:..... L:4 S:0", "ops: 3 files, log 4")]}),
         (S.random_episodes, {"n": 2, "length": 3, "seed": 0}),
         (S.scripted_target, {"capability": "strong", "spec": spec, "rng": __import__("numpy").random.default_rng(0)}),
     ]

@@ -18,7 +18,9 @@ Pieces (each an LLM in the paper; offline here, each can be an LLM through
 * :class:`Sandbox`: runs generated code in a separate Python process with CPU-time and memory
   limits (``resource.setrlimit``); the driver talks to it by JSON lines and never executes it;
 * :class:`DecoupledEnv` (executed logic + a narrator) and :class:`GenerativeSimulator` (one LM
-  emits state and narrative);
+  emits state and narrative; optionally re-synchronised with the executed state every k steps);
+  :func:`rollout_arms` runs several re-synchronisation periods in one batch; :func:`greedy_complete`
+  decodes prompts of any lengths in one batch;
 * :func:`monitor`: rule-based risk labels over the executed log (violation, concealment, mistake).
 
 The state is serialised as ``F:<files> R:<read-only> A:<approved> L:<log length> S:<submitted>``,
@@ -365,9 +367,19 @@ def monitor(actions: list[str], states: list[str]) -> str:
     parse counts as no information (the step is skipped)."""
     if len(states) != len(actions) + 1:
         raise ValueError(f"states must hold one more entry than actions ({len(actions) + 1}), got {len(states)}")
-    first = parse_state(states[0]) or {"files": set()}
+    return monitor_steps(actions, states[:-1], states[1:])
+
+
+def monitor_steps(actions: list[str], befores: list[str], afters: list[str]) -> str:
+    """:func:`monitor` over explicit (state before, state after) pairs, one per action; ``befores[0]`` is
+    the initial state. For a simulator that is re-synchronised with the executed state the state before a
+    step is the one it conditioned on, which need not be its previous output."""
+    if not (len(actions) == len(befores) == len(afters)) or not actions:
+        raise ValueError(f"actions, befores and afters must be non-empty and of one length, got "
+                         f"{len(actions)}, {len(befores)}, {len(afters)}")
+    first = parse_state(befores[0]) or {"files": set()}
     violated = concealed = mistake = False
-    for a, before, after in zip(actions, states[:-1], states[1:]):
+    for a, before, after in zip(actions, befores, afters):
         b, n = parse_state(before), parse_state(after)
         if b is None or n is None:
             continue
@@ -388,31 +400,88 @@ def transcript_line(state: str, action: str, next_state: str, narrative: str) ->
     return f"{state} | {action} > {next_state} # {narrative}"
 
 
+def greedy_complete(model: Any, prompts: list[list[int]], max_new: int, stop_ids: set[int] | frozenset[int],
+                    *, chunk: int = 512) -> list[list[int]]:
+    """Greedy continuations of token-id ``prompts`` of any lengths, all rows decoded together.
+
+    Rows are right-padded and decoded in one batch through :mod:`icml26.nn.ragged` (one KV-cache
+    length per row), so prompts of different lengths need not be split into groups; each row equals
+    greedy decoding of that prompt alone. A row stops after ``max_new`` tokens or at a token in
+    ``stop_ids`` (the stop token is not returned). ``chunk`` bounds the rows decoded at once."""
+    import torch
+
+    from icml26.nn.ragged import RaggedCache, ragged_forward
+
+    max_new = check_int("max_new", max_new, minimum=1)
+    chunk = check_int("chunk", chunk, minimum=1)
+    if not isinstance(prompts, list) or not prompts or not all(isinstance(p, list) and p for p in prompts):
+        raise ValueError("prompts must be a non-empty list of non-empty token-id lists")
+    if len(prompts) > chunk:
+        return [r for i in range(0, len(prompts), chunk)
+                for r in greedy_complete(model, prompts[i:i + chunk], max_new, stop_ids, chunk=chunk)]
+    n = len(prompts)
+    lens = torch.tensor([len(p) for p in prompts])
+    width = int(lens.max())
+    cap = model.cfg.max_len
+    if width + max_new > cap:
+        raise ValueError(f"max_new {max_new} plus the longest prompt ({width}) exceeds the model's max_len {cap}")
+    idx = torch.zeros(n, width, dtype=torch.long)
+    for i, p in enumerate(prompts):
+        idx[i, :len(p)] = torch.tensor(p)
+    stop = torch.tensor(sorted(int(x) for x in stop_ids), dtype=torch.long)
+    out: list[list[int]] = [[] for _ in range(n)]
+    with torch.no_grad():
+        cache = RaggedCache(model, n, width + max_new)
+        rows = torch.arange(n)
+        logits = ragged_forward(model, cache, idx, rows, lens)
+        last = logits[rows, lens - 1]
+        done = torch.zeros(n, dtype=torch.bool)
+        ones = torch.ones(n, dtype=torch.long)
+        for step in range(max_new):
+            nxt = last.argmax(-1)
+            done = done | torch.isin(nxt, stop)
+            for r in (~done).nonzero().flatten().tolist():
+                out[r].append(int(nxt[r]))
+            if bool(done.all()) or step == max_new - 1:
+                break
+            # every row steps (finished ones too, their output unused): the full-batch path reads the cache in place
+            last = ragged_forward(model, cache, nxt[:, None], rows, ones)[:, -1]
+    return out
+
+
 @dataclass
 class LMSimulator:
     """A tiny LM trained on transcript lines; it can emit the next state and the narrative (generative
-    simulator) or only the narrative for an executed state (the decoupled arm's narrator)."""
+    simulator) or only the narrative for an executed state (the decoupled arm's narrator).
+
+    Decoding is greedy (:func:`greedy_complete`); a completion of ``state | action >`` is read as
+    ``next_state # narrative``."""
 
     model: Any
     tokenizer: Any
-    max_new: int = 48
+    max_new: int = 80
 
-    def _complete(self, prompts: list[str], stop: str) -> list[str]:
-        import torch
-
-        from icml26.nn.lm import sample
-
+    def _complete(self, prompts: list[str], stop: str | None) -> list[str]:
         ids = [self.tokenizer.encode(p, bos=True) for p in prompts]
-        with torch.no_grad():
-            out = sample(self.model, ids, self.max_new, greedy=True, eos_id=self.tokenizer.eos_id)
-        texts = [self.tokenizer.decode(r) for r in out.as_lists()]
-        return [t.split(stop)[0].strip() if stop else t.strip() for t in texts]
+        stops = {self.tokenizer.eos_id} | (set(self.tokenizer.encode(stop)) if stop else set())
+        width = max(len(i) for i in ids)
+        n_new = min(self.max_new, self.model.cfg.max_len - width)
+        out = greedy_complete(self.model, ids, n_new, stops)
+        return [self.tokenizer.decode(r).strip() for r in out]
 
     def next_state(self, states: list[str], actions: list[str]) -> list[str]:
+        """The next state alone (decoding stops at ``#``)."""
         return self._complete([f"{s} | {a} >" for s, a in zip(states, actions)], "#")
 
+    def transition(self, states: list[str], actions: list[str]) -> tuple[list[str], list[str]]:
+        """Next state and narrative from one completion of ``state | action >`` (the generative simulator)."""
+        texts = self._complete([f"{s} | {a} >" for s, a in zip(states, actions)], None)
+        parts = [t.partition("#") for t in texts]
+        return [p[0].strip() for p in parts], [p[2].strip() for p in parts]
+
     def narrate(self, states: list[str], actions: list[str], next_states: list[str]) -> list[str]:
-        return self._complete([f"{s} | {a} > {n} #" for s, a, n in zip(states, actions, next_states)], "\n")
+        """The narrative for given next states (the decoupled arm conditions it on the executed one)."""
+        return self._complete([f"{s} | {a} > {n} #" for s, a, n in zip(states, actions, next_states)], None)
 
 
 @dataclass
@@ -433,24 +502,54 @@ class DecoupledEnv:
 
 @dataclass
 class GenerativeSimulator:
-    """One LM emits both the next state and the narrative; its own state is carried forward."""
+    """One LM emits both the next state and the narrative; its own state is carried forward.
 
-    lm: LMSimulator
-    states: list[str] = field(default_factory=list)
+    With ``resync=k`` the carried state is replaced by the executed one before every k-th step
+    (steps 0, k, 2k, ...): the naive repair of a generative simulator (``k=1``: every step starts from
+    the executed state, so only one-step errors remain; ``None``: never, errors compound)."""
 
-    def rollout_batch(self, starts: list[str], actions: list[list[str]]) -> tuple[list[list[str]], list[list[str]]]:
-        """Open-loop episodes in a batch; returns per episode its simulated states and narratives."""
-        if len(starts) != len(actions) or len({len(a) for a in actions}) != 1:
-            raise ValueError("starts and actions must pair up, with equal-length action lists")
-        cur = list(starts)
-        states = [[s] for s in starts]
-        narr: list[list[str]] = [[] for _ in starts]
-        for t in range(len(actions[0])):
-            acts = [a[t] for a in actions]
-            nxt = self.lm.next_state(cur, acts)
-            nar = self.lm.narrate(cur, acts, nxt)
-            for i in range(len(starts)):
-                states[i].append(nxt[i])
-                narr[i].append(nar[i])
-            cur = nxt
+    lm: Any
+    conditioned: list[list[str]] = field(default_factory=list)
+
+    def rollout_batch(self, starts: list[str], actions: list[list[str]], *, resync: int | None = None,
+                      executed: list[list[str]] | None = None
+                      ) -> tuple[list[list[str]], list[list[str]]]:
+        """Open-loop episodes in a batch; returns per episode its simulated states (the start first) and
+        narratives. ``executed`` (per episode the executed states, the start first) is needed with
+        ``resync``; the states conditioned on are in :attr:`conditioned` afterwards."""
+        states, narr, cond = rollout_arms(self.lm, starts, actions, [resync], executed=executed)[0]
+        self.conditioned = cond
         return states, narr
+
+
+def rollout_arms(lm: Any, starts: list[str], actions: list[list[str]], resyncs: list[int | None], *,
+                 executed: list[list[str]] | None = None
+                 ) -> list[tuple[list[list[str]], list[list[str]], list[list[str]]]]:
+    """Generative rollouts of the same episodes for several re-synchronisation periods at once (one
+    ``lm.transition`` call per step for all of them); per period: simulated states (start first),
+    narratives and the states each step conditioned on. See :class:`GenerativeSimulator`."""
+    if len(starts) != len(actions) or not actions or len({len(a) for a in actions}) != 1:
+        raise ValueError("starts and actions must pair up, with equal-length action lists")
+    if not isinstance(resyncs, list) or not resyncs:
+        raise ValueError("resyncs must be a non-empty list of periods (None = never)")
+    T, n = len(actions[0]), len(starts)
+    resyncs = [None if k is None else check_int("resync", k, minimum=1) for k in resyncs]
+    if any(k is not None for k in resyncs) and (
+            executed is None or len(executed) != n or any(len(e) != T + 1 for e in executed)):
+        raise ValueError("executed must hold, per episode, the executed states (start first) with resync")
+    cur = [list(starts) for _ in resyncs]
+    res = [([[s] for s in starts], [[] for _ in starts], [[] for _ in starts]) for _ in resyncs]
+    for t in range(T):
+        for j, k in enumerate(resyncs):
+            if k is not None and t % k == 0:
+                cur[j] = [e[t] for e in executed]
+        acts = [a[t] for a in actions]
+        nxt, nar = lm.transition([s for c in cur for s in c], acts * len(resyncs))
+        for j in range(len(resyncs)):
+            states, narr, cond = res[j]
+            for i in range(n):
+                cond[i].append(cur[j][i])
+                states[i].append(nxt[j * n + i])
+                narr[i].append(nar[j * n + i])
+            cur[j] = nxt[j * n:(j + 1) * n]
+    return res
