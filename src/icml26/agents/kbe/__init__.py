@@ -69,7 +69,15 @@ PAPER = Paper(
         "750-step run with a quarter): its clean sibling now differs from it only by those rows. Training cost: 600 "
         "steps per seed instead of 2250; retrieval hops memoised (same answers). On the dev seeds the weakest rung "
         "(the base) was at chance + 0.23 and + 0.30, so the gate is expected to fail in some full-profile seeds; "
-        "the gate is kept as registered."),
+        "the gate is kept as registered. Third full run (measured after it; no check or gate changed): the clean "
+        "gate passed in 2/5 seeds (weakest rung, always the base, at chance + 0.25 to 0.35) and the twin gate failed "
+        "in seed 0 (memorised 0.88 < 0.90), so the three comparative claims stay not-checkable; what the checks "
+        "would say: gap shrink 0.41-0.66 under KBE vs 0.05-0.17 under paraphrase; mean tau 0.50 KBE vs 0.33 static "
+        "and 0.30 paraphrase, but with four models no pair is within 2 points on static, so the spread part is "
+        "NaN in every seed (undecidable); worst per-model Spearman -0.8 to 0.8 (difficulty not reproduced for the "
+        "tiny decoders; the retrieval reader falls 0.85-0.97 -> 0.02-0.15). Cost: seed 0 from a cold cache "
+        "42.9 s CPU (user+sys, whole process, load 14); the 5-seed cold run took 704 s wall with 2 jobs at load "
+        "14-18."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             **_WORLD, "n_train_scenes": 40, "n_static": 16, "n_fresh": 16, "d_small": 16, "d_large": 0,
