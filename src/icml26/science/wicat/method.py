@@ -208,7 +208,8 @@ def reconstruct_region(model: TokenEncoder, windows: np.ndarray, channel: int) -
 
 def _block_cv_alpha(x: np.ndarray, y: np.ndarray, alphas: np.ndarray, folds: int) -> float:
     """The alpha ``RidgeCV(alphas, cv=KFold(folds, shuffle=False))`` picks (mean held-out R^2 over contiguous
-    blocks, first best on ties), computed with one eigendecomposition per fold instead of one solve per (fold, alpha)."""
+    blocks, first best on ties), computed with one eigendecomposition per fold instead of one solve per
+    (fold, alpha)."""
     from sklearn.metrics import r2_score
     from sklearn.model_selection import KFold
 
