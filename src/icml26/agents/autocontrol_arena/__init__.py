@@ -39,6 +39,13 @@ The re-synchronised simulators (k = 1, 4) are now stored as a second control (``
 rule is unchanged, and beating the k = 4 arm is a separate claim registered before the re-run (the review's
 seeds 1 and 4 had shown it on the old model, so it is not blind). k = 1 is reported but decides nothing: it
 removes compounding altogether, leaving the LM's one-step error, which the gate bounds.
+
+Outcome of that re-run (no check changed after it): the cheaper simulator missed the >= 0.9 gate in 2/5 seeds
+(seed 0: 0.875, seed 2: 0.895; others 0.96-0.965), so both headline claims are now not-checkable although
+their checks would pass (contradictions per step: decoupled 0.088, k=1 0.134, k=4 0.189, generative 0.307).
+Seen vs unseen log lengths: only 4.9% of test steps (16% of episodes) pass the training maximum of 26; there
+the decoupled narrator also fails (0.50 per step vs 0.067 on seen lengths), the generative arm 0.85 vs 0.28.
+The fix within the budget is open (2000 steps met the gate on the dev seed but exceeds the per-seed CPU).
 """
 
 from icml26.core import checks as C
