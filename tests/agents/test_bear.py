@@ -244,3 +244,73 @@ def test_chat_agent_feeds_tool_outputs_back_and_caps_replies():
     assert used == 10 and len(looping.seen) == 10
     base = _ScriptedVLM(["ANSWER: (0.5, 0.5)"])
     assert M.chat_agent(base, it, tools=False)[1] == 1
+
+
+# ----------------------------------------------------------------------------- review: diagnosis and control fairness
+def test_vertical_diagnosis_known_answers(monkeypatch):
+    """Diagnosis sensitivity (the card's plan): with a perfect reasoning half every failure is fixed by
+    ground-truth perception (gt_fix = 1); with perfect percepts every failure is fixed by the exact
+    reasoner (reasoner_fix = 1); non-reasoning items are never diagnosed; no failures give NaN shares."""
+    from icml26.agents.bear import model as Mo
+
+    its = [it for s in ("traj_gripper", "spatial_direction", "spatial_path") for it in S.make_items(s, 4, seed=3)]
+    its.append(S.make_item("point_object", 0))          # a perception item: never part of the diagnosis
+    answers = np.array([it.answer for it in its if it.kind == "mc"])
+    wrong = np.eye(4)[(answers + 1) % 4]
+    right = np.eye(4)[answers]
+
+    def logits_for(table):
+        pos = {id(it): k for k, it in enumerate(its)}
+        return lambda reasoner, items, percepts: table[[pos[id(i)] for i in items]]
+
+    stub = Mo.BearModel(net=None, reasoner=None)
+    monkeypatch.setattr(M, "model_percepts", lambda model, items, **kw: [dict(it.state) for it in items])
+    monkeypatch.setattr(Mo, "reasoner_logits", logits_for(right))
+    d = M.vertical_diagnosis(stub, its, [0.0] * len(its))
+    assert d["n_fail"] == len(answers)                   # the point item is excluded
+    assert d["gt_fix"] == 1.0 and d["reasoner_fix"] == 1.0 and d["both_fix"] == 1.0
+    monkeypatch.setattr(Mo, "reasoner_logits", logits_for(wrong))
+    d = M.vertical_diagnosis(stub, its, [0.0] * len(its))
+    assert d["gt_fix"] == 0.0 and d["reasoner_fix"] == 1.0 and d["both_fix"] == 0.0
+    monkeypatch.setattr(M, "model_percepts", lambda model, items, **kw: [{n: [None] * len(v) for n, v in it.state.items()}
+                                                                         for it in items])
+    monkeypatch.setattr(Mo, "reasoner_logits", logits_for(right))
+    d = M.vertical_diagnosis(stub, its, [0.0] * len(its))
+    assert d["gt_fix"] == 1.0 and d["reasoner_fix"] < 1.0
+    assert np.isnan(M.vertical_diagnosis(stub, its, [1.0] * len(its))["gt_fix"])
+
+
+def test_test_time_scaling_gets_as_many_model_calls_as_the_agent(monkeypatch):
+    """The agent-gain control is fair in compute: BEAR-Agent makes two model calls per item (one before
+    and one after the tools); test-time scaling with n_tts = 2 makes two as well (reasoning skills: two
+    reasoner calls, and at least as many perception calls as the agent)."""
+    pytest.importorskip("torch")
+    from icml26.agents.bear import model as Mo
+
+    model = Mo.BearModel(Mo.build_model(Mo.ModelConfig(d=16), 0).eval(), Mo.build_reasoner(16, 0).eval())
+    calls = {"net": 0, "reasoner": 0}
+    predict, reasoner_logits = Mo.predict, Mo.reasoner_logits
+
+    def count_predict(*a, **k):
+        calls["net"] += 1
+        return predict(*a, **k)
+
+    def count_reasoner(*a, **k):
+        calls["reasoner"] += 1
+        return reasoner_logits(*a, **k)
+
+    monkeypatch.setattr(Mo, "predict", count_predict)
+    monkeypatch.setattr(Mo, "reasoner_logits", count_reasoner)
+    for skill in ("box_object", "spatial_direction"):
+        its = S.make_items(skill, 5, seed=7)
+        runs = [M.run_tools(it) for it in its]
+        calls.update(net=0, reasoner=0)
+        M.agent_answers(model, its, runs)
+        agent = dict(calls)
+        calls.update(net=0, reasoner=0)
+        M.tts_answers(model, its, 2, seed=0)
+        tts = dict(calls)
+        if S.KIND[skill] == "mc":
+            assert agent["reasoner"] == tts["reasoner"] == 2 and tts["net"] >= agent["net"]
+        else:
+            assert agent["net"] == tts["net"] == 2

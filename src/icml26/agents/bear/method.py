@@ -27,7 +27,17 @@ What the paper does, in our words, and where each piece sits here:
   become classical scikit-image / numpy tools: colour-threshold detection with connected components and
   a shape test (:func:`detect`), foreground segmentation (:func:`segment_and_mark`), least-squares line fit
   of a coloured arrow (:func:`extend_arrow`), crop-and-zoom (:func:`crop_and_zoom`) with a dark-part search
-  (:func:`find_part`). They fail under clutter and occlusion (merged or cut components, wrong shape test).
+  (:func:`find_part`). They fail under clutter and occlusion (merged or cut components, wrong shape test),
+  but on the reasoning skills they are near-oracles (review after the full run: >= 96% of present entities
+  found, >= 99.6% of those within 3 px of the truth, also at clutter 1.0), so there the agent's gain is
+  close to the gap between ground-truth and the model's own perception.
+
+Deviations from the repo's prompts (review): its ObjectLocalizationPrompt and PlanningPrompt (used by
+``BEAR-Agent/agent/main.py`` for path planning, next action and task progress) offer no tool and its
+ObjTrajPrompt lists none, while :data:`TOOL_PLAN` runs detection for all of them; :data:`PROMPT_OF`
+gives path planning the Perception prompt. A real VLM calls a tool with one JSON object per reply instead
+of writing Python for the repo's AutoGen Jupyter kernel; depth, overlay and sliding-window detection are
+not offered.
 
 Two ways to run the agent loop:
 
