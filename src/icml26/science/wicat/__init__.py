@@ -111,7 +111,10 @@ PAPER = Paper(
         "session 0.10 vs 0.07 at 150 frames, 0.04 vs 0.12 at 300; zero-shot A 0.39 vs 0.42, p = 0.16; task B "
         "0.28 vs 0.24), i.e. pretraining buys little over random 640-d features at this scale; fine-tuning the "
         "pretrained encoder with the scratch recipe is worse than training from scratch (-0.09 vs 0.04 at 150, "
-        "-0.03 vs 0.15 at 300; better in 2/5 seeds each)."),
+        "-0.03 vs 0.15 at 300; better in 2/5 seeds each). "
+        "Cost from a cold cache, one seed per process with one thread, imports included: 53.8, 49.6, 48.2, 54.5, "
+        "47.0 s of CPU for seeds 0-4 (253 s in all; load average 2-19 on the shared 2 cores); the runner's cold "
+        "full run (2 jobs) took 820 s wall at load 13-18."),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             **_MODEL, "n_subjects": 4, "n_train": 3, "n_frames": 600, "d_model": 16, "n_layers": 1,
