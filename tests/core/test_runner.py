@@ -181,3 +181,13 @@ def test_timeout_nan_and_inf_are_refused(tmp_path, fake_papers):
         for bad in (float("nan"), float("inf"), 0.0, -1.0):
             with pytest.raises(ValueError, match="timeout"):
                 plan([fake_papers["fake-ok"]], "quick", store=st, timeout_s=bad)
+
+
+def test_each_job_reports_its_own_cpu(tmp_path, fake_papers):
+    # the workers descend from the fork server, so a shell's `time` on the driver misses their CPU;
+    # each outcome carries the CPU its worker process spent on the job
+    with Store(tmp_path / "r.sqlite") as st:
+        summary = execute([fake_papers["fake-ok"]], "quick", st, workers=2)
+    assert summary.ok and summary.outcomes
+    for out in summary.outcomes:
+        assert out.cpu_s is not None and 0.0 <= out.cpu_s <= out.duration_s * 2 + 1.0

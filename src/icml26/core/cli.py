@@ -71,6 +71,13 @@ def _open_store(path: Path | None, create: bool = True, readonly: bool = False) 
     return st
 
 
+def _cpu_total(outcomes: "list[Any]") -> str:
+    """`` · 212.3 s CPU in jobs``: the workers' CPU, which a shell's ``time`` misses (they are
+    children of the fork server, not of this process); empty when no job reported it."""
+    cpus = [o.cpu_s for o in outcomes if getattr(o, "cpu_s", None) is not None]
+    return f" · {sum(cpus):.1f} s CPU in jobs (slowest {max(cpus):.1f} s)" if cpus else ""
+
+
 def _report_skipped(st: Store) -> None:
     for msg in st.skipped_rows:
         _warn(f"{st.path}: {msg}")
@@ -261,7 +268,8 @@ def _run(papers: list[Paper], profile: str, seeds: int | None, jobs: int | None,
         j = out.job
         style = STATUS_STYLE.get(out.status, "")
         progress.console.print(f"  {_e(j.paper):<22} {_e(j.profile):<6} seed {j.seed:<3} "
-                               f"[{style}]{out.status:<8}[/{style}] {out.duration_s:6.1f} s")
+                               f"[{style}]{out.status:<8}[/{style}] {out.duration_s:6.1f} s"
+                               + (f" ({out.cpu_s:.1f} s CPU)" if out.cpu_s is not None else ""))
         progress.advance(task)
 
     try:
@@ -285,7 +293,7 @@ def _run(papers: list[Paper], profile: str, seeds: int | None, jobs: int | None,
     _report_skipped(st)
     st.close()
     table = Table(title=f"{_e(profile)} profile · {len(summary.outcomes)} jobs run, {len(summary.skipped)} skipped · "
-                        f"{elapsed:.1f} s")
+                        f"{elapsed:.1f} s" + _cpu_total(summary.outcomes))
     for col in ("paper", "jobs ok", "failed", "verdicts from", "verdicts"):
         table.add_column(col)
     for p in papers:

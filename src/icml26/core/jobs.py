@@ -45,6 +45,7 @@ class Outcome:
     duration_s: float = 0.0
     modules: list[str] | None = None
     code_hash: str | None = None
+    cpu_s: float | None = None  # user + system CPU of the job's process (local backend), None if unknown
 
 
 def job_key(job: Job) -> str:

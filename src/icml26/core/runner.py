@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import resource
 import signal
 import time
 import traceback
@@ -61,6 +62,13 @@ def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, sto
 
 
 # -- the worker side ------------------------------------------------------------------------
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and the children it has waited for (a job's CPU cost,
+    which the driver cannot see: workers descend from the fork server, not from the driver)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, extra: str | None,
             overrides: str = "{}", driver_pid: int | None = None, log: str | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides what an interrupt means
@@ -68,19 +76,20 @@ def _worker(conn: Connection, slug: str, profile: str, seed: int, threads: int, 
     to_log_for_good(Path(log) if log else None)
     if extra is not None:  # the fork server may predate the driver's environment
         os.environ["ICML26_EXTRA_PAPERS"] = extra
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     try:
         metrics, mods, h = execute_job(slug, profile, seed, threads, overrides)
-        msg: tuple[Any, ...] = ("ok", metrics, None, time.perf_counter() - t0, mods, h)
+        msg: tuple[Any, ...] = ("ok", metrics, None, time.perf_counter() - t0, mods, h, _cpu_seconds() - c0)
     except BaseException:  # noqa: BLE001 - every failure becomes an error row
-        msg = ("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None)
+        msg = ("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None, _cpu_seconds() - c0)
     try:
         conn.send(msg)
     except (BrokenPipeError, ConnectionError):  # the driver has gone: nothing to report to
         os._exit(1)
     except Exception:  # noqa: BLE001 - e.g. metrics that cannot be pickled
         try:
-            conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None))
+            conn.send(("error", None, traceback.format_exc(), time.perf_counter() - t0, None, None,
+                       _cpu_seconds() - c0))
         except (BrokenPipeError, ConnectionError):
             os._exit(1)
     conn.close()
@@ -160,7 +169,8 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
             for key, (job, proc, conn, t0) in list(running.items()):
                 if conn.poll():
                     try:
-                        status, metrics, err, dur, mods, h = conn.recv()
+                        status, metrics, err, dur, mods, h, *more = conn.recv()
+                        cpu = more[0] if more else None  # a worker of an older fork server sends six
                     except (EOFError, OSError):
                         proc.join(1)
                         finish(key, Outcome(job, "crashed", error=f"worker exited with code {proc.exitcode} "
@@ -171,7 +181,7 @@ def run_local(jobs: Sequence[Job], *, workers: int | None = None, threads: int |
                     if proc.is_alive():
                         proc.kill()
                     conn.close()
-                    finish(key, Outcome(job, status, metrics, err, dur, mods, h))
+                    finish(key, Outcome(job, status, metrics, err, dur, mods, h, cpu))
                 elif not proc.is_alive():
                     proc.join()
                     conn.close()
