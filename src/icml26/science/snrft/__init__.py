@@ -70,7 +70,12 @@ PAPER = Paper(
         " not detect this. (iii) the rescale gave the control's scalars an effective 10x step after the first "
         "run; SNRFT got no such adjustment. Ungated, the rows point negative: SNRFT loses to the per-material "
         "tracer at n = 50 in 4/5 seeds (where its own gate passed in every seed) and to NeRF2-lite at 4n in 9/10 "
-        "seed x size pairs."
+        "seed x size pairs. "
+        "Third run (2026-12-01; decided AFTER the review above, registered before its full run; no check or gate "
+        "changed): every learned arm (SNRFT, the per-material tracer, NeRF2-lite, the pair MLP) trains 400 steps "
+        "instead of 200 at the same lr, the review's remedy for the under-training that made SNRFT's gate fail; "
+        "the quiet cold timing (84 s wall for 200 steps) left room for it. It is the same budget for every arm, "
+        "not a per-arm tuning on held-out data (still open)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
@@ -78,7 +83,7 @@ PAPER = Paper(
             "lr": 0.01, "batch": 128, "width": 32, "order": 2, "n_samples": 8, "nerf_dirs": 8,
             "nerf_samples": 6}, timeout_s=120),
         "full": Profile("full", seeds=5, params={
-            "L": 14.0, "ppw": 8, "n_obstacles": 4, "n_tx": 10, "sizes": [50, 200], "n_test": 600, "steps": 200,
+            "L": 14.0, "ppw": 8, "n_obstacles": 4, "n_tx": 10, "sizes": [50, 200], "n_test": 600, "steps": 400,
             "lr": 0.01, "batch": 256, "width": 32, "order": 2, "n_samples": 12, "nerf_dirs": 8,
             "nerf_samples": 8}, timeout_s=900),
     },
