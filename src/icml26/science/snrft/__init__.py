@@ -75,7 +75,12 @@ PAPER = Paper(
         "changed): every learned arm (SNRFT, the per-material tracer, NeRF2-lite, the pair MLP) trains 400 steps "
         "instead of 200 at the same lr, the review's remedy for the under-training that made SNRFT's gate fail; "
         "the quiet cold timing (84 s wall for 200 steps) left room for it. It is the same budget for every arm, "
-        "not a per-arm tuning on held-out data (still open)."
+        "not a per-arm tuning on held-out data (still open). Outcome (measured after the run): every gate met in "
+        "5/5 seeds (SNRFT's training ratio 0.17 / 0.29), so beats-baselines and fewer-samples are decided: "
+        "not-reproduced. Test MAE at n = 50 / 200: SNRFT 4.29 / 3.05 dB, per-material tracer 2.86 / 2.76, "
+        "NeRF2-lite 4.65 / 2.90, pair MLP 5.20 / 2.88, log-distance 4.23 / 4.25; NeRF2-lite at 4n 2.92 / 1.54. "
+        "SNRFT now overfits at n = 50 (3.72 dB at 200 steps): the step count should be chosen on held-out data "
+        "per arm (open). Cold full run on a quiet machine: 162 s wall, 268 s CPU in jobs (slowest seed 56 s)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
@@ -103,12 +108,12 @@ PAPER = Paper(
                 # rule unchanged; wording revised after the full run by review (see substitution)
                 C.gate("train_ratio/snrft", at_most=0.5, at="each",
                        why="SNRFT trained: its training MAE <= half the log-distance fit's at every n (a miss "
-                           "here is under-optimisation at the shared lr 0.01 and 200 steps, not a capacity "
+                           "here is under-optimisation at the shared lr 0.01 and 200 steps (400 since the third run), not a capacity "
                            "limit: review, see substitution)"),
                 *_NEURAL_GATES[1:],
                 C.gate("train_ratio/material", at_most=1.0, at="each",
                        why="the per-material tracer fitted at least as well as the log-distance fit at every n "
-                           "(weak: met while its scalars are still under-fitted at 200 steps: review, see "
+                           "(weak: met while its scalars were still under-fitted at 200 steps: review, see "
                            "substitution)")),
         ),
         Claim(
@@ -126,7 +131,7 @@ PAPER = Paper(
             ).gated(
                 C.gate("train_ratio/snrft", at_most=0.5, at="each",
                        why="SNRFT trained: its training MAE <= half the log-distance fit's at every n (a miss "
-                           "here is under-optimisation at the shared lr 0.01 and 200 steps, not a capacity "
+                           "here is under-optimisation at the shared lr 0.01 and 200 steps (400 since the third run), not a capacity "
                            "limit: review, see substitution)"),
                 _NEURAL_GATES[1]),
         ),
