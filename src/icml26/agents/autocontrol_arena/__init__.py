@@ -95,15 +95,19 @@ PAPER = Paper(
         "although every seed's numbers favour the decoupled arm (contradictions per step 0.03-0.18 vs 0.11-0.26 "
         "re-synchronised every 4 steps and 0.17-0.46 never re-synchronised). The two gate-failing seeds have the "
         "largest generative drift (0.34, 0.46), so the gate does its job: it keeps an under-trained simulator "
-        "from inflating the gap. The not-checkable is a consequence of the budget cut, not of the paper's idea."
+        "from inflating the gap. The not-checkable is a consequence of the budget cut, not of the paper's idea. "
+        "Third run (2026-12-01; decided AFTER seeing seeds 0 and 2 miss the gate, registered before its full run; "
+        "no check or gate changed): the simulator trains 2000 steps (the dev seed's 0.975 setting) and the "
+        "held-out test set is 40 episodes of 16 steps per seed instead of 60, to pay for it within the budget "
+        "(the quiet cold timing of the 1800-step run was 161 s)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "n_targets": 2, "n_train_episodes": 150, "train_len": 6, "d_model": 32, "n_layers": 2, "steps": 60,
             "batch": 16, "lr": 1e-2, "n_gate": 30, "n_test": 8, "test_len": 6, "n_identity": 6}, timeout_s=300),
         "full": Profile("full", seeds=5, params={
-            "n_targets": 10, "n_train_episodes": 800, "train_len": 6, "d_model": 32, "n_layers": 2, "steps": 1800,
-            "batch": 16, "lr": 1e-2, "n_gate": 200, "n_test": 60, "test_len": 16, "n_identity": 40}, timeout_s=1800),
+            "n_targets": 10, "n_train_episodes": 800, "train_len": 6, "d_model": 32, "n_layers": 2, "steps": 2000,
+            "batch": 16, "lr": 1e-2, "n_gate": 200, "n_test": 40, "test_len": 16, "n_identity": 40}, timeout_s=1800),
     },
     claims=(
         Claim(id="decoupling-removes-logic-hallucination", kind="headline",
