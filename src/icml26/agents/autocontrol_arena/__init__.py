@@ -99,7 +99,11 @@ PAPER = Paper(
         "Third run (2026-12-01; decided AFTER seeing seeds 0 and 2 miss the gate, registered before its full run; "
         "no check or gate changed): the simulator trains 2000 steps (the dev seed's 0.975 setting) and the "
         "held-out test set is 40 episodes of 16 steps per seed instead of 60, to pay for it within the budget "
-        "(the quiet cold timing of the 1800-step run was 161 s)."
+        "(the quiet cold timing of the 1800-step run was 161 s). Outcome (measured after the run): the gate is met "
+        "in 5/5 seeds (0.955-0.985), so both comparative claims are decided: reproduced. Contradictions per step: "
+        "decoupled 0.074, generative 0.268, re-synchronised every 4 steps 0.165, every step 0.119; Monitor flips "
+        "per episode 0 vs 0.145 (k = 4: 0.145, k = 1: 0.135). Seen log lengths 0.035 vs 0.221; unseen (5.6% of "
+        "steps) 0.71 vs 1.05: beyond the training lengths the narrator fails in every arm."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
