@@ -47,28 +47,13 @@ class ModelConfig:
     max_frames: int = 4
 
 
-def block_class():
-    import torch  # noqa: F401
+def encoder_block(d: int, heads: int):
+    """One encoder block: torch's pre-norm ``TransformerEncoderLayer`` (x + MHA(LN(x)), then
+    x + MLP(LN(x)); MLP width 2d, GELU, no dropout) on (B, N, d) tensors."""
     from torch import nn
 
-    class Block(nn.Module):
-        """Pre-norm transformer block: x + MHA(LN(x)), then x + MLP(LN(x)); x: (B, N, d)."""
-
-        def __init__(self, d: int, heads: int) -> None:
-            super().__init__()
-            self.heads = heads
-            self.n1, self.n2 = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
-            self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
-
-        def forward(self, x):
-            b, n, d = x.shape
-            q, k, v = self.qkv(self.n1(x)).view(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-            a = nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, n, d)
-            x = x + self.out(a)
-            return x + self.mlp(self.n2(x))
-
-    return Block
+    return nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0, activation="gelu", batch_first=True,
+                                      norm_first=True)
 
 
 def build_model(cfg: ModelConfig, seed: int):
@@ -76,8 +61,6 @@ def build_model(cfg: ModelConfig, seed: int):
     from torch import nn
 
     torch.manual_seed(seed)
-
-    Block = block_class()
 
     class BearNet(nn.Module):
         def __init__(self) -> None:
@@ -94,7 +77,7 @@ def build_model(cfg: ModelConfig, seed: int):
             self.skill = nn.Embedding(LOCATE + 1, d)
             self.color = nn.Embedding(S.NONE_COLOR + 1, d)
             self.shape = nn.Embedding(S.NONE_SHAPE + 1, d)
-            self.enc = nn.Sequential(*[Block(d, cfg.heads) for _ in range(cfg.layers)])
+            self.enc = nn.Sequential(*[encoder_block(d, cfg.heads) for _ in range(cfg.layers)])
             self.norm = nn.LayerNorm(d)
             self.heat = nn.Linear(d, 1)
             self.box = nn.Linear(d, 4)
@@ -331,8 +314,6 @@ def build_reasoner(d: int, seed: int):
     from torch import nn
 
     torch.manual_seed(seed + 1)
-    Block = block_class()
-
     class Reasoner(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -340,7 +321,7 @@ def build_reasoner(d: int, seed: int):
             self.role = nn.Embedding(len(ROLES) + 1, d)
             self.frame = nn.Embedding(4, d)
             self.feat = nn.Sequential(nn.Linear(3, d), nn.GELU(), nn.Linear(d, d))
-            self.enc = nn.Sequential(Block(d, 4), Block(d, 4))
+            self.enc = nn.Sequential(encoder_block(d, 4), encoder_block(d, 4))
             self.norm = nn.LayerNorm(d)
             self.head = nn.Linear(d, 4)
 
