@@ -112,7 +112,13 @@ PAPER = Paper(
         "in every seed. (5) perception-bottleneck on our model: ground-truth perception fixes 0.65 of the "
         "reasoning failures vs 0.48 for a perfect reasoner, but the order is reversed in seeds 0 (0.41 vs "
         "0.62) and 4 (0.53 vs 0.62), Wilcoxon p = 0.31: without the gate and the uncheckable label the check "
-        "would say not-reproduced, i.e. our model's failures are not clearly perception-driven."),
+        "would say not-reproduced, i.e. our model's failures are not clearly perception-driven. "
+        "Re-run (2026-12-01, read-through): the hand-written encoder block became torch's pre-norm "
+        "TransformerEncoderLayer (same architecture, torch's initialisation), so the stored numbers moved and "
+        "the figures above are the previous run's: gate met in 3/5 seeds (was 2/5); agent over base +0.074 "
+        "(+11.8% relative); agent minus test-time scaling +0.034 to +0.131, CI above 0 in 4/5 seeds (would say "
+        "reproduced); perception-bottleneck improvement 0.04 [-0.11, 0.22] (would say not-reproduced). "
+        "Cold full run on a quiet machine: 156 s, 264 s CPU in jobs (slowest seed 60 s)."),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "skills": _SKILLS_IN, "n_pool": 12, "steps": 30, "r_steps": 30, "batch": 16, "lr": 3e-3, "d": 32,
