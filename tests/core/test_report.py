@@ -135,3 +135,50 @@ def test_a_report_without_manifest_is_protected_too(fake_papers, tmp_path):
         execute([fake_papers["fake-ok"]], "quick", st, workers=2)
         with pytest.raises(CommittedResults):
             build([fake_papers["fake-ok"]], st, out)
+
+
+def test_committed_runs_rebuild_the_report_on_a_fresh_store(fake_papers, tmp_path):
+    """report/runs.jsonl.gz carries the rows behind the report: `icml26 import` on an empty store
+    gives back the same verdicts, current (not stale) while the code is unchanged; rows already
+    stored are kept; the export is byte-stable; a foreign file is refused with nothing written."""
+    import gzip
+
+    import pytest
+    from typer.testing import CliRunner
+
+    from icml26.core.cli import app
+    from icml26.core.report import RUNS_EXPORT
+    from icml26.core.store import StoreError
+
+    papers = [fake_papers["fake-ok"], fake_papers["fake-raise"]]
+    out = tmp_path / "report"
+    with Store(tmp_path / "a.sqlite") as st:
+        execute(papers, "quick", st, workers=2)
+        _, _, first = build(papers, st, out)
+        exported = (out / RUNS_EXPORT).read_bytes()
+        assert st.export_rows([row for r in first for row in r.rows], tmp_path / "again.gz") > 0
+        assert (tmp_path / "again.gz").read_bytes() == exported  # byte-stable for the same rows
+    res = CliRunner().invoke(app, ["import", str(out / RUNS_EXPORT), "--store", str(tmp_path / "b.sqlite")])
+    assert res.exit_code == 0, res.output
+    n = len(gzip.decompress(exported).decode().splitlines())
+    assert f"imported {n} run(s)" in res.output
+    with Store(tmp_path / "b.sqlite") as st:
+        _, _, second = build(papers, st, tmp_path / "rebuilt")
+        assert st.import_rows(out / RUNS_EXPORT) == (0, n)  # already stored: kept, not duplicated
+        assert st.count() == n
+    for a, b in zip(first, second):
+        assert not b.stale and a.profile == b.profile and a.n_seeds == b.n_seeds
+        assert {k: v.status for k, v in a.verdicts.items()} == {k: v.status for k, v in b.verdicts.items()}
+    assert any(r.failed_rows for r in second)  # failed jobs travel too, so the report shows them
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(gzip.compress(b'{"paper": "x"}\n'))
+    with Store(tmp_path / "c.sqlite") as st:
+        with pytest.raises(StoreError, match="line 1"):
+            st.import_rows(bad)
+        with pytest.raises(StoreError, match="not a gzip"):
+            st.import_rows(tmp_path / "a.sqlite")
+        with pytest.raises(StoreError, match="no exported runs"):
+            st.import_rows(tmp_path / "missing.gz")
+        assert st.count() == 0
+    res = CliRunner().invoke(app, ["import", str(bad), "--store", str(tmp_path / "d.sqlite")])
+    assert res.exit_code != 0 and "line 1" in res.output

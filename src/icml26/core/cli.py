@@ -408,6 +408,25 @@ def report(out: Annotated[Path, typer.Option(help="output folder")] = Path("repo
     _write_report(store, out, profile, readme, replace_committed)
 
 
+@app.command("import")
+def import_cmd(path: Annotated[Path, typer.Argument(help="a runs file written by icml26 report "
+                                                        "(report/runs.jsonl.gz)")],
+               store: StoreOpt = None) -> None:
+    """Restore exported runs into the results store (rows already stored are kept).
+
+    A fresh clone has no results store; importing the committed report's runs lets `icml26 report`
+    rebuild the report, and `icml26 run` re-run one paper, without re-running the others.
+    Imported rows of code that has changed since are shown as stale.
+    """
+    with _open_store(store or default_path(), create=True) as st:
+        try:
+            added, present = st.import_rows(path)
+        except StoreError as exc:
+            _fail(str(exc))
+    console.print(f"imported {added} run(s) into {_e(st.path)}" + (f"; {present} already stored, kept" if present
+                                                                   else ""))
+
+
 @app.command()
 def reproduce(profile: Annotated[str, typer.Option(help="quick or full")] = "full",
               seeds: Annotated[Optional[int], typer.Option(help="number of seeds (default: the profile's)")] = None,

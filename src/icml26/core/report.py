@@ -34,6 +34,7 @@ from icml26.core.store import Row, Store
 
 PROFILE_PREFERENCE = ("full", "quick")  # the one place that says "full before quick"
 MANIFEST = "manifest.json"
+RUNS_EXPORT = "runs.jsonl.gz"  # the stored rows behind the report, for `icml26 import` on another machine
 
 
 def preferred_profiles(paper: Paper, profile: str | None = None) -> list[str]:
@@ -571,7 +572,8 @@ def check_writable(out_dir: str | Path) -> None:
 def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report", *,
           profile: str | None = None, readme: str | Path | None = None, replace_committed: bool = False,
           progress: Progress | None = None) -> tuple[Path, Path, list[PaperResult]]:
-    """Write ``index.html``, ``REPORT.md`` and ``manifest.json`` into ``out_dir``; optionally refresh a README table.
+    """Write ``index.html``, ``REPORT.md``, ``manifest.json`` and the rows behind them (``runs.jsonl.gz``,
+    which ``icml26 import`` restores into another store) into ``out_dir``; optionally refresh a README table.
 
     Raises :class:`CommittedResults` and writes nothing when the store is empty while
     ``out_dir`` holds a committed report, or when some paper's committed section would be
@@ -582,7 +584,8 @@ def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report",
     if committed and store.count() == 0:
         raise CommittedResults(f"the results store {store.path} is empty: {out} keeps its committed report "
                                f"({len(committed)} papers) and the README is left as it is. Run `icml26 run` "
-                               "first, or write elsewhere with --out")
+                               f"first, restore the committed runs with `icml26 import {out / RUNS_EXPORT}`, "
+                               "or write elsewhere with --out")
     check_writable(out)
     results = collect(papers, store, profile=profile, figures=False, bench_dir=out / "bench", progress=progress)
     worse = downgrades(results, committed)
@@ -595,6 +598,7 @@ def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report",
     md = write_markdown(results, out)
     page = write_html(results, out)
     (out / MANIFEST).write_text(json.dumps(manifest_of(results), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    store.export_rows([row for r in results for row in r.rows], out / RUNS_EXPORT)
     if readme is not None:
         update_readme(Path(readme), results)
     return page, md, results

@@ -19,6 +19,7 @@ Before a job runs, the runner takes a *lease* on it (:meth:`Store.claim`), so tw
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -38,6 +39,8 @@ APP_ID = "icml26-results"
 SCHEMA_VERSION = "2"
 DEFAULT_PATH = Path("runs") / "results.sqlite"
 JOB_STATUSES = ("ok", "error", "timeout", "crashed", "skipped")
+EXPORT_COLUMNS = ("paper", "profile", "seed", "status", "metrics", "error", "duration_s", "code_hash", "version",
+                  "git_commit", "python", "torch", "numpy", "host", "backend", "created_at", "modules")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -442,3 +445,75 @@ class Store:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+    # -- moving rows between stores (a committed copy of the report's runs) ---------------
+    def export_rows(self, rows: Sequence[Row], path: str | os.PathLike[str]) -> int:
+        """Write the stored rows behind ``rows`` (every column) to a gzip JSON-lines file; returns how many.
+
+        The file is byte-identical for the same rows (sorted; no timestamp in the gzip header)
+        and replaced atomically. :meth:`import_rows` reads it back into any store.
+        """
+        keys = sorted({(r.paper, r.profile, int(r.seed), r.code_hash) for r in rows})
+        lines = []
+        for key in keys:
+            cur = self.conn.execute(f"SELECT {', '.join(EXPORT_COLUMNS)} FROM runs WHERE paper=? AND profile=? "
+                                    "AND seed=? AND code_hash=?", key)
+            r = cur.fetchone()
+            if r is not None:
+                lines.append(json.dumps(dict(zip(EXPORT_COLUMNS, r)), sort_keys=True, allow_nan=True))
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+            fh.write(("\n".join(lines) + ("\n" if lines else "")).encode("utf-8"))
+        os.replace(tmp, path)
+        return len(lines)
+
+    def import_rows(self, path: str | os.PathLike[str]) -> tuple[int, int]:
+        """Add the rows of a file written by :meth:`export_rows`; returns ``(added, already_stored)``.
+
+        A row whose job (paper, profile, seed, code version) is already stored is left as it is,
+        so rows computed here always win over imported ones. Imported rows count like rows run
+        here: they are current while the code they were computed with is unchanged, and shown as
+        stale once it changes. A file that is not such an export raises :class:`StoreError`
+        naming the line, and nothing is written.
+        """
+        path = Path(path)
+        try:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                text = fh.read()
+        except FileNotFoundError:
+            raise StoreError(f"no exported runs at {path}") from None
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path} is not a gzip file of exported runs: {exc}") from None
+        records = []
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                if not isinstance(rec, dict) or set(rec) != set(EXPORT_COLUMNS):
+                    raise ValueError(f"expected the fields {', '.join(EXPORT_COLUMNS)}")
+                if rec["status"] not in JOB_STATUSES:
+                    raise ValueError(f"status {rec['status']!r} is not one of {JOB_STATUSES}")
+                if not isinstance(rec["seed"], int) or not all(isinstance(rec[k], str) and rec[k] for k in
+                                                               ("paper", "profile", "code_hash", "created_at")):
+                    raise ValueError("paper, profile, code_hash and created_at must be text, seed an integer")
+                for k in ("metrics", "modules"):
+                    if rec[k] is not None:
+                        json.loads(rec[k])
+            except (ValueError, TypeError) as exc:
+                raise StoreError(f"{path}, line {i}: not an exported run ({exc}); nothing was imported") from None
+            records.append(rec)
+        added = 0
+        self._write("BEGIN IMMEDIATE")
+        try:
+            for rec in records:
+                cur = self.conn.execute(
+                    f"INSERT OR IGNORE INTO runs({', '.join(EXPORT_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(EXPORT_COLUMNS))})", tuple(rec[k] for k in EXPORT_COLUMNS))
+                added += cur.rowcount
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return added, len(records) - added
