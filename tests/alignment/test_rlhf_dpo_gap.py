@@ -103,20 +103,51 @@ def test_pilaf_pair_distribution():
     rng = np.random.default_rng(7)
     pi = rng.dirichlet(np.ones(5))
     h = rng.normal(size=5)
-    mu = M.pair_distribution(pi, h, "pilaf")
     plus = pi * np.exp(h) / np.sum(pi * np.exp(h))
     minus = pi * np.exp(-h) / np.sum(pi * np.exp(-h))
-    assert np.allclose(mu, 0.5 * np.outer(pi, pi) + 0.5 * np.outer(plus, minus))
+    zz = np.sum(pi * np.exp(h)) * np.sum(pi * np.exp(-h))
+    mu = M.pair_distribution(pi, h, "pilaf")
+    # the two PILAF pair sources, pi x pi and pi_plus x pi_minus, mixed 1 : Z+ Z-
+    assert np.allclose(mu, (np.outer(pi, pi) + zz * np.outer(plus, minus)) / (1 + zz))
     assert mu.sum() == pytest.approx(1.0)
-    # invariant to a constant shift of the implicit reward
-    assert np.allclose(mu, M.pair_distribution(pi, h + 3.0, "pilaf"))
+    half = M.pair_distribution(pi, h, "pilaf-half")
+    assert np.allclose(half, 0.5 * np.outer(pi, pi) + 0.5 * np.outer(plus, minus))
+    for s in ("pilaf", "pilaf-half", "first-order"):   # invariant to a constant shift of h
+        assert np.allclose(M.pair_distribution(pi, h, s), M.pair_distribution(pi, h + 3.0, s))
     fo = M.pair_distribution(pi, h, "first-order")
     D = h[:, None] - h[None, :]
     ref = np.outer(pi, pi) / (expit(D) * expit(-D))
     assert np.allclose(fo, ref / ref.sum())
+    # symmetrised over the order of the pair, PILAF is the first-order weighting
+    assert np.allclose(mu + mu.T, fo + fo.T)
     # h constant: every sampler reduces to pi x pi
-    for s in ("pilaf", "first-order", "on-policy"):
+    for s in M.SAMPLERS:
         assert np.allclose(M.pair_distribution(pi, np.zeros(5), s), np.outer(pi, pi))
+
+
+def test_pilaf_policies_interpolate_between_policy_and_reference():
+    """With h = beta log(pi / pi_ref): pi_plus ∝ pi^(1+beta) pi_ref^(-beta), pi_minus ∝ pi^(1-beta) pi_ref^beta."""
+    rng = np.random.default_rng(14)
+    K, beta = 6, 0.4
+    pr, pi = rng.dirichlet(np.ones(K)), rng.dirichlet(np.ones(K))
+    h = M.implicit_reward(pi, pr, beta)
+    mu = M.pair_distribution(pi, h, "pilaf-half")
+    plus = pi ** (1 + beta) * pr ** (-beta)
+    minus = pi ** (1 - beta) * pr ** beta
+    assert np.allclose(2 * mu - np.outer(pi, pi), np.outer(plus / plus.sum(), minus / minus.sum()))
+
+
+def test_pilaf_and_first_order_weights_give_the_same_dpo_loss_and_gradient():
+    rng = np.random.default_rng(15)
+    K = 6
+    pi, h = rng.dirichlet(np.ones(K)), 2 * rng.normal(size=K)
+    X, c = rng.normal(size=(K, 3)), rng.normal(size=3)
+    P = M.bt_preference_matrix(rng.normal(size=K))
+    l1, g1 = M._bt_loss_and_grad(c, X, M.pair_distribution(pi, h, "pilaf"), P)
+    l2, g2 = M._bt_loss_and_grad(c, X, M.pair_distribution(pi, h, "first-order"), P)
+    l3, g3 = M._bt_loss_and_grad(c, X, M.pair_distribution(pi, h, "pilaf-half"), P)
+    assert l1 == pytest.approx(l2, abs=1e-12) and np.allclose(g1, g2, atol=1e-12)
+    assert not np.allclose(g1, g3, atol=1e-6)     # the half-and-half mix is a different weighting
 
 
 def test_first_order_sampler_gradient_is_value_gradient_near_optimum():
@@ -130,6 +161,8 @@ def test_first_order_sampler_gradient_is_value_gradient_near_optimum():
     pi = M.log_linear_policy(th, Phi, pr, beta)
     mu = M.pair_distribution(pi, Phi @ th, "first-order")
     _, g = M._bt_loss_and_grad(th, Phi, mu, M.bt_preference_matrix(r))
+    _, g_pilaf = M._bt_loss_and_grad(th, Phi, M.pair_distribution(pi, Phi @ th, "pilaf"), M.bt_preference_matrix(r))
+    assert np.allclose(g_pilaf, g, atol=1e-14)
     _, gv = M._neg_value_and_grad(th, Phi, r, np.log(pr), beta)   # gv = -grad V
     # unnormalised weights sum Z = sum pi pi / sigma'; grad L = (2 beta / Z) * (-grad V)
     D = (Phi @ th)[:, None] - (Phi @ th)[None, :]

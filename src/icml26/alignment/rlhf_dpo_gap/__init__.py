@@ -21,7 +21,7 @@ from icml26.core.registry import lazy_exports
 
 _COMMON = {"K": 6, "betas": (0.3, 1.0), "policy_dims": (1, 2), "reward_dim": 2,
            "ex_R": (1.0, 2.0, 4.0, 8.0), "ex_betas": (0.05, 0.3, 1.0),
-           "K_iso": 8, "iso_dim": 2, "iso_beta": 1.0, "lr": 0.5, "steps": 600,
+           "K_iso": 8, "iso_dim": 2, "iso_beta": 1.0, "lr": 0.5, "steps": 600, "local_eps": 0.2,
            "sparse_K": 400, "sparse_d": 100, "sparse_k": 3, "sparse_beta": 1.0}
 
 PAPER = Paper(
@@ -34,8 +34,9 @@ PAPER = Paper(
         "Kept: the paper's finite-bandit setting (one prompt, finite responses, Bradley-Terry "
         "preferences, V = E r* - beta KL), its learners under exact optimisation (population "
         "losses with offline pairs from pi_ref x pi_ref), its four reward/policy-class conditions "
-        "(tabular, linear and log-linear classes) and the PILAF sampler for online DPO (pi+- ∝ "
-        "pi_theta exp(+-h_theta), mixed half and half with pi_theta x pi_theta), solved "
+        "(tabular, linear and log-linear classes) and the PILAF sampler for online DPO (pairs from "
+        "pi_theta x pi_theta or from pi+ x pi-, pi+- ∝ pi_theta exp(+-h_theta) = pi_theta^(1+-beta) "
+        "pi_ref^(-+beta), as in PILAF's Table 1 and its interpolated/extrapolated policies), solved "
         "exactly: the Bradley-Terry fits by the shared Newton solver (alignment._preferences."
         "fit_linear_bradley_terry), the non-concave value maximisation by multi-start L-BFGS. Replaced: the "
         "propositions are checked on random instances (K=6 or 8) and on our own 3-arm strict-gap "
@@ -44,14 +45,18 @@ PAPER = Paper(
         "responses, reward features in R^100 with a 3-sparse reward; the policy class uses the "
         "same features rotated by a random orthogonal matrix, so the reward is dense there; RLHF "
         "and DPO use the same l1-penalised BT fit with 5-fold CV, on their own features). The "
-        "paper's LLM experiments (GPT-2, safe-RLHF) are not run."
+        "paper's LLM experiments (GPT-2, safe-RLHF) are not run. The probability with which PILAF "
+        "mixes its two pair sources could not be read in the stored PILAF text; we mix them 1 : "
+        "Z+Z- (Z+- = E_pi exp(+-h)), the only mix under which PILAF's first-order gradient "
+        "property (expected DPO gradient = -c grad V) holds exactly, and report the half-and-half "
+        "mix (normalised pi+-) that the earlier runs used (its median is in the online-dpo-wins evidence)."
     ),
     examples="icml26.alignment.rlhf_dpo_gap.method:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=60, params={
-            **_COMMON, "n_e0": 4, "n_e1": 10, "n_e2": 10, "n_e3": 10, "sparse_n": (100, 400)}),
+            **_COMMON, "n_e0": 4, "n_e1": 10, "n_e2": 10, "n_e3": 10, "n_e3_local": 6, "sparse_n": (100, 400)}),
         "full": Profile("full", seeds=6, timeout_s=400, params={
-            **_COMMON, "n_e0": 10, "n_e1": 40, "n_e2": 40, "n_e3": 25,
+            **_COMMON, "n_e0": 10, "n_e1": 40, "n_e2": 40, "n_e3": 25, "n_e3_local": 25,
             "sparse_n": (50, 100, 200, 400, 800)}),
     },
     claims=(

@@ -29,14 +29,20 @@ Learners (Sec. 3):
 * online DPO: pairs are re-drawn from the current policy through a sampler
   ``mu_theta`` (held fixed inside each gradient step) and the DPO loss is descended;
   its solution is a fixed point ``grad_theta L_{mu_theta}(h_theta) = 0``. The paper uses
-  the PILAF sampler (Feng et al., arXiv:2502.04270): with probability 1/2 both responses
-  come from ``pi_theta``; otherwise one comes from ``pi_plus ∝ pi_theta * exp(h_theta)`` and the
-  other from ``pi_minus ∝ pi_theta * exp(-h_theta)``. To first order in ``r_star - h_theta``
-  its expected DPO gradient is proportional to ``grad_theta V_{r_star}(pi_theta)``, which is
+  the PILAF sampler (Feng et al., arXiv:2502.04270). PILAF labels either a pair drawn from
+  ``pi_theta ⊗ pi_theta`` or a pair ``(y_a ~ pi_plus, y_b ~ pi_minus)`` with
+  ``pi_plus ∝ pi_theta exp(h_theta) ∝ pi_theta^{1+beta} pi_ref^{-beta}`` (extrapolated past
+  ``pi_theta``, away from ``pi_ref``) and ``pi_minus ∝ pi_theta exp(-h_theta) ∝
+  pi_theta^{1-beta} pi_ref^{beta}`` (interpolated towards ``pi_ref``). The two pair sources
+  are mixed as ``mu ∝ pi ⊗ pi + (pi e^{h}) ⊗ (pi e^{-h})``, i.e. with probabilities
+  ``1 / (1 + Z+ Z-)`` and ``Z+ Z- / (1 + Z+ Z-)`` where ``Z± = E_pi e^{±h}``: the only mix of
+  the two sources under which the expected DPO gradient equals ``-c grad_theta
+  V_{r_star}(pi_theta)`` to first order in ``r_star - h_theta`` (the gradient property PILAF
+  is built on; symmetrised over the order of the pair these are the weights
+  ``pi(a) pi(b) / sigmoid'(h_a - h_b)``). ``"pilaf-half"`` is the same two sources mixed
+  half and half with normalised ``pi_plus``, ``pi_minus`` (equal to ``"pilaf"`` when
+  ``Z+ Z- = 1``); ``"on-policy"`` is ``pi ⊗ pi``, the control. That first-order property is
   why online DPO can beat both RLHF and DPO when both classes are mis-specified.
-  :func:`pair_distribution` also offers the ``"first-order"`` weights
-  ``mu[a,b] ∝ pi(a) pi(b) / sigmoid'(h_a - h_b)`` for which that proportionality is exact
-  to first order, and ``"on-policy"`` (``pi ⊗ pi``).
 
 Value maximisation inside a log-linear class is not concave in ``theta``; it is solved
 with L-BFGS from several starts (analytic gradient ``grad V = Cov_pi(Phi, r - h) / beta``).
@@ -267,14 +273,20 @@ def dpo(r_star, Phi, pi_ref, beta: float, mu=None) -> dict:
     return {"theta": theta, "pi": log_linear_policy(theta, Phi, pi_ref, beta)}
 
 
+SAMPLERS = ("pilaf", "pilaf-half", "first-order", "on-policy")
+
+
 def pair_distribution(pi, h, sampler: str = "pilaf") -> np.ndarray:
-    """Ordered pair distribution ``mu[a, b]`` drawn from the current policy.
+    """Ordered pair distribution ``mu[a, b]`` (shape ``(K, K)``, sums to 1) drawn from the current policy.
 
-    ``pi: (K,)`` current policy, ``h: (K,)`` its implicit reward ``beta log(pi/pi_ref)``.
+    ``pi: (K,)`` current policy, ``h: (K,)`` its implicit reward ``beta log(pi/pi_ref)`` (any
+    constant shift gives the same ``mu``).
 
-    * ``"pilaf"``: ``1/2 pi ⊗ pi + 1/2 pi_plus ⊗ pi_minus`` with ``pi_plus ∝ pi e^{h}``,
-      ``pi_minus ∝ pi e^{-h}`` (PILAF, arXiv:2502.04270);
-    * ``"first-order"``: ``∝ pi(a) pi(b) (2 + e^{h_a-h_b} + e^{h_b-h_a}) = pi(a) pi(b) / sigmoid'(h_a-h_b)``;
+    * ``"pilaf"``: ``(pi ⊗ pi + Z+ Z- pi_plus ⊗ pi_minus) / (1 + Z+ Z-)`` with
+      ``pi_plus = pi e^{h} / Z+``, ``pi_minus = pi e^{-h} / Z-`` (PILAF, arXiv:2502.04270);
+    * ``"pilaf-half"``: ``1/2 pi ⊗ pi + 1/2 pi_plus ⊗ pi_minus``;
+    * ``"first-order"``: ``∝ pi(a) pi(b) / sigmoid'(h_a - h_b)``, the symmetrised form of ``"pilaf"``
+      (same DPO loss and gradient);
     * ``"on-policy"``: ``pi ⊗ pi``.
     """
     pi = _vec("pi", pi)
@@ -286,15 +298,18 @@ def pair_distribution(pi, h, sampler: str = "pilaf") -> np.ndarray:
 
 
 def _check_sampler(sampler: str) -> None:
-    if sampler not in ("pilaf", "first-order", "on-policy"):
-        raise ValueError(f"sampler must be 'pilaf', 'first-order' or 'on-policy', got {sampler!r}")
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
 
 
 def _pairs_unchecked(pi, h, sampler):
-    h = h - h.max()
     if sampler == "on-policy":
         return np.outer(pi, pi)
+    h = h - 0.5 * (h.max() + h.min())                   # the shift cancels in every sampler
     if sampler == "pilaf":
+        m = np.outer(pi, pi) + np.outer(pi * np.exp(h), pi * np.exp(-h))
+        return m / m.sum()
+    if sampler == "pilaf-half":
         lp = np.log(pi)
         plus = np.exp(lp + h - logsumexp(lp + h))
         minus = np.exp(lp - h - logsumexp(lp - h))
