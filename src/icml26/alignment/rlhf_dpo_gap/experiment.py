@@ -476,8 +476,8 @@ def control_sparse_rlhf_fewer_samples(ms):
 def figure(ms):
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(13, 4))
-    ax1, ax2, ax3 = fig.subplots(1, 3)
+    fig = Figure(figsize=(17, 4))
+    ax1, ax2, ax4, ax3 = fig.subplots(1, 4)
     m0 = ms[0]
     beta = np.asarray(m0["ex_beta"])
     R = np.asarray(m0["ex_R"])
@@ -503,6 +503,20 @@ def figure(ms):
     ax2.set_ylabel("V_online DPO - V_RLHF (reward units)")
     ax2.set_title("Isomorphic, both mis-specified")
     ax2.legend(fontsize=7)
+
+    sp, so = _pool(ms, "e3l_share_pilaf"), _pool(ms, "e3l_share_onpolicy")
+    out = (so < 0.5) | (sp < 0.5)
+    ax4.scatter(so[~out], sp[~out], s=12)
+    ax4.scatter(np.clip(so[out], 0.5, None), np.clip(sp[out], 0.5, None), s=14, marker="<",
+                label=f"share < 0.5, drawn at 0.5 ({int(out.sum())})")
+    ax4.plot([0.5, 1.02], [0.5, 1.02], "k--", lw=1, label="PILAF = on-policy")
+    ax4.set_xlim(0.5, 1.02)
+    ax4.set_ylim(0.5, 1.02)
+    ax4.axhline(1, color="grey", lw=1, label="best in class")
+    ax4.set_xlabel("on-policy online DPO: share of in-class headroom")
+    ax4.set_ylabel("PILAF online DPO: share of in-class headroom")
+    ax4.set_title("Near the class (r* = Psi w + 0.2 xi)")
+    ax4.legend(fontsize=7)
 
     ns = np.asarray(m0["e4_n"], float)
     for key, lab in (("e4_gap_rlhf", "RLHF (l1, reward features)"), ("e4_gap_dpo", "DPO (l1, policy features)"),
