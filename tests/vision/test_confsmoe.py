@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from icml26.vision.confsmoe.method import (
+    NoisyTopKRouter,
     ConfSMoEClassifier,
     SparseMoE,
     confidence_loss,
@@ -338,3 +339,57 @@ def test_labels_out_of_range_and_missing_rng_are_rejected():
     with pytest.raises(TypeError, match="rng"):
         sample_missing_mask(4, 3, 0.5, None)
     assert sample_missing_mask(4, 3, 0.5, 7).shape == (4, 3)  # an int seed is accepted
+
+
+def test_early_stopping_rule_and_late_rise_known_answers():
+    from icml26.vision.confsmoe.experiment import _plateaued, _rise
+
+    assert not _plateaued([0.1, 0.2, 0.3], 1)
+    assert _plateaued([0.1, 0.3, 0.2], 1) and not _plateaued([0.1, 0.3, 0.2], 2)
+    assert _plateaued([0.5, 0.5, 0.5], 2)  # ties do not count as improvement: the first best epoch counts
+    assert _rise([0.5] * 8) == 0.0
+    # 8 epochs: last 3 = (0.8, 0.8, 0.8); the 3 ending at epoch 6 = (0.2, 0.5, 0.8)
+    assert _rise([0.2] * 4 + [0.5] + [0.8] * 3) == pytest.approx(0.8 - 0.5)
+
+
+def test_train_variant_early_stops_and_fixed_length_counts_as_capped():
+    from icml26.core.paper import Profile
+    from icml26.vision.confsmoe.experiment import train_variant
+
+    g = np.random.default_rng(0)
+    part = lambda n: ([torch.from_numpy(g.random((n, f)).astype(np.float32)) for f in (24, 24, 16)],
+                      torch.from_numpy(g.integers(0, 10, n)))
+    data = {"train": part(40), "val": part(20), "test": part(20)}
+    masks = {k: torch.from_numpy(sample_missing_mask(n, 3, 0.3, g)) for k, n in (("train", 40), ("val", 20), ("test", 20))}
+    base = {"d": 8, "tokens": 2, "n_experts": 4, "top_k": 2, "n_heads": 2, "dropout": 0.0, "lr": 1e-3,
+            "batch": 20, "n_perm": 2, "lb_coef": 0.0}
+    fixed = train_variant("softmax", data, masks, Profile("t", 1, {**base, "epochs": 4}), init_seed=0)
+    assert fixed["epochs_run"] == 4 and fixed["capped"] == 1.0
+    early = train_variant("softmax", data, masks, Profile("t", 1, {**base, "epochs": 60, "patience": 2}), init_seed=0)
+    assert early["capped"] == 0.0 and early["epochs_run"] < 60  # labels are noise: validation plateaus fast
+
+
+def test_router_options_noise_free_sharp_init_and_all_expert_weights():
+    torch.manual_seed(0)
+    h = torch.randn(50, 8)
+    r1 = NoisyTopKRouter(8, 5, 2, noisy=False).train()
+    a, b = r1.route(h), r1.route(h)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])  # no noise in training mode
+    torch.manual_seed(1)
+    r_all = NoisyTopKRouter(8, 5, 2, noisy=False, weights="all", init_scale=3.0)
+    torch.manual_seed(1)
+    r_one = NoisyTopKRouter(8, 5, 2, noisy=False)
+    assert torch.allclose(r_all.w_gate, 3.0 * r_one.w_gate)
+    idx, g, probs = r_all.route(h)
+    assert torch.allclose(g, torch.softmax(h @ r_all.w_gate, -1).gather(1, idx))  # not renormalised
+    assert (g.sum(1) < 1).all()
+    with pytest.raises(ValueError, match="weights"):
+        NoisyTopKRouter(8, 5, 2, weights="top")
+    with pytest.raises(ValueError, match="init_scale"):
+        NoisyTopKRouter(8, 5, 2, init_scale=0.0)
+    with pytest.raises(TypeError, match="noisy"):
+        NoisyTopKRouter(8, 5, 2, noisy=1)
+    with pytest.raises(TypeError, match="router"):
+        SparseMoE(8, 5, 2, 4, gate="softmax", router=[1])
+    m = _model(gate="softmax", router={"noisy": False, "weights": "all"})
+    assert not m.moe.router.noisy and m.moe.router.weights == "all"

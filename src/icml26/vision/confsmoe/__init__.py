@@ -18,12 +18,26 @@ from icml26.core.registry import lazy_exports
 
 _MODEL = {"d": 16, "tokens": 4, "n_experts": 8, "top_k": 2, "n_heads": 2, "dropout": 0.1,
           "lr": 3e-3, "batch": 256, "feat_noise": 0.3, "n_perm": 10, "lb_coef": 0.01}
-_ALL = ["confsmoe", "confsmoe_released", "softmax", "softmax_lb", "laplace", "conf_zero_fill", "dense"]
+#: Full profile: every variant trains until its validation accuracy has not improved for ``patience``
+#: epochs (at most ``epochs``) and is evaluated at its best validation epoch.
+_CONVERGE = {"epochs": 100, "patience": 12}
+#: The collapse-prone setting of relieves-collapse (pre-registered 2026-12-06 from dev seeds 100 and 101):
+#: a sharp, fast, noise-free router whose mixture weights are the softmax over all experts (the paper's
+#: formula), one token per modality; the same model, data, masks and training otherwise.
+_SHARP = {"sharp": {"tokens": 1, "router": {"noisy": False, "init_scale": 10.0, "weights": "all"},
+                    "router_lr_mult": 30.0, "variants": ["confsmoe", "laplace"]}}
+#: ``confsmoe_released`` (router without gradient, as in the released code) is implemented and tested but
+#: not in the profiles since 2026-12-06 (CPU budget; it decides no claim).
+_ALL = ["confsmoe", "softmax", "softmax_lb", "laplace", "conf_zero_fill", "dense"]
 
-#: Training gates, pre-registered: every variant converged (final validation accuracy, mean of the
-#: last 3 epochs, within 3 pt of its best epoch) and learned (test accuracy >= 0.5; chance is 0.1).
-_TRAINED = (C.gate("gap_max", at_most=0.03, frac=0.8,
-                   why="training converged: final validation accuracy within 3 pt of the best epoch, every variant"),
+#: Training gates, pre-registered: every variant converged (early stopping fired: validation accuracy
+#: had not improved for ``patience`` epochs before the cap of ``epochs``) and learned (test accuracy >= 0.5;
+#: chance is 0.1). Revised on 2026-12-06 before the full run: the earlier gate (final validation accuracy
+#: within 3 pt of the best of a fixed 40 epochs) failed in 3/5 seeds, mostly because ConfSMoE was still
+#: improving; training now runs to a validation plateau instead of a fixed length.
+_TRAINED = (C.gate("capped_max", at_most=0.0, frac=0.8,
+                   why=("training converged: every variant stopped early (validation accuracy flat for 12 "
+                        "epochs) before the 100-epoch cap")),
             C.gate("acc_min", at_least=0.5, frac=1.0, why="every variant learned: test accuracy >= 0.5 (chance 0.1)"))
 
 
@@ -49,8 +63,10 @@ PAPER = Paper(
         "Replaces: MIMIC-III/IV and CMU-MOSI/MOSEI by scikit-learn's 8x8 digits cut into three complementary "
         "modalities (image rows 0-2, 3-5 and 6-7, the last with Gaussian noise sd 0.3); width 16, 4 tokens per "
         "modality, 2 heads, batch 256, Adam lr 3e-3 (paper: width 128, lr 3e-4); one fusion layer; missing "
-        "rate 0.5 per modality; training length fixed per profile and checked by a convergence gate; the final "
-        "epoch is reported (the released code picks the best test epoch). The paper does not say how the "
+        "rate 0.5 per modality; every variant trains with Adam at a constant learning rate until its validation "
+        "accuracy has not improved for 12 epochs (cap 100 epochs; a convergence gate requires that the stop "
+        "came before the cap) and is evaluated at its best validation epoch (the released code picks the best "
+        "test epoch, which we do not do; until 2026-12-06 a fixed 40 epochs and the final epoch were used). The paper does not say how the "
         "router learns once its score leaves the mixture: the 'paper' variant trains it through a "
         "straight-through weight c_i * g_i / stopgrad(g_i); the released code's behaviour (router never "
         "receives a gradient) is run as a separate variant. Baselines re-implemented: noisy top-k softmax "
@@ -63,32 +79,57 @@ PAPER = Paper(
         "stage-2 imputation only for the missing (sample, modality) pairs (same model, outputs and gradients "
         "equal to the dense computation up to float rounding, about 1.7x less compute per step); the router's "
         "training noise is now drawn for the present tokens only, so the rows differ from the earlier full run "
-        "by their random draws."
+        "by their random draws. "
+        "Collapse search (2026-12-06, dev seeds 100-102, before the full run, looking at the softmax and "
+        "Laplace gates only): in the main setting the softmax gate's usage entropy stays 0.93-0.99 "
+        "(precondition <= 0.85), and it stayed 0.83-0.99 with a noise-free router, a 5-30x sharper router "
+        "initialisation, mixture weights from the softmax over all 8 experts (the paper's formula) instead of "
+        "the released top-2 renormalisation, a 10-100x router learning rate, one token per modality, top-1 "
+        "routing, and these combined (0.83 in one dev draw, 0.90-0.97 in the others), so relieves-collapse "
+        "(softmax) keeps its precondition on the main setting and stays not-checkable if it fails. The Laplace "
+        "gate does collapse (entropy 0.42-0.50 on dev seeds) in the combined 'sharp router' setting: noise-free "
+        "router, init x10, router learning rate x30, all-expert softmax weights, one token per modality; "
+        "relieves-collapse-laplace is pre-registered there (ConfSMoE with the same router settings vs the "
+        "Laplace gate, same data, masks and training). ConfSMoE's usage was not looked at in this search. "
+        "The released-code variant (router without gradient) is implemented and tested but left out of the "
+        "profiles since 2026-12-06 (CPU budget; it decides no claim)."
     ),
     examples="icml26.vision.confsmoe.experiment:EXAMPLES",
     profiles={
-        "quick": Profile("quick", seeds=2, params={**_MODEL, "epochs": 5, "rates": [0.5],
+        "quick": Profile("quick", seeds=2, params={**_MODEL, **_SHARP, "epochs": 5, "patience": 2, "rates": [0.5],
                                                     "variants": _ALL}, timeout_s=120),
-        "full": Profile("full", seeds=5, params={**_MODEL, "epochs": 40, "rates": [0.5],
+        "full": Profile("full", seeds=5, params={**_MODEL, **_SHARP, **_CONVERGE, "rates": [0.5],
                                                   "variants": _ALL}, timeout_s=2400),
     },
     claims=(
         Claim(
             id="relieves-collapse",
             statement=("Weighting experts by confidence instead of the softmax routing score relieves expert "
-                       "collapse without a load-balance loss, where softmax as well as Laplace gates collapse."),
+                       "collapse without a load-balance loss, where the softmax gate collapses."),
             paper_value=("qualitative: expert-usage plots on MIMIC-IV / CMU-MOSI show balanced usage for ConfSMoE "
                          "and concentration for softmax, Gaussian and Laplace gates; no table value"),
             kind="headline",
-            control="the same model with the softmax gate (and, second, the Laplace gate), no load-balance loss",
-            check=C.all_of(
-                C.beats("entropy_confsmoe", "entropy_softmax", better="higher", label="usage entropy ConfSMoE",
-                        control_label="softmax"),
-                C.beats("entropy_confsmoe", "entropy_laplace", better="higher", label="usage entropy ConfSMoE",
-                        control_label="Laplace"),
-            ).gated(C.gate("entropy_softmax", at_most=0.85, frac=0.8,
-                           why="precondition: the softmax gate collapses here (usage entropy / log E <= 0.85)"),
-                    *_TRAINED)),
+            control="the same model with the softmax gate, no load-balance loss",
+            check=C.beats("entropy_confsmoe", "entropy_softmax", better="higher", label="usage entropy ConfSMoE",
+                          control_label="softmax").gated(
+                C.gate("entropy_softmax", at_most=0.85, frac=0.8,
+                       why="precondition: the softmax gate collapses here (usage entropy / log E <= 0.85)"),
+                *_TRAINED)),
+        Claim(
+            id="relieves-collapse-laplace",
+            statement=("In a collapse-prone setting (sharp, fast, noise-free router; one token per modality), "
+                       "where the Laplace gate collapses, the confidence gate keeps expert usage more balanced."),
+            paper_value=("qualitative: the collapse analysis extends to Gaussian and Laplacian gates; ConfSMoE's "
+                         "usage stays balanced; no table value"),
+            kind="headline",
+            control="the same model and setting with FuseMoE's Laplace gate, no load-balance loss",
+            check=C.beats("entropy_confsmoe_sharp", "entropy_laplace_sharp", better="higher",
+                          label="usage entropy ConfSMoE (sharp router)", control_label="Laplace (sharp router)").gated(
+                C.gate("entropy_laplace_sharp", at_most=0.85, frac=0.8,
+                       why="precondition: the Laplace gate collapses in this setting (usage entropy / log E <= 0.85)"),
+                C.gate("capped_max_sharp", at_most=0.0, frac=0.8,
+                       why="training converged: both variants stopped early before the 100-epoch cap"),
+                C.gate("acc_min_sharp", at_least=0.5, frac=1.0, why="both variants learned: test accuracy >= 0.5"))),
         Claim(
             id="specialised-routing",
             statement=("Under the confidence gate routing stays input-dependent (experts specialise) rather than "

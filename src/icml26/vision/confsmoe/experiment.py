@@ -9,9 +9,10 @@ the other modalities' expert outputs), the loss ``CE + L_conf``, Adam, random mi
 the same rate in training and test, macro-F1 as the headline metric.
 
 Replaced: MIMIC-III/IV and CMU-MOSI/MOSEI by the complementary three-band digits of
-:mod:`.setting`; tiny widths (d = 16, 4 tokens per modality, 2 heads); training for a fixed number
-of epochs that the convergence gate checks (final validation accuracy within 3 pt of the best
-epoch). We report the final epoch on the test split; the released code selects the best *test*
+:mod:`.setting`; tiny widths (d = 16, 4 tokens per modality, 2 heads). Every variant trains at a
+constant learning rate until its validation accuracy has not improved for ``patience`` epochs (at
+most ``epochs``) and is evaluated on the test split at its best *validation* epoch; the convergence
+gate requires that every variant stopped before the cap. The released code selects the best *test*
 epoch, which we do not do.
 
 Variants trained side by side on identical data, masks and seeds (``VARIANTS``): ``confsmoe`` (paper:
@@ -26,11 +27,14 @@ Parts of ``run``: :func:`train_variant` (train and evaluate one variant at one m
 :func:`summarise` (per-seed means over rates and the gates' numbers).
 
 Metrics per seed, for each variant ``v`` and missing rate ``r`` (percent, e.g. ``r50``):
-``f1_<v>_r<r>``, ``acc_<v>_r<r>``, ``gap_<v>_r<r>`` (best minus final validation accuracy) and for
+``f1_<v>_r<r>``, ``acc_<v>_r<r>``, ``gap_<v>_r<r>`` (best minus final validation accuracy),
+``rise_<v>_r<r>`` (late rise of validation accuracy), ``epochs_run_<v>_r<r>``, ``capped_<v>_r<r>``
+(1 when training hit the epoch cap before early stopping fired) and for
 sparse variants ``entropy_<v>_r<r>`` (expert-usage entropy / log E over present test tokens),
 ``maxshare_<v>_r<r>``, ``mi_<v>_r<r>`` and ``minull_<v>_r<r>`` (I(expert; class) in bits and its
 label-permutation mean), ``mimod_<v>_r<r>``, and ``corr_<v>_r<r>`` (our diagnostic, not a paper claim:
-correlation of c_i with the probe's p_i). The same names without ``_r<r>`` are means over rates.
+correlation of c_i with the probe's p_i). The same names without ``_r<r>`` are means over rates;
+``gap_max``, ``capped_max`` and ``acc_min`` are taken over variants and rates (the gates' numbers).
 """
 
 from __future__ import annotations
@@ -60,6 +64,10 @@ LABELS = {"confsmoe": "ConfSMoE (paper)", "confsmoe_released": "ConfSMoE (releas
 COLORS = {"confsmoe": "tab:red", "confsmoe_released": "tab:pink", "softmax": "tab:blue",
           "softmax_lb": "tab:cyan", "laplace": "tab:green", "conf_zero_fill": "tab:orange", "dense": "tab:gray"}
 SPARSE_METRICS = ("entropy", "maxshare", "mi", "minull", "mimod")
+#: Suffix of the variants trained in the collapse-prone ("sharp router") setting, profile key ``sharp``:
+#: overrides of the model parameters (``tokens``, ``router`` options, ``router_lr_mult``) and its
+#: ``variants``. Their metrics are named like the main ones with the suffix, e.g. ``entropy_softmax_sharp``.
+SHARP = "_sharp"
 
 
 def key(metric: str, variant: str, rate: float | None = None) -> str:
@@ -76,18 +84,45 @@ def _accuracy(model, xs, pres, y) -> float:
         return float((model(xs, pres)[0].argmax(1) == y).float().mean())
 
 
+def _rise(val_acc: list[float]) -> float:
+    """Late rise of validation accuracy: mean of the last 3 epochs minus the mean of the 3 epochs ending
+    at three quarters of training (> 0: still improving when training stopped)."""
+    q = max(3, int(round(0.75 * len(val_acc))))
+    return float(np.mean(val_acc[-3:]) - np.mean(val_acc[q - 3:q]))
+
+
+def _plateaued(val_acc: list[float], patience: int) -> bool:
+    """Early-stopping rule: the best validation accuracy (first epoch reaching it) lies ``patience`` or
+    more epochs back."""
+    return len(val_acc) - 1 - int(np.argmax(val_acc)) >= patience
+
+
 def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: int) -> dict:
-    """Train one variant for ``epochs`` (loss CE + L_conf, plus ``lb_coef * L_lb`` for the load-balanced
-    baseline) and evaluate it on the test split; also the convergence gap on the validation split."""
+    """Train one variant (loss CE + L_conf, plus ``lb_coef * L_lb`` for the load-balanced baseline) and
+    evaluate it on the test split.
+
+    Training runs for at most ``epochs`` epochs; with ``patience > 0`` it stops once validation accuracy
+    has not improved for ``patience`` epochs and the best validation epoch's weights are evaluated
+    (``capped`` = 1 when the cap was reached first, or when ``patience`` is 0). Also returned: ``gap``
+    (best minus mean of the last 3 validation accuracies), ``rise`` (:func:`_rise`), ``epochs_run``."""
     (xs_tr, y_tr), (xs_va, y_va), (xs_te, y_te) = data["train"], data["val"], data["test"]
     torch.manual_seed(init_seed)
     model = ConfSMoEClassifier([x.shape[1] for x in xs_tr], 10, d=p["d"], tokens=p["tokens"],
                                n_experts=p["n_experts"], top_k=p["top_k"], n_heads=p["n_heads"],
-                               dropout=p["dropout"], **VARIANTS[variant])
+                               dropout=p["dropout"], router=p.get("router"), **VARIANTS[variant])
     model.set_pools([x[masks["train"][:, m]] for m, x in enumerate(xs_tr)])
-    opt = torch.optim.Adam(model.parameters(), lr=p["lr"], fused=True)  # one kernel per step, same update rule
+    named = list(model.named_parameters())
+    groups = [{"params": [w for n_, w in named if ".router." not in n_]},
+              {"params": [w for n_, w in named if ".router." in n_],
+               "lr": p["lr"] * float(p.get("router_lr_mult", 1.0))}]
+    opt = torch.optim.Adam([g for g in groups if g["params"]], lr=p["lr"], fused=True)  # one kernel per step
     lb = float(p["lb_coef"]) if variant in LOAD_BALANCED else 0.0
     n, bs, val_acc = y_tr.shape[0], p["batch"], []
+    sched = None
+    if p.params.get("lr_schedule", "constant") == "cosine":  # anneal to 0 over the run: the last epochs settle
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=p["epochs"] * -(-n // bs))
+    patience = int(p.params.get("patience", 0))  # 0: train for exactly `epochs`
+    best, best_state, stopped = -1.0, None, False
     for _ in range(p["epochs"]):
         model.train()
         perm = torch.randperm(n)
@@ -98,7 +133,17 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if sched is not None:
+                sched.step()
         val_acc.append(_accuracy(model, xs_va, masks["val"], y_va))
+        if patience:
+            if val_acc[-1] > best:
+                best, best_state = val_acc[-1], {k: v.detach().clone() for k, v in model.state_dict().items()}
+            elif _plateaued(val_acc, patience):
+                stopped = True
+                break
+    if patience:  # early stopping on the validation split: evaluate the best validation epoch
+        model.load_state_dict(best_state)
     model.eval()
     with torch.no_grad():
         logits, aux = model(xs_te, masks["test"], y_te)
@@ -106,7 +151,8 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
 
     pred = logits.argmax(1).numpy()
     out = {"f1": f1_score(y_te.numpy(), pred, average="macro"), "acc": accuracy_score(y_te.numpy(), pred),
-           "gap": max(val_acc) - float(np.mean(val_acc[-3:]))}
+           "gap": max(val_acc) - float(np.mean(val_acc[-3:])), "rise": _rise(val_acc),
+           "epochs_run": float(len(val_acc)), "capped": float(not stopped)}
     if "idx" in aux:
         pres = masks["test"].view(masks["test"].shape[0], -1, 1).expand(aux["idx"].shape[:3]).numpy()  # (B, M, L)
         idx = aux["idx"].numpy()[pres]  # (n_tokens, K)
@@ -121,16 +167,18 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
     return out
 
 
-def summarise(metrics: dict, variants: list[str], rates: list[float]) -> dict:
-    """Per-seed means over rates of every per-rate metric, and the gates' numbers."""
+def summarise(metrics: dict, variants: list[str], rates: list[float], suffix: str = "") -> dict:
+    """Per-seed means over rates of every per-rate metric, and the gates' numbers (``gap_max``,
+    ``capped_max``, ``acc_min`` plus ``suffix``, over ``variants``)."""
     out = {}
     for v in variants:
-        for name in ("f1", "acc", "gap", *SPARSE_METRICS, "corr"):
+        for name in ("f1", "acc", "gap", "rise", "epochs_run", "capped", *SPARSE_METRICS, "corr"):
             vals = [metrics[key(name, v, r)] for r in rates if key(name, v, r) in metrics]
             if vals:
                 out[key(name, v)] = float(np.mean(vals))
-    out["gap_max"] = max(metrics[key("gap", v, r)] for v in variants for r in rates)
-    out["acc_min"] = min(metrics[key("acc", v, r)] for v in variants for r in rates)
+    out["gap_max" + suffix] = max(metrics[key("gap", v, r)] for v in variants for r in rates)
+    out["capped_max" + suffix] = max(metrics[key("capped", v, r)] for v in variants for r in rates)
+    out["acc_min" + suffix] = min(metrics[key("acc", v, r)] for v in variants for r in rates)
     return out
 
 
@@ -139,6 +187,9 @@ def run(profile: Profile, seed: int) -> dict:
     mods = load_modalities(seed, float(profile["feat_noise"]))
     data = {part: (_to_t(xs), torch.from_numpy(y)) for part, (xs, y) in mods.items()}
     variants, rates = list(profile["variants"]), [float(r) for r in profile["rates"]]
+    sharp_cfg = dict(profile.get("sharp") or {})
+    sharp_variants = list(sharp_cfg.pop("variants", []))
+    sharp = Profile(profile.name + SHARP, profile.seeds, {**profile.params, **sharp_cfg})
     metrics: dict = {"rates": rates, "variants": variants}
     for ri, rate in enumerate(rates):
         rng = np.random.default_rng([seed, int(round(rate * 100))])  # masks depend on (seed, rate) alone
@@ -146,7 +197,12 @@ def run(profile: Profile, seed: int) -> dict:
         for vi, v in enumerate(variants):
             res = train_variant(v, data, masks, profile, init_seed=10_000 * seed + 100 * ri + vi)
             metrics.update({key(k, v, rate): float(val) for k, val in res.items()})
+        for vi, v in enumerate(sharp_variants):  # the collapse-prone setting, same data and masks
+            res = train_variant(v, data, masks, sharp, init_seed=10_000 * seed + 100 * ri + 50 + vi)
+            metrics.update({key(k, v + SHARP, rate): float(val) for k, val in res.items()})
     metrics.update(summarise(metrics, variants, rates))
+    if sharp_variants:
+        metrics.update(summarise(metrics, [v + SHARP for v in sharp_variants], rates, suffix=SHARP))
     return metrics
 
 

@@ -59,6 +59,7 @@ from icml26.nn.mlp import mlp
 GATES = ("confidence", "softmax", "laplace")
 ROUTER_GRADS = ("straight_through", "none")
 IMPUTATIONS = ("two_stage", "pool", "zero")
+ROUTER_WEIGHTS = ("topk", "all")
 
 
 _check_finite = check_finite
@@ -81,18 +82,27 @@ def _tensor(name: str, x, ndim: int) -> torch.Tensor:
 class NoisyTopKRouter(nn.Module):
     """Noisy top-K router. ``kind="softmax"``: ``u = h W_g``; ``kind="laplace"``: ``u_i = -||h - w_i||_2``.
 
-    Both add ``N(0,1) * softplus(h W_noise)`` to the logits in training mode.
-    ``forward(h: (N, d)) -> (idx: (N, K) long, g: (N, K) softmax over the K chosen logits)``.
+    Both add ``N(0,1) * softplus(h W_noise)`` to the logits in training mode (``noisy=True``; the
+    noise-free gate without). ``W_g`` starts as ``N(0, init_scale^2 / d)``. ``weights="topk"``: ``g`` is
+    the softmax over the K chosen logits (released code); ``"all"``: ``g_i`` is the softmax over all E
+    logits at the chosen experts (the paper's formula, not renormalised).
+    ``forward(h: (N, d)) -> (idx: (N, K) long, g: (N, K))``.
     """
 
-    def __init__(self, d: int, n_experts: int, top_k: int, kind: str = "softmax"):
+    def __init__(self, d: int, n_experts: int, top_k: int, kind: str = "softmax", noisy: bool = True,
+                 init_scale: float = 1.0, weights: str = "topk"):
         super().__init__()
         if kind not in ("softmax", "laplace"):
             raise ValueError(f"kind must be 'softmax' or 'laplace', got {kind!r}")
-        self.kind, self.top_k = kind, top_k
+        if not isinstance(noisy, bool):
+            raise TypeError(f"noisy must be a bool, got {type(noisy).__name__}")
+        init_scale = check_positive("init_scale", init_scale)
+        if weights not in ROUTER_WEIGHTS:
+            raise ValueError(f"weights must be one of {ROUTER_WEIGHTS}, got {weights!r}")
+        self.kind, self.top_k, self.noisy, self.weights = kind, top_k, noisy, weights
         self.w_gate = nn.Parameter(torch.empty(d, n_experts))
         self.w_noise = nn.Parameter(torch.zeros(d, n_experts))
-        nn.init.normal_(self.w_gate, std=1.0 / math.sqrt(d))
+        nn.init.normal_(self.w_gate, std=init_scale / math.sqrt(d))
 
     def logits(self, h: torch.Tensor) -> torch.Tensor:
         if self.kind == "softmax":
@@ -106,10 +116,13 @@ class NoisyTopKRouter(nn.Module):
     def route(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(idx (N, K), g (N, K), probs (N, E))``: ``probs`` is the softmax over all E (noisy) logits."""
         u = self.logits(h)
-        if self.training:
+        if self.training and self.noisy:
             u = u + torch.randn_like(u) * (F.softplus(h @ self.w_noise) + 1e-2)
         top_u, idx = u.topk(self.top_k, dim=-1)
-        return idx, torch.softmax(top_u, dim=-1), torch.softmax(u, dim=-1)
+        probs = torch.softmax(u, dim=-1)
+        if self.weights == "all":  # g_i = softmax over all E logits, at the chosen experts (not renormalised)
+            return idx, probs.gather(1, idx), probs
+        return idx, torch.softmax(top_u, dim=-1), probs
 
 
 @dataclass
@@ -141,7 +154,7 @@ class SparseMoE(nn.Module):
     """
 
     def __init__(self, d: int, n_experts: int = 8, top_k: int = 2, n_classes: int = 10,
-                 gate: str = "confidence", router_grad: str = "straight_through"):
+                 gate: str = "confidence", router_grad: str = "straight_through", router: dict | None = None):
         super().__init__()
         for name, v in (("d", d), ("n_experts", n_experts), ("top_k", top_k), ("n_classes", n_classes)):
             _check_pos_int(name, v)
@@ -152,7 +165,10 @@ class SparseMoE(nn.Module):
         if router_grad not in ROUTER_GRADS:
             raise ValueError(f"router_grad must be one of {ROUTER_GRADS}, got {router_grad!r}")
         self.d, self.n_experts, self.top_k, self.gate, self.router_grad = d, n_experts, top_k, gate, router_grad
-        self.router = NoisyTopKRouter(d, n_experts, top_k, "laplace" if gate == "laplace" else "softmax")
+        if router is not None and not isinstance(router, dict):
+            raise TypeError(f"router must be a dict of NoisyTopKRouter options or None, got {type(router).__name__}")
+        self.router = NoisyTopKRouter(d, n_experts, top_k, "laplace" if gate == "laplace" else "softmax",
+                                      **(router or {}))
         if gate == "confidence" and router_grad == "none":
             self.router.requires_grad_(False)  # released code: the score never reaches the loss
         s = 1.0 / math.sqrt(d)
@@ -302,12 +318,13 @@ class ConfSMoEClassifier(nn.Module):
 
     ``gate``: ``"confidence"``, ``"softmax"``, ``"laplace"`` (sparse) ; ``ffn="dense"`` for the dense
     baseline. ``imputation``: ``"two_stage"`` (paper), ``"pool"`` (stage 1 only), ``"zero"`` (zero tokens).
+    ``router``: options of :class:`NoisyTopKRouter` (``noisy``, ``init_scale``, ``weights``).
     """
 
     def __init__(self, in_dims: list[int], n_classes: int, d: int = 32, tokens: int = 4, n_experts: int = 8,
                  top_k: int = 2, n_heads: int = 2, dropout: float = 0.1, gate: str = "confidence",
                  router_grad: str = "straight_through", ffn: str = "sparse", imputation: str = "two_stage",
-                 n_pool: int = 10):
+                 n_pool: int = 10, router: dict | None = None):
         super().__init__()
         if not in_dims or any(not isinstance(f, (int, np.integer)) or f < 1 for f in in_dims):
             raise ValueError(f"in_dims must be a non-empty list of positive ints, got {in_dims!r}")
@@ -334,7 +351,7 @@ class ConfSMoEClassifier(nn.Module):
         self.norm_ffn = nn.LayerNorm(d)
         self.norm_out = nn.LayerNorm(d)
         if ffn == "sparse":
-            self.moe = SparseMoE(d, n_experts, top_k, n_classes, gate, router_grad)
+            self.moe = SparseMoE(d, n_experts, top_k, n_classes, gate, router_grad, router)
         else:
             self.dense = mlp([d, d, d], activation="gelu")
         if imputation == "two_stage":
