@@ -51,7 +51,10 @@ PAPER = Paper(
         "property (expected DPO gradient = -c grad V) holds exactly, and report the half-and-half "
         "mix (normalised pi+-) that the earlier runs used: both give the same median gain over "
         "offline (0.00295 in the full run); per instance they differ by up to 0.026 in V, where they "
-        "settle on different fixed points."
+        "settle on different fixed points. Review note: the 1 : Z+Z- property was re-derived and "
+        "checked against finite differences of V (its residual from -c grad V shrinks linearly "
+        "with |r* - h|, the half-and-half mix keeps a residual that grows with Z+Z- - 1 >= 0), "
+        "so the half-and-half mix is the exact one only when Z+Z- = 1."
     ),
     examples="icml26.alignment.rlhf_dpo_gap.method:EXAMPLES",
     profiles={

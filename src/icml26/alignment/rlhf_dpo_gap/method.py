@@ -374,9 +374,10 @@ def fit_bt_from_samples(X_diff, y, penalty: str = "l1", Cs=None, cv: int = 5) ->
     """Penalised Bradley-Terry fit from sampled comparisons (no intercept).
 
     ``X_diff: (n, d)`` feature differences ``psi(a_i) - psi(b_i)``, ``y: (n,)`` in {0, 1}
-    (1: ``a_i`` preferred). ``penalty="l1"`` is the sparse reward class used by RLHF's
-    reward model; ``penalty="l2"`` is weight decay, the DPO fit of a log-linear policy
-    (whose implicit-reward differences are linear in the same features). The inverse
+    (1: ``a_i`` preferred). ``penalty="l1"`` is the sparse fit that both learners use in
+    E4 (RLHF on the reward features, DPO's implicit reward of a log-linear policy on the
+    policy's rotated features); ``penalty="l2"`` is weight decay, rotation invariant, so
+    the l2 fits of RLHF and DPO coincide. The inverse
     penalty ``C`` is chosen from ``Cs`` by ``cv``-fold cross-validated log-loss
     (scikit-learn ``LogisticRegressionCV``; default grid ``C in 10^[-4, 1]``, 11 values, the
     same for both penalties). Returns the weights ``w: (d,)``.
