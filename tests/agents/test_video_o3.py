@@ -240,3 +240,60 @@ def test_single_pass_rejects_bad_salient_flag():
     with pytest.raises(TypeError, match="salient"):
         M.answer_single_pass(model, vids, 8, salient=1)
 
+
+
+# ---------------------------------------------------------------- frame embedding, time stamps, bucketed SFT (budget pass 2)
+def test_frame_embedding_is_the_sum_of_its_parts():
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    w = model.tok.weight
+    assert model.head.weight is w   # still tied
+    m, o = 2, 11
+    tok = S.MOBJ0 + S.N_OBJ * m + o
+    e = model.tok(torch.tensor([tok, S.OBJ0 + o, S.MARK0 + m]))
+    assert torch.allclose(e[0], w[tok] + w[S.MARK0 + m] + w[S.OBJ0 + o], atol=1e-6)
+    assert torch.allclose(e[1], w[S.OBJ0 + o]) and torch.allclose(e[2], w[S.MARK0 + m])
+    plain = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0, frame_embedding=False)
+    assert torch.allclose(plain.tok(torch.tensor([tok]))[0], plain.tok.weight[tok])
+    with pytest.raises(TypeError, match="frame_embedding"):
+        M.make_policy(d_model=16, n_layers=1, n_heads=2, frame_embedding=1)
+
+
+def test_global_frames_carry_the_time_stamp_of_their_crop_bin():
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    pw, tw = model.pos.weight, model.tok.weight
+    v = S.make_video(7, hops=1, distractors=0, ans_len=2)
+    (s, _), = v.salient
+    g = -(-s // S.STRIDE)
+    assert S.prefix_tokens(v)[6 + g] == S.COARSE0 + S.N_OBJ // 4      # position 6 + g holds global frame g
+    p = model.pos(torch.arange(S.PREFIX_LEN))
+    assert torch.allclose(p[6 + g], pw[6 + g] + tw[S.BIN0 + S.oracle_bins(v)[0]], atol=1e-6)
+    for i in list(range(6)) + [6, S.PREFIX_LEN - 1]:   # question, frame 0 and /G carry no stamp
+        assert torch.allclose(p[i], pw[i])
+    # the stamped model still decodes incrementally exactly as in one pass
+    x = torch.randint(0, S.VOCAB, (2, 60))
+    full, _ = model(x)
+    _, c = model(x[:, :40])
+    inc, _ = model(x[:, 40:], cache=c, start=40)
+    assert torch.allclose(full[:, 40:], inc, atol=1e-5)
+
+
+def test_bucketed_batches_have_one_length():
+    pool = [(*S.oracle_episode(v), True) for v in S.draw_videos(2, 30)]
+    lens = sorted({len(t) for t, _, _ in pool})
+    assert len(lens) > 1
+    seen = []
+    orig = M.pack
+
+    def spy(eps):
+        seen.append({len(t) for t, _ in eps})
+        return orig(eps)
+
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    M.pack = spy
+    try:
+        M.train_sft(model, pool, steps=6, batch=4, bucket=True)
+    finally:
+        M.pack = orig
+    assert len(seen) == 6 and all(len(s) == 1 for s in seen)
+    with pytest.raises(TypeError, match="bucket"):
+        M.train_sft(model, pool, steps=1, bucket=1)
