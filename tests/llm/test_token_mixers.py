@@ -180,3 +180,50 @@ def test_layer_rejects_bad_input():
         layer(torch.randn(1, 5, 6))
     with pytest.raises(TypeError, match="A must be a torch tensor"):
         M.unified_mix(np.eye(3), torch.zeros(3, 3), torch.ones(3, 1))
+
+
+def test_short_conv_is_causal_depthwise_and_matches_explicit_sum():
+    torch.manual_seed(0)
+    wrap = M.ShortConv(torch.nn.Identity(), 6, kernel=3)
+    x = torch.randn(2, 10, 6)
+    h = wrap.mix_input(x)
+    w, b = wrap.conv.weight[:, 0], wrap.conv.bias  # (d, kernel): tap kernel-1 is the current position
+    ref = torch.stack([b + sum(w[:, 2 - j] * (x[:, t - j] if t - j >= 0 else 0) for j in range(3))
+                       for t in range(10)], dim=1)
+    torch.testing.assert_close(h, ref)
+    x2 = x.clone()
+    x2[:, 7:] += 1.0
+    torch.testing.assert_close(wrap.mix_input(x2)[:, :7], h[:, :7])
+
+
+def test_mixer_factory_wraps_every_mixer_alike():
+    from icml26.nn import LMConfig, TinyLM
+    from icml26.nn.transformer import CausalSelfAttention
+
+    cfg = LMConfig(vocab_size=11, d_model=16, n_layers=2, n_heads=2, max_len=20)
+    for pat in ("attention", "first-order", "fenwick"):
+        model = TinyLM(cfg, mixer=M.mixer_factory(pat, conv_kernel=3))
+        layer = model.blocks[0].attn
+        assert isinstance(layer, M.ShortConv) and layer.kernel == 3
+        assert isinstance(layer.inner, CausalSelfAttention if pat == "attention" else M.MultiStateMixer)
+        logits, _ = model(torch.randint(0, 11, (2, 12)))
+        assert logits.shape == (2, 12, 11)
+    assert isinstance(TinyLM(cfg, mixer=M.mixer_factory("dyadic")).blocks[0].attn, M.MultiStateMixer)
+    with pytest.raises(ValueError, match="pattern"):
+        M.mixer_factory("cubic")
+    with pytest.raises(ValueError, match="conv_kernel"):
+        M.mixer_factory("dyadic", conv_kernel=-1)
+    with pytest.raises(ValueError, match="past"):
+        M.ShortConv(torch.nn.Identity(), 4)(torch.randn(1, 3, 4), past=(1, 2))
+    with pytest.raises(TypeError, match="inner"):
+        M.ShortConv("attention", 4)
+
+
+def test_normalize_qk_gives_unit_query_and_key_rows():
+    torch.manual_seed(0)
+    x = torch.randn(2, 9, 8)
+    q, k, _, _ = M.MultiStateMixer(8, 2, "dyadic", 16).coefficients(x)
+    torch.testing.assert_close(q.norm(dim=-1), torch.ones(2, 2, 9))
+    torch.testing.assert_close(k.norm(dim=-1), torch.ones(2, 2, 9))
+    with pytest.raises(TypeError, match="normalize_qk"):
+        M.MultiStateMixer(8, 2, "dyadic", 16, normalize_qk=1)

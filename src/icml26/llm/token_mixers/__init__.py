@@ -18,7 +18,8 @@ from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
-_COMMON = {"d_model": 64, "n_layers": 2, "n_heads": 2, "gate_bias": 3.0, "batch": 32, "warmup": 20,
+_COMMON = {"d_model": 64, "n_layers": 2, "n_heads": 2, "gate_bias": 3.0, "conv_kernel": 3, "normalize_qk": True,
+           "batch": 32, "warmup": 20,
            "lm_vocab": 32, "lm_lr": 3e-3}
 _MIXERS = ["first-order", "dyadic", "quadratic", "fenwick", "attention"]
 _LM_MIXERS = ["first-order", "dyadic", "attention"]
@@ -45,14 +46,24 @@ PAPER = Paper(
         "B[t, p_k(t)] = lambda_{t,k} with the paper's translation-invariant offsets f(k) = 2^k and k^2 + 1 (time "
         "O(n log n), O(n sqrt n)); synthetic associative recall and language modelling comparing first-order and "
         "multi-state recurrences with attention. Replaced: the paper's layer parametrisation (not available) by a "
-        "multi-head matrix-state mixer, lambda_{t,k} = sigmoid(g_t) softmax_k(h_{t,k}), inside a 2-layer "
-        "d = 64 pre-LN transformer; the paper's O(log n) / O(sqrt n)-cache structured patterns (not "
+        "multi-head matrix-state mixer, lambda_{t,k} = sigmoid(g_t) softmax_k(h_{t,k}), with L2-normalised queries "
+        "and keys, inside a 2-layer d = 64 pre-LN transformer; every mixer (attention included) sits behind a "
+        "depthwise causal convolution of kernel 3, the short convolution of Mamba / H3 / GLA / Based layers; the "
+        "paper's O(log n) / O(sqrt n)-cache structured patterns (not "
         "available; its translation-invariant offsets keep O(n) states live) by our anchored instantiations "
         "(Fenwick binary prefixes; ends of blocks of length 1, 2, 3, ...); the paper's synthetic suite by "
-        "multi-query associative recall (MQAR, 4 pairs, 8 keys, 8 values, length 32) and its language modelling "
+        "multi-query associative recall (MQAR in the Zoology form: keys and values from disjoint vocabularies, "
+        "queries after the context; 4 pairs, 8 keys, 8 values, length 32) and its language modelling "
         "by a generated language (a sparse Markov chain over 32 tokens with verbatim repeats of earlier spans), "
-        "300 (recall) and 200 (language) CPU training steps at lr 3e-3 for every mixer. The recall comparison is decided only if "
-        "attention learns the task (>= 90%)."),
+        "CPU training at lr 3e-3 for every mixer alike (400 recall steps, batch 32; 100 language steps, length 48). "
+        "The recall comparison is decided only if attention learns "
+        "the task (>= 90% in every seed). Recipe history: without the short convolution and the q/k "
+        "normalisation, 300 steps left every mixer, attention included, at 40-43% (a bag of values: an in-context "
+        "value 99.5% of the time); plain attention needed about 1,300 steps at lr 1e-3 on a dev seed, over the "
+        "budget. The convolution and the normalisation were chosen on dev seeds 100-101 (not the full profile's "
+        "seeds) and registered before the full run; they apply to every mixer, so the comparison stays at equal "
+        "width and training. On the two dev seeds the recurrences' recall is bistable at this budget (e.g. "
+        "first-order 42% / 94%, 2^k offsets 100% / 39% at 300-400 steps), so the seed count decides much."),
     examples="icml26.llm.token_mixers.examples:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -60,8 +71,8 @@ PAPER = Paper(
             "lr": 3e-3, "mixers": _MIXERS, "lm_mixers": _LM_MIXERS, "lm_len": 32, "lm_steps": 20,
             "cache_ns": [64, 128, 256, 512]}),
         "full": Profile("full", seeds=4, timeout_s=1800, params={
-            **_COMMON, "seq_len": 32, "n_pairs": 4, "n_keys": 8, "n_values": 8, "n_test": 512, "steps": 300,
-            "lr": 3e-3, "mixers": _MIXERS, "lm_mixers": _LM_MIXERS, "lm_len": 64, "lm_steps": 200,
+            **_COMMON, "seq_len": 32, "n_pairs": 4, "n_keys": 8, "n_values": 8, "n_test": 512, "steps": 400,
+            "lr": 3e-3, "mixers": _MIXERS, "lm_mixers": _LM_MIXERS, "lm_len": 48, "lm_steps": 100,
             "cache_ns": [64, 128, 256, 512, 1024, 2048]}),
     },
     claims=(
@@ -96,7 +107,7 @@ PAPER = Paper(
 _EXPORTS = {name: ".method" for name in (
     "PATTERNS", "parents", "parent_table", "recurrence_nnz", "live_states", "unified_mix", "recurrent_scan",
     "build_B", "softmax_attention_unified", "masked_state_readout", "state_recurrence_reference",
-    "MultiStateMixer", "mixer_factory")}
+    "MultiStateMixer", "ShortConv", "mixer_factory")}
 _EXPORTS.update({name: ".setting" for name in ("mqar_batch", "copy_language", "lm_batch")})
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["PAPER", *_EXPORTS]

@@ -274,12 +274,18 @@ class MultiStateMixer(nn.Module):
     projection. ``lambda_{t,k} = sigmoid(g_t) * softmax_k(h_{t,k})`` over the valid parents, so
     sum_k lambda_{t,k} < 1 and the recurrence is stable (our parametrisation: the paper's is not
     available to us). ``pattern="first-order"`` is a gated linear-attention / SSM layer.
+    With ``normalize_qk`` (default) q and k are L2-normalised per head, as in DeltaNet-style
+    linear-attention layers; otherwise q is scaled by 1 / sqrt(head_dim).
     Computed in parallel as ``o = ((I - B)^{-1} * Q K^T) V`` (one triangular solve per head).
     x: (batch, n, d_model) -> (batch, n, d_model).
     """
 
-    def __init__(self, d_model: int, n_heads: int, pattern: str, max_len: int, gate_bias: float = 3.0):
+    def __init__(self, d_model: int, n_heads: int, pattern: str, max_len: int, gate_bias: float = 3.0,
+                 normalize_qk: bool = True):
         super().__init__()
+        if not isinstance(normalize_qk, bool):
+            raise TypeError(f"normalize_qk must be a bool, got {type(normalize_qk).__name__}")
+        self.normalize_qk = normalize_qk
         _check_pattern(pattern)
         d_model = check_int("d_model", d_model, minimum=1)
         n_heads = check_int("n_heads", n_heads, minimum=1)
@@ -312,7 +318,10 @@ class MultiStateMixer(nn.Module):
             raise ValueError(f"sequence length {n} exceeds max_len {self.P.shape[0]}")
         q, k, v = self.qkv(x).split(d, dim=-1)
         q, k, v = (z.view(b, n, self.n_heads, self.dh).transpose(1, 2) for z in (q, k, v))
-        q = q / math.sqrt(self.dh)
+        if self.normalize_qk:
+            q, k = F.normalize(q, dim=-1), F.normalize(k, dim=-1)
+        else:
+            q = q / math.sqrt(self.dh)
         g = self.gate(x).view(b, n, self.n_heads, 1 + self.K).permute(0, 2, 1, 3)
         valid = self.valid[:n]
         mix = torch.softmax(g[..., 1:].masked_fill(~valid, float("-inf")), dim=-1)
@@ -332,8 +341,60 @@ class MultiStateMixer(nn.Module):
         return self.proj(o.transpose(1, 2).reshape(b, n, d)), None
 
 
-def mixer_factory(pattern: str, gate_bias: float = 3.0) -> Callable:
-    """``TinyLM(cfg, mixer=mixer_factory("fenwick"))``: the multi-state mixer in every block."""
+class ShortConv(nn.Module):
+    """A depthwise causal convolution of kernel ``kernel`` over the sequence, then a token mixer.
+
+    The short convolution that Mamba, H3, GLA and Based layers put in front of their mixer: it
+    lets a position see its few predecessors directly (e.g. a value its key), so the mixer only
+    has to bind and retrieve. ``inner`` is any module with ``forward(x, past) -> (y, new_past)``;
+    whole sequences only (no incremental decoding). x: (batch, n, d_model) -> (batch, n, d_model).
+    """
+
+    def __init__(self, inner: nn.Module, d_model: int, kernel: int = 3):
+        super().__init__()
+        if not isinstance(inner, nn.Module):
+            raise TypeError(f"inner must be a torch Module, got {type(inner).__name__}")
+        d_model = check_int("d_model", d_model, minimum=1)
+        kernel = check_int("kernel", kernel, minimum=1)
+        self.kernel = kernel
+        self.conv = nn.Conv1d(d_model, d_model, kernel, groups=d_model, padding=kernel - 1)
+        self.inner = inner
+
+    def mix_input(self, x: torch.Tensor) -> torch.Tensor:
+        """The convolved input the inner mixer sees: (batch, n, d_model)."""
+        _tensor("x", x)
+        if x.dim() != 3 or x.shape[-1] != self.conv.in_channels:
+            raise ValueError(f"x must be (batch, n, d_model={self.conv.in_channels}), got {tuple(x.shape)}")
+        n = x.shape[1]
+        return self.conv(x.transpose(1, 2))[..., :n].transpose(1, 2)
+
+    def forward(self, x: torch.Tensor, past=None):
+        if past is not None:
+            raise ValueError("ShortConv runs on whole sequences (past must be None)")
+        return self.inner(self.mix_input(x), None)
+
+
+def mixer_factory(pattern: str, gate_bias: float = 3.0, conv_kernel: int = 0, normalize_qk: bool = True) -> Callable:
+    """``TinyLM(cfg, mixer=mixer_factory("fenwick"))``: the multi-state mixer in every block.
+
+    ``pattern="attention"`` gives causal softmax attention (the shared ``CausalSelfAttention``);
+    ``conv_kernel > 0`` puts a :class:`ShortConv` of that kernel in front of the mixer.
+    """
+    if pattern != "attention":
+        _check_pattern(pattern)
+    conv_kernel = check_int("conv_kernel", conv_kernel, minimum=0)
+    if isinstance(gate_bias, bool) or not isinstance(gate_bias, (int, float)):
+        raise TypeError(f"gate_bias must be a finite number, got {gate_bias!r}")
+    if not np.isfinite(gate_bias):
+        raise ValueError(f"gate_bias must be a finite number, got {gate_bias!r}")
+    if not isinstance(normalize_qk, bool):
+        raise TypeError(f"normalize_qk must be a bool, got {type(normalize_qk).__name__}")
+
     def make(cfg) -> nn.Module:
-        return MultiStateMixer(cfg.d_model, cfg.n_heads, pattern, cfg.max_len, gate_bias)
+        if pattern == "attention":
+            from icml26.nn.transformer import CausalSelfAttention
+            inner = CausalSelfAttention(cfg)
+        else:
+            inner = MultiStateMixer(cfg.d_model, cfg.n_heads, pattern, cfg.max_len, gate_bias, normalize_qk)
+        return ShortConv(inner, cfg.d_model, conv_kernel) if conv_kernel else inner
     return make
