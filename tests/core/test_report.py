@@ -182,3 +182,54 @@ def test_committed_runs_rebuild_the_report_on_a_fresh_store(fake_papers, tmp_pat
         assert st.count() == 0
     res = CliRunner().invoke(app, ["import", str(bad), "--store", str(tmp_path / "d.sqlite")])
     assert res.exit_code != 0 and "line 1" in res.output
+
+
+def test_a_paper_without_runs_keeps_its_committed_section(fake_papers, tmp_path):
+    """Re-running one paper on a store that lacks the others (a fresh clone) updates that paper and
+    keeps every other paper's committed verdicts, numbers, failures and figure, marked as kept (also
+    on a second regeneration, with the date of the report they came from); --replace-committed or a
+    forced profile does not keep them."""
+    import json
+    import re
+
+    import pytest
+
+    from icml26.core.report import CommittedResults, kept_sections
+
+    ok, raising = fake_papers["fake-ok"], fake_papers["fake-raise"]
+    out, readme = tmp_path / "report", tmp_path / "README.md"
+    readme.write_text(f"{README_START}\nold\n{README_END}\n")
+    with Store(tmp_path / "all.sqlite") as st:
+        execute([ok, raising], "quick", st, workers=2)
+        _, md, first = build([ok, raising], st, out, readme=readme)
+    committed = md.read_text()
+    figure = (out / "figures" / "fake-raise.png").read_bytes()
+    when = re.search(r"Generated (\S+ \S+ UTC)", committed).group(1)
+    with Store(tmp_path / "one.sqlite") as st:
+        execute([ok], "quick", st, workers=2)
+        _, md, second = build([ok, raising], st, out, readme=readme)
+        text = md.read_text()
+        kept = {r.paper.slug: r for r in second if r.kept_from}
+        assert set(kept) == {"fake-raise"} and kept["fake-raise"].kept_from == when
+        before = {r.paper.slug: r for r in first}["fake-raise"]
+        k = kept["fake-raise"]
+        assert {c: v.status for c, v in k.verdicts.items()} == {c: v.status for c, v in before.verdicts.items()}
+        assert [(v.measured, v.evidence, v.control) for v in k.verdicts.values()] == \
+               [(v.measured, v.evidence, v.control) for v in before.verdicts.values()]
+        assert (k.profile, k.n_seeds, len(k.failed_rows)) == (before.profile, before.n_seeds, len(before.failed_rows))
+        assert f"Kept from the committed report generated {when}" in text and text.count("Kept from") == 1
+        assert "injected failure" in text and (out / "figures" / "fake-raise.png").read_bytes() == figure
+        assert json.loads((out / "manifest.json").read_text())["papers"]["fake-raise"]["kept_from"] == when
+        assert "fake-raise" in readme.read_text()
+        # a second regeneration keeps the date of the report the section came from
+        _, md, third = build([ok, raising], st, out)
+        assert {r.paper.slug: r.kept_from for r in third}["fake-raise"] == when
+        assert md.read_text().count("Kept from") == 1
+        # nothing is kept when replacing committed results, or for a forced profile
+        _, _, fresh = build([ok, raising], st, tmp_path / "elsewhere")
+        assert not any(r.kept_from for r in fresh)
+        assert kept_sections([ok, raising], tmp_path / "nowhere") == {}
+        with pytest.raises(CommittedResults, match="fake-raise"):  # a forced profile keeps nothing: refused
+            build([ok, raising], st, out, profile="quick")
+        _, _, replaced = build([ok, raising], st, out, replace_committed=True)
+        assert not any(r.kept_from for r in replaced)

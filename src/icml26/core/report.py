@@ -11,7 +11,9 @@ Markdown and the HTML renderer. Each paper's benchmark ratios come from
 Committed results are protected: ``report/manifest.json`` records, per paper, the profile
 and number of seeds its committed section was built from. :func:`build` refuses to
 replace them with a smaller profile or fewer seeds (or with nothing, from an empty store)
-unless ``replace_committed=True``, and then writes nothing at all.
+unless ``replace_committed=True``, and then writes nothing at all. A paper of which the store
+holds no run at all keeps its committed section (:func:`kept_sections`), marked as kept, so
+re-running one paper on a fresh clone updates that paper and leaves the others as committed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from icml26.core.store import Row, Store
 
 PROFILE_PREFERENCE = ("full", "quick")  # the one place that says "full before quick"
 MANIFEST = "manifest.json"
+KEPT_NOTE = ("Kept from the committed report generated {when}: this results store holds no run of this paper, "
+             "so its verdicts, numbers and figure are shown as committed (re-run it, or `icml26 import` the "
+             "committed runs, to recompute them).")
 RUNS_EXPORT = "runs.jsonl.gz"  # the stored rows behind the report, for `icml26 import` on another machine
 
 
@@ -80,6 +85,7 @@ class PaperResult:
     stale: bool = False
     bench: list[tuple[str, float]] = field(default_factory=list)  # (label, ratio) from report/bench/*.json
     bench_files: list[str] = field(default_factory=list)
+    kept_from: str | None = None  # set when the section is the committed one (this store has no run of it)
 
     @property
     def n_seeds(self) -> int:
@@ -197,7 +203,7 @@ def render_figures(results: Sequence[PaperResult], progress: Progress | None = N
 
     for i, res in enumerate(results):
         ms = [r.metrics for r in res.ok_rows]
-        if not ms or res.figure_png is not None:
+        if not ms or res.figure_png is not None or res.kept_from:
             continue
         if progress:
             progress(i, len(results), f"{res.paper.slug} (figure)")
@@ -376,6 +382,8 @@ def write_markdown(results: Sequence[PaperResult], out_dir: Path) -> Path:
         stale = " (rows from an older code version)" if res.stale else ""
         parts += [f"Profile `{res.profile}`{stale}: {len(res.ok_rows)} seeds ok, {len(res.failed_rows)} failed, "
                   f"{res.runtime_s:.1f} s of compute.", ""]
+        if res.kept_from:
+            parts += [f"*{KEPT_NOTE.format(when=res.kept_from)}*", ""]
         for c in p.claims:
             v = res.verdicts[c.id]
             parts += [f"- **{c.id}** ({c.kind}) — {BADGE.get(_shown(res, c))}. {_md(c.statement)}",
@@ -473,7 +481,10 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
             continue
         stale = " (rows from an older code version)" if res.stale else ""
         out.append(f"<p>Profile <code>{e(res.profile)}</code>{e(stale)}: {len(res.ok_rows)} seeds ok, "
-                   f"{len(res.failed_rows)} failed, {res.runtime_s:.1f} s of compute.</p><ul>")
+                   f"{len(res.failed_rows)} failed, {res.runtime_s:.1f} s of compute.</p>")
+        if res.kept_from:
+            out.append(f"<p class='muted'><i>{e(KEPT_NOTE.format(when=res.kept_from))}</i></p>")
+        out.append("<ul>")
         for c in p.claims:
             v = res.verdicts[c.id]
             ctl = (f"<i>control</i> ({e(c.control)}): {e(v.control or 'not reported')}<br>" if c.control else
@@ -535,7 +546,8 @@ def read_manifest(out_dir: str | Path) -> dict[str, dict[str, Any]]:
 def manifest_of(results: Sequence[PaperResult]) -> dict[str, Any]:
     return {"note": "what each paper's committed section was built from; icml26 report will not replace it "
                     "with a smaller profile or fewer seeds without --replace-committed",
-            "papers": {r.paper.slug: {"profile": r.profile, "seeds": r.n_seeds, "stale": r.stale}
+            "papers": {r.paper.slug: {"profile": r.profile, "seeds": r.n_seeds, "stale": r.stale,
+                                      **({"kept_from": r.kept_from} if r.kept_from else {})}
                        for r in results if r.profile is not None and r.ok_rows}}
 
 
@@ -558,6 +570,89 @@ def downgrades(results: Sequence[PaperResult], committed: dict[str, dict[str, An
             now = f"{new_p} · {new_n} seeds" if new_p else "nothing"
             out.append(f"{r.paper.slug} ({old_p} · {old_n} seeds -> {now})")
     return out
+
+
+_SECTION = re.compile(r"^## ([a-z0-9-]+)\n(.*?)(?=^## |\Z)", re.M | re.S)
+_PROFILE_LINE = re.compile(r"^Profile `([^`]+)`( \(rows from an older code version\))?: (\d+) seeds ok, (\d+) failed, "
+                           r"([0-9.]+) s of compute\.$", re.M)
+_CLAIM_LINE = re.compile(r"^- \*\*([^*]+)\*\* \(([a-z-]+)\) — ([^.]+?)\. ", re.M)
+_FAILED_LINE = re.compile(r"^- seed (\d+): \*\*([a-z]+)\*\* — (.*)$", re.M)
+_GENERATED = re.compile(r"^Generated ([0-9-]+ [0-9:]+ UTC)\.", re.M)
+_KEPT_AGAIN = re.compile(r"^\*Kept from the committed report generated ([0-9-]+ [0-9:]+ UTC):", re.M)
+_UNSHOWN = {v: k for k, v in _NON_HEADLINE.items()}
+
+
+def _unmd(text: str) -> str:
+    return text.replace("\\|", "|")
+
+
+def kept_sections(papers: Sequence[Paper], out_dir: str | Path) -> dict[str, PaperResult]:
+    """Per paper, its section of the committed ``REPORT.md`` in ``out_dir`` read back as a result.
+
+    Used for papers of which the store holds no run at all (a fresh clone re-running one paper):
+    their committed verdicts, numbers, failures and figure are kept as they were, and the
+    report says so (``kept_from``). Claims the committed section lacks are not-checkable here.
+    """
+    out = Path(out_dir)
+    try:
+        text = (out / "REPORT.md").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    m = _GENERATED.search(text)
+    when = m.group(1) if m else "an earlier date"
+    sections = {g.group(1): g.group(2) for g in _SECTION.finditer(text)}
+    kept = {}
+    for paper in papers:
+        body = sections.get(paper.slug)
+        prof = _PROFILE_LINE.search(body) if body else None
+        if prof is None or prof.group(1) not in paper.profiles:
+            continue
+        n_ok, n_failed, runtime = int(prof.group(3)), int(prof.group(4)), float(prof.group(5))
+        again = _KEPT_AGAIN.search(body)  # kept once already: keep the date of the report it came from
+        lines = body[prof.end():].splitlines()
+        claims = {c.id: c for c in paper.claims}
+        table = {}  # statement -> control cell of the claims table (the section omits a control the claim lacks)
+        for row in re.finditer(rf"^\| \[{re.escape(paper.slug)}\]\(#{re.escape(paper.slug)}\) \| (.*)$", text, re.M):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.group(1))]
+            if len(cells) >= 5:
+                table[cells[0]] = cells[4]
+        verdicts: dict[str, Verdict] = {}
+        for i, line in enumerate(lines):
+            cm = _CLAIM_LINE.match(line)
+            if not cm or cm.group(1) not in claims:
+                continue
+            claim = claims[cm.group(1)]
+            status = next((k for k, v in BADGE.items() if v == cm.group(3)), None)
+            status = _UNSHOWN.get(status, status)
+            fields = {"ours": "", "evidence": "", "control": ""}
+            prefixes = {"  - ours: ": "ours", "  - evidence: ": "evidence",
+                        f"  - control ({_md(claim.control)}): ": "control"}
+            for sub in lines[i + 1:]:
+                if not sub.startswith("  - "):
+                    break
+                for pre, key in prefixes.items():
+                    if sub.startswith(pre):
+                        fields[key] = _unmd(sub[len(pre):])
+            cell = table.get(_md(claim.statement), "")
+            if not claim.control and cell.startswith(": "):
+                fields["control"] = _unmd(cell[2:])
+            if status in ("reproduced", "partly", "not-reproduced", "not-checkable"):
+                verdicts[claim.id] = Verdict(status, fields["ours"], fields["evidence"],
+                                             control="" if fields["control"] == "not reported" else fields["control"])
+        for c in paper.claims:
+            verdicts.setdefault(c.id, Verdict("not-checkable", "—", f"not in the committed report of {when}"))
+        per = runtime / max(n_ok + n_failed, 1)
+        rows = [Row(paper.slug, prof.group(1), seed, "ok", {}, None, per, "committed", when) for seed in range(n_ok)]
+        for fm in _FAILED_LINE.finditer(body):
+            rows.append(Row(paper.slug, prof.group(1), int(fm.group(1)), fm.group(2), None, _unmd(fm.group(3)), per,
+                            "committed", when))
+        res = PaperResult(paper, prof.group(1), rows, verdicts, stale=bool(prof.group(2)),
+                          kept_from=again.group(1) if again else when)
+        fig = out / "figures" / f"{paper.slug}.png"
+        if fig.exists():
+            res.figure_png = fig.read_bytes()
+        kept[paper.slug] = res
+    return kept
 
 
 def check_writable(out_dir: str | Path) -> None:
@@ -588,6 +683,9 @@ def build(papers: Sequence[Paper], store: Store, out_dir: str | Path = "report",
                                "or write elsewhere with --out")
     check_writable(out)
     results = collect(papers, store, profile=profile, figures=False, bench_dir=out / "bench", progress=progress)
+    if committed and profile is None:
+        kept = kept_sections([r.paper for r in results if r.profile is None], out)
+        results = [kept.get(r.paper.slug, r) if r.profile is None else r for r in results]
     worse = downgrades(results, committed)
     if worse:
         raise CommittedResults(
