@@ -393,3 +393,16 @@ def test_router_options_noise_free_sharp_init_and_all_expert_weights():
         SparseMoE(8, 5, 2, 4, gate="softmax", router=[1])
     m = _model(gate="softmax", router={"noisy": False, "weights": "all"})
     assert not m.moe.router.noisy and m.moe.router.weights == "all"
+
+
+def test_straight_through_weight_stays_finite_when_router_score_underflows():
+    """A very sharp all-expert softmax makes the second chosen expert's g underflow to 0; the straight-through
+    weight c_i * g_i / stopgrad(g_i) must still equal c_i and give finite router gradients."""
+    torch.manual_seed(0)
+    moe = SparseMoE(8, 8, 2, 4, gate="confidence", router={"noisy": False, "init_scale": 1000.0, "weights": "all"})
+    h, y = torch.randn(30, 8), torch.randint(0, 4, (30,))
+    assert (moe.router.route(h)[1] == 0).any()
+    out = moe(h, y)
+    out.y.sum().backward()
+    assert torch.isfinite(out.y).all() and torch.equal(out.weight, out.conf)
+    assert torch.isfinite(moe.router.w_gate.grad).all()

@@ -208,16 +208,20 @@ def run(profile: Profile, seed: int) -> dict:
 
 # ----------------------------------------------------------------------------- figure
 def figure(ms: list[dict]):
-    """Per variant: test macro-F1, expert-usage entropy and excess I(expert; class), mean and 95% CI over
-    seeds; lines over missing rates, or bars when only one rate was run."""
+    """Per variant: test macro-F1, expert-usage entropy (also of the sharp-router variants) and excess
+    I(expert; class), mean and 95% CI over seeds; lines over missing rates, or bars when only one rate was run."""
     from matplotlib.figure import Figure
 
     rates = list(ms[0]["rates"])
     variants = list(ms[0]["variants"])
     fig = Figure(figsize=(14, 4.2))
     axes = fig.subplots(1, 3)
+    sharp = [v + SHARP for v in VARIANTS if key("entropy", v + SHARP, rates[0]) in ms[0]]
+    for v in sharp:  # the collapse-prone setting's variants: same colour, own label
+        LABELS.setdefault(v, LABELS[v[:-len(SHARP)]] + ", sharp router")
+        COLORS.setdefault(v, COLORS[v[:-len(SHARP)]])
     panels = (("f1", "test macro-F1", variants),
-              ("entropy", "expert-usage entropy / log E", [v for v in variants if v != "dense"]),
+              ("entropy", "expert-usage entropy / log E", [v for v in variants if v != "dense"] + sharp),
               ("mix", "excess I(expert; class) (bits)", [v for v in variants if v != "dense"]))
 
     def value(m, metric, v, r):

@@ -115,14 +115,19 @@ class NoisyTopKRouter(nn.Module):
 
     def route(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(idx (N, K), g (N, K), probs (N, E))``: ``probs`` is the softmax over all E (noisy) logits."""
+        idx, log_g, log_probs = self.route_log(h)
+        return idx, log_g.exp(), log_probs.exp()
+
+    def route_log(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`route` with ``log g`` and ``log probs`` (finite where ``g`` underflows to 0)."""
         u = self.logits(h)
         if self.training and self.noisy:
             u = u + torch.randn_like(u) * (F.softplus(h @ self.w_noise) + 1e-2)
         top_u, idx = u.topk(self.top_k, dim=-1)
-        probs = torch.softmax(u, dim=-1)
+        log_probs = torch.log_softmax(u, dim=-1)
         if self.weights == "all":  # g_i = softmax over all E logits, at the chosen experts (not renormalised)
-            return idx, probs.gather(1, idx), probs
-        return idx, torch.softmax(top_u, dim=-1), probs
+            return idx, log_probs.gather(1, idx), log_probs
+        return idx, torch.log_softmax(top_u, dim=-1), log_probs
 
 
 @dataclass
@@ -220,12 +225,14 @@ class SparseMoE(nn.Module):
         _check_finite("h", h)
         if y is not None and (y.ndim != 1 or y.shape[0] != h.shape[0]):
             raise ValueError(f"y must have shape ({h.shape[0]},), got {tuple(y.shape)}")
-        idx, g, router_probs = self.router.route(h)
+        idx, log_g, log_probs = self.router.route_log(h)
+        g, router_probs = log_g.exp(), log_probs.exp()
         e = self.dispatch(h, idx)  # (N, K, d)
         conf = p_true = None
         if self.gate == "confidence":
             conf = self.confidence_chosen(e, idx)
-            weight = conf * (g / g.detach()) if self.router_grad == "straight_through" else conf
+            # straight-through c_i * g_i / stopgrad(g_i), in log space so that an underflowed g_i stays finite
+            weight = conf * torch.exp(log_g - log_g.detach()) if self.router_grad == "straight_through" else conf
             if y is not None:
                 probs = torch.softmax(self.probe(e), dim=-1)  # (N, K, C)
                 p_true = probs.gather(-1, y.view(-1, 1, 1).expand(-1, self.top_k, 1)).squeeze(-1)
