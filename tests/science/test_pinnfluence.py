@@ -13,8 +13,10 @@ from icml26.science.pinnfluence.method import (CompositeLoss, cancellation_score
                                                damped_inverse, directionality, influence_scores,
                                                init_params, mlp_derivatives, n_params, newton_polish,
                                                output_gradients, per_point, proximal_loo, residuals,
-                                               train_gradients, train_pinn)
-from icml26.science.pinnfluence.setting import diffusion_exact, evaluation_grid, sample_points
+                                               solution_derivatives, train_gradients, train_pinn,
+                                               train_to_convergence, trust_region_newton)
+from icml26.science.pinnfluence.setting import (diffusion_exact, drift_diffusion_exact, evaluation_grid,
+                                                exact_solution, sample_points)
 
 LAYERS = [2, 5, 4, 1]
 
@@ -225,6 +227,71 @@ def test_train_gradients_shapes_and_per_point_scatter():
     torch.testing.assert_close(G["pde"].sum(0) + G["bc"].sum(0) + G["ic"].sum(0), g_total)
 
 
+def test_drift_diffusion_exact_solution_has_zero_residual():
+    """The exact drift-diffusion solution satisfies PDE, periodic BC and IC (finite differences)."""
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.uniform(0.1, 2 * np.pi - 0.1, 20), rng.uniform(0.1, 0.9, 20)])
+    h = 1e-4
+    from icml26.science.pinnfluence.setting import DD_ALPHA, DD_BETA
+
+    def u(dx=0.0, dt=0.0):
+        return drift_diffusion_exact(X + np.array([dx, dt]))
+    u_t = (u(dt=h) - u(dt=-h)) / (2 * h)
+    u_x = (u(dx=h) - u(dx=-h)) / (2 * h)
+    u_xx = (u(dx=h) - 2 * u() + u(dx=-h)) / h ** 2
+    np.testing.assert_allclose(u_t - DD_ALPHA * u_xx + DD_BETA * u_x, 0.0, atol=1e-5)
+    t = np.array([0.0, 0.3, 0.7])
+    np.testing.assert_allclose(drift_diffusion_exact(np.column_stack([np.zeros(3), t])),
+                               drift_diffusion_exact(np.column_stack([np.full(3, 2 * np.pi), t])), atol=1e-12)
+    np.testing.assert_allclose(exact_solution("drift_diffusion", X), drift_diffusion_exact(X))
+
+
+def test_drift_diffusion_points_and_periodic_residual():
+    X, on_bc, on_ic = sample_points(20, 4, 4, seed=0, problem="drift_diffusion")
+    assert X[:, 0].min() >= 0 and X[:, 0].max() <= 2 * np.pi + 1e-6
+    assert np.allclose(np.minimum(X[on_bc, 0], 2 * np.pi - X[on_bc, 0]), 0.0, atol=1e-9)
+    # a network that depends on t only is exactly periodic in x: BC residual zero
+    layers = [2, 3, 1]
+    theta = init_params(layers, torch.Generator().manual_seed(0))
+    theta[0:6:2] = 0.0  # first-layer weights on x (row-major (3, 2) matrix, column 0)
+    _, r_bc, _ = residuals(theta, torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic), layers,
+                           problem="drift_diffusion")
+    torch.testing.assert_close(r_bc, torch.zeros_like(r_bc))
+    # chain rule for the x / (2 pi) input: derivatives against finite differences
+    theta = init_params(layers, torch.Generator().manual_seed(1))
+    Xt = torch.tensor([[1.0, 0.3], [4.0, 0.6]], dtype=torch.float64)
+    u, u_x, _, u_xx = solution_derivatives(theta, Xt, layers, "drift_diffusion")
+    h = 1e-4
+    up = solution_derivatives(theta, Xt + torch.tensor([h, 0.0], dtype=torch.float64), layers, "drift_diffusion")[0]
+    um = solution_derivatives(theta, Xt - torch.tensor([h, 0.0], dtype=torch.float64), layers, "drift_diffusion")[0]
+    torch.testing.assert_close(u_x, (up - um) / (2 * h), atol=1e-7, rtol=1e-6)
+    torch.testing.assert_close(u_xx, (up - 2 * u + um) / h ** 2, atol=1e-5, rtol=1e-4)
+
+
+def test_trust_region_newton_converges_on_rosenbrock_and_a_pinn():
+    def rosen(th):
+        return (1 - th[0]) ** 2 + 100 * (th[1] - th[0] ** 2) ** 2
+
+    th, g = trust_region_newton(rosen, torch.tensor([-1.2, 1.0], dtype=torch.float64), steps=200, grad_tol=1e-10)
+    assert g <= 1e-10
+    torch.testing.assert_close(th, torch.ones(2, dtype=torch.float64), atol=1e-8, rtol=0)
+    # a tiny weight-decayed PINN reaches the gradient tolerance the LOO gate asks for
+    X, on_bc, on_ic = sample_points(30, 6, 6, seed=0)
+    layers = [2, 4, 1]
+    loss = CompositeLoss(torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic), layers, weight_decay=1e-6)
+    _, g = train_to_convergence(loss, init_params(layers, torch.Generator().manual_seed(0)), 200, 100,
+                                newton_steps=200, grad_tol=1e-10)
+    assert g <= 1e-8
+
+
+def test_weight_decay_adds_the_ridge_term():
+    X, on_bc, on_ic = sample_points(6, 2, 2)
+    args = (torch.tensor(X), torch.tensor(on_bc), torch.tensor(on_ic), LAYERS)
+    th = _theta()
+    assert float(CompositeLoss(*args, weight_decay=0.5)(th) - CompositeLoss(*args)(th)) == pytest.approx(
+        0.25 * float(th @ th), rel=1e-12)
+
+
 @pytest.mark.parametrize("call", [
     lambda: init_params([2]),
     lambda: mlp_derivatives(_theta(), torch.zeros(3, 3, dtype=torch.float64), LAYERS),
@@ -235,6 +302,10 @@ def test_train_gradients_shapes_and_per_point_scatter():
                           torch.zeros(3, dtype=torch.bool), LAYERS, drop=5),
     lambda: damped_inverse(torch.eye(3, dtype=torch.float64), -1.0),
     lambda: damped_inverse(torch.eye(3, dtype=torch.float64), 0.0, projection_dim=4),
+    lambda: sample_points(4, 2, 2, problem="wave"),
+    lambda: CompositeLoss(torch.zeros(3, 2, dtype=torch.float64), torch.zeros(3, dtype=torch.bool),
+                          torch.zeros(3, dtype=torch.bool), LAYERS, weight_decay=-1.0),
+    lambda: trust_region_newton(lambda th: (th ** 2).sum(), torch.ones(2, dtype=torch.float64), steps=-1),
     lambda: cancellation_score(np.zeros((1, 2, 3)), np.array([False, False])),
     lambda: directionality(np.zeros((2, 3)), np.zeros(1), np.zeros(3)),
 ])

@@ -13,19 +13,22 @@ from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
-_COMMON = {"layers": [2, 10, 10, 1], "points_good": [150, 20, 20], "points_bad": [10, 2, 2], "lr": 1e-3,
-           "projection_dim": 50, "rcond": 1e-9, "damping": 1e-3}
+_COMMON = {"layers": [2, 6, 1], "points_good": [100, 16, 16], "points_bad": [10, 2, 2], "lr": 1e-3,
+           "projection_dim": 50, "rcond": 1e-9, "damping": 1e-3, "weight_decay": 1e-4, "grad_tol": 1e-10,
+           "problems": ["diffusion", "drift_diffusion"]}
 
 
-#: Pre-registered (the card's original rule, restored): influence vs the real LOO refit has Spearman
-#: >= 0.6 in >= 80% of seeds and beats grad-dot (one-sided Wilcoxon over seeds), decided only if the
-#: LOO change of u stands 3x above the optimiser-noise floor in >= 80% of seeds.
+#: Pre-registered (the card's original rule): influence (the paper's estimator: the inverse Hessian,
+#: here exact since the network has fewer than 50 parameters) vs the real LOO refit from scratch has
+#: Spearman >= 0.6 in >= 80% of seeds (mean over both PDEs' refits) and beats grad-dot (one-sided
+#: Wilcoxon over seeds), decided only if every fit and refit converged (|grad L| <= 1e-8) in >= 80%
+#: of seeds.
 _LOO_CHECK = C.all_of(
-    C.threshold("good/loo_spearman_ifd", at_least=0.6, frac=0.8, label="Spearman(influence, LOO refit)"),
-    C.beats("good/loo_spearman_ifd", "good/loo_spearman_gd", better="higher", test="wilcoxon",
+    C.threshold("good/loo_spearman_if", at_least=0.6, frac=0.8, label="Spearman(influence, LOO refit)"),
+    C.beats("good/loo_spearman_if", "good/loo_spearman_gd", better="higher", test="wilcoxon",
             label="influence", control_label="grad-dot"),
-).gated(C.gate("good/loo_snr", at_least=3.0, frac=0.8,
-               why="the LOO refit moves u at least 3x more than a refit from a 1e-6-perturbed initialisation"))
+).gated(C.gate("good/loo_grad_max", at_most=1e-8, frac=0.8,
+               why="the good PINN and all its LOO refits converged to |grad L| <= 1e-8 (float64)"))
 
 PAPER = Paper(
     slug="pinnfluence",
@@ -35,36 +38,44 @@ PAPER = Paper(
     feasibility="A",
     substitution=(
         "Keeps DeepXDE's diffusion ('heat') benchmark (u_t = u_xx - e^{-t}(sin pi x - pi^2 sin pi x), exact "
-        "e^{-t} sin pi x) with Hammersley training points from DeepXDE's GeometryXTime, the composite "
-        "loss with a PDE term at every point and BC/IC terms at boundary/initial points, float64 tanh "
-        "MLPs trained with Adam (lr 1e-3) then L-BFGS, the paper's bad setting (10/2/2 points), "
-        "influence of each loss term of each point on the prediction u(x), grad-dot as baseline, the "
-        "authors' LOO protocol (retrain from scratch with the same seed and one IC point removed, "
-        "Spearman of predicted vs actual change of u over test points), 10 seeds, and the "
-        "component-fraction, cancellation and temporal-directionality diagnostics. Replaces the network "
-        "[2,32,32,32,1] by [2,10,10,1], the good point counts 1000/100/100 by 150/20/20, 15k Adam + 5k "
-        "L-BFGS steps by the profile's schedule (L-BFGS restarted while the loss falls, then a few "
-        "exact-Hessian Newton steps), the Arnoldi approximation (projection 50) by the exact Hessian with "
-        "damping 1e-3 x its largest eigenvalue (its top-50 eigenprojection is reported as the paper's "
-        "variant), and 7 PDEs by one. Adds a measured optimiser-noise floor for LOO (refit from a "
-        "1e-6-perturbed initialisation). The diagnostics' aggregations are ours (the paper's definitions "
-        "were not available in full)."
+        "e^{-t} sin pi x) and the authors' drift-diffusion problem (u_t - alpha u_xx + beta u_x = 0 on "
+        "[0, 2 pi] x [0, 1], periodic BC, IC sin(s x + r), input x / 2 pi) with Hammersley training points "
+        "from DeepXDE's GeometryXTime, the composite loss with a PDE term at every point and BC/IC terms at "
+        "boundary/initial points, float64 tanh MLPs trained with Adam (lr 1e-3) then L-BFGS (strong Wolfe), "
+        "the paper's bad setting (10/2/2 points), influence of each loss term of each point on the "
+        "prediction u(x), grad-dot as baseline, the authors' LOO protocol (retrain from scratch with the "
+        "same seed and one IC point removed, Spearman of predicted vs actual change of u over test points), "
+        "10 seeds, and the component-fraction, cancellation and temporal-directionality diagnostics. "
+        "Replaces the network [2,32,32,32,1] by [2,6,1] (25 parameters), the good point counts "
+        "1000/100/100 by 100/16/16, 15k Adam + 5k L-BFGS steps by 800 Adam + 300 L-BFGS steps continued by "
+        "exact-Hessian trust-region Newton steps until |grad L| <= 1e-10 (so that a LOO change is a "
+        "property of the minimiser, not optimiser noise), adds a weight decay of 1e-4 to the training loss "
+        "(without it the tanh PINN loss has no reachable isolated minimum: its weights drift along a "
+        "valley and no optimiser reaches |grad L| <= 1e-8; 1e-6 and 1e-5 were too weak on dev seeds; the "
+        "influence uses the Hessian of the same regularised loss; it costs accuracy: the good PINNs reach "
+        "a relative L2 error of about 0.2-0.4 on dev seeds), replaces drift-diffusion's beta = 20, s = 2 by "
+        "beta = s = 1 (a 25-parameter network cannot fit 6 travelling periods), uses 1 LOO refit per PDE "
+        "and seed (20 in all, for the CPU budget), and replaces 7 PDEs by two. The Arnoldi approximation "
+        "(projection 50) is "
+        "the exact inverse Hessian here (fewer than 50 parameters); a damped variant (1e-3 x the largest "
+        "eigenvalue) is reported and drives the diagnostics. The diagnostics' aggregations are ours (the "
+        "paper's definitions were not available in full)."
     ),
     examples="icml26.science.pinnfluence.experiment:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
-            **_COMMON, "points_good": [60, 10, 10], "adam_steps": 300, "lbfgs_steps": 150,
-            "lbfgs_restarts": 1, "newton_steps": 0, "n_loo": 1, "n_test": 50}),
+            **_COMMON, "points_good": [60, 10, 10], "adam_steps": 200, "lbfgs_steps": 50,
+            "newton_steps": 10, "n_loo": 1, "n_test": 50}),
         "full": Profile("full", seeds=10, timeout_s=1800, params={
-            **_COMMON, "adam_steps": 1500, "lbfgs_steps": 500, "lbfgs_restarts": 4, "newton_steps": 3,
-            "n_loo": 2, "n_test": 200}),
+            **_COMMON, "adam_steps": 800, "lbfgs_steps": 300, "newton_steps": 80,
+            "n_loo": 1, "n_test": 200}),
     },
     claims=(
         Claim(
             id="loo-agreement",
             statement="Influence functions over the composite PINN loss predict how removing a training "
-                      "point changes the prediction (validated by leave-one-out retraining from scratch) "
-                      "better than gradient similarity.",
+                      "point changes the prediction (validated by leave-one-out retraining from scratch, on "
+                      "two PDEs) better than gradient similarity.",
             paper_value="LOO correlation reported per problem (values not retrieved from the text read)",
             kind="headline",
             control="grad-dot (TracIn with one checkpoint): the same scores without H^{-1}",
@@ -83,12 +94,14 @@ PAPER = Paper(
 
 _EXPORTS = {
     **{name: ".method" for name in (
-        "CompositeLoss", "mlp_derivatives", "residuals", "init_params", "train_pinn", "newton_polish",
-        "train_to_convergence", "damped_inverse", "train_gradients", "output_gradients", "influence_scores",
+        "CompositeLoss", "mlp_derivatives", "solution_derivatives", "residuals", "init_params", "train_pinn",
+        "newton_polish", "trust_region_newton", "train_to_convergence", "damped_inverse", "train_gradients",
+        "output_gradients", "influence_scores",
         "pinn_influence", "per_point", "component_fractions", "cancellation_score", "directionality",
         "proximal_loo")},
     **{name: ".setting" for name in (
-        "diffusion_source", "diffusion_exact", "sample_points", "sample_test_points", "evaluation_grid")},
+        "diffusion_source", "diffusion_exact", "drift_diffusion_exact", "exact_solution", "sample_points",
+        "sample_test_points", "evaluation_grid")},
 }
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["PAPER", *_EXPORTS]
