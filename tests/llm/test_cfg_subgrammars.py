@@ -196,3 +196,80 @@ def test_max_len_is_validated_instead_of_looping_forever():
         G.sample(np.random.default_rng(0), -1)
     with pytest.raises(ValueError, match="tol"):
         M.PCFG(M.KL_EXAMPLE, tol=float("nan"))
+
+
+def test_pool_batches_are_trimmed_pool_rows():
+    import torch
+
+    from icml26.llm.cfg_subgrammars import setting as S
+
+    corpus = S.Corpus(G)
+    pool = S.Pool(G, corpus, 50, 20, np.random.default_rng(3))
+    ids, tgt = pool.sampler(8, seed=1)(None)
+    assert ids.shape[0] == 8 and tgt.shape == (8, ids.shape[1] - 1)
+    assert int(pool.lengths.max()) <= 22
+    rng = np.random.default_rng(3)
+    full_ids, _ = corpus.encode([G.sample(rng, 20) for _ in range(50)])
+    rows = {tuple(r[r > 0].tolist()) for r in full_ids}
+    assert all(tuple(r[r > 0].tolist()) in rows for r in ids)  # every batch row is a pool sentence
+    assert torch.equal(pool.sampler(8, seed=1)(None)[0], ids)  # seeded
+    with pytest.raises(ValueError, match="n"):
+        S.Pool(G, corpus, 0, 20, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="batch"):
+        pool.sampler(0, seed=1)
+
+
+def test_bucketed_scoring_matches_one_sentence_at_a_time():
+    from icml26.llm.cfg_subgrammars import experiment as E
+    from icml26.llm.cfg_subgrammars import setting as S
+
+    corpus = S.Corpus(G)
+    model = S.make_model(len(corpus.itos), 16, 1, 2, 42)
+    sents = [G.sample(np.random.default_rng(i), 30) for i in range(30)]
+    together = E.token_logq(model, corpus, sents, chunk=7)
+    for s, q in zip(sents, together):
+        assert np.allclose(q, E.token_logq(model, corpus, [s])[0], atol=1e-5)
+
+
+def test_constant_lr_run_cut_at_a_budget_is_the_shorter_run():
+    import torch
+
+    from icml26.llm.cfg_subgrammars import experiment as E
+    from icml26.llm.cfg_subgrammars import setting as S
+
+    corpus = S.Corpus(G)
+    pool = S.Pool(G, corpus, 200, 20, np.random.default_rng(4))
+    ev = E.Evaluator(G, corpus, np.random.default_rng(5), 30, 20, n_val=30)
+    runs = {}
+    for steps in (12, 30):
+        torch.manual_seed(0)
+        m = S.make_model(len(corpus.itos), 8, 1, 1, 22)
+        runs[steps] = E.train_tracked(m, pool.sampler(8, seed=2), steps=steps, lr=1e-2, warmup=3, seed=0, every=3,
+                                      val_kl=ev.val_kl, test_kl=ev.kl)
+    short, long_ = runs[12], runs[30]
+    assert E.stopped_at(long_, 12)["step"] == E.stopped_at(short, 12)["step"]
+    assert E.stopped_at(long_, 12)["test"] == pytest.approx(E.stopped_at(short, 12)["test"], rel=1e-6)
+    vals = [v for _, v in long_["curve"]]
+    assert E.stopped_at(long_, 30)["val"] == pytest.approx(min(vals))  # early stopping = lowest validation KL
+    assert [b["val"] for b in long_["best"]] == sorted([b["val"] for b in long_["best"]], reverse=True)
+    with pytest.raises(ValueError, match="every"):
+        E.train_tracked(m, pool.sampler(8, seed=2), steps=5, lr=1e-2, warmup=1, seed=0, every=0,
+                        val_kl=ev.val_kl, test_kl=ev.kl)
+
+
+def test_plateau_fall_and_convergence_gate():
+    from icml26.llm.cfg_subgrammars import experiment as E
+
+    def track(points):
+        return {"curve": points, "best": [{"step": s, "val": v, "test": v, "state": None} for s, v in points]}
+
+    flat = track([(0, 10.0), (50, 1.0)])  # no improvement after step 50
+    assert E.plateau_fall(flat, 100) == 0.0
+    falling = track([(0, 10.0), (50, 1.0), (90, 0.5)])
+    assert E.plateau_fall(falling, 100) == pytest.approx(1.0)  # halved in the last quarter
+    assert E.plateau_fall(falling, 100, key="val") == pytest.approx(1.0)
+    m = {"params_tiny": 1.0, "params_big": 2.0, "kl_scratch_tiny": 1.0, "kl_scratch_big": 1.0}
+    ok = {**m, **{f"conv_{k}_{s}": 0.01 for k in ("scratch", "scratchtotal", "pretrained") for s in ("tiny", "big")}}
+    assert E._converged([ok, ok])[0]
+    bad = {**ok, "conv_pretrained_big": 0.3}
+    assert not E._converged([ok, bad])[0]  # mean 15.5% > 5%

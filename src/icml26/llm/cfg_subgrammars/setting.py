@@ -76,6 +76,29 @@ def sampler(G: PCFG, corpus: Corpus, batch: int, max_len: int, seed: int) -> Cal
     return sample
 
 
+class Pool:
+    """A fixed training corpus of ``n`` sentences of ``G``, encoded once (the authors train on a fixed
+    sampled dataset); ``sampler(batch, seed)`` draws batches of it uniformly with replacement."""
+
+    def __init__(self, G: PCFG, corpus: Corpus, n: int, max_len: int, rng: np.random.Generator):
+        n = check_int("n", n, minimum=1)
+        max_len = check_int("max_len", max_len, minimum=1)
+        sents = [G.sample(rng, max_len) for _ in range(n)]
+        self.ids, self.tgt = corpus.encode(sents)
+        self.lengths = torch.tensor([len(s) + 2 for s in sents])
+
+    def sampler(self, batch: int, seed: int) -> Callable:
+        """``sample(generator) -> (ids, targets)``: ``batch`` pool sentences, trimmed to the longest."""
+        batch = check_int("batch", batch, minimum=1)
+        gen = torch.Generator().manual_seed(seed)
+
+        def sample(_gen):
+            idx = torch.randint(len(self.ids), (batch,), generator=gen)
+            L = int(self.lengths[idx].max())
+            return self.ids[idx, :L], self.tgt[idx, :L - 1]
+        return sample
+
+
 def make_model(vocab: int, d: int, layers: int, heads: int, max_len: int):
     """The shared pre-LN decoder (tied embeddings, learned positions) of width ``d``."""
     from icml26.nn import LMConfig, TinyLM
