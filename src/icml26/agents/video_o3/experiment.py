@@ -57,8 +57,7 @@ def _record(model, losses, held) -> dict:
 def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
             "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
-            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0),
-            "bucket": bool(p.params.get("sft_bucket", False)), "v": 8}
+            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0), "v": 7}
 
 
 def _stage2_cfg(p: Profile, seed: int, tdam_ratio: float, steps: int) -> dict:
@@ -124,8 +123,7 @@ def _stage1(p: Profile, seed: int, tdam_ratio: float) -> dict:
         model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
         losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"], salient_frac=p.params.get("salient_frac", 0.0)),
                              steps=p["sft_steps"], batch=p["sft_batch"],
-                             lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed,
-                             bucket=bool(p.params.get("sft_bucket", False)))
+                             lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
         return _record(model, losses, _held(seed))
 
     return cached("video_o3", "sft", build, params=_stage1_cfg(p, seed, tdam_ratio), fmt="pt")

@@ -22,9 +22,6 @@ What is implemented here, in our words:
   linear decay form ``1 - 2 λ n`` from its tool-penalty reward file with λ =
   ``decay_penalty_weight = 0.05`` from its launch scripts. r_f follows the same file: a turn whose
   structure is wrong zeroes the format score; each wrong field costs 1/#turns.
-* **Frame embedding** (our substitute for a vision encoder): a frame that shows a marker with an
-  object embeds as the sum of its parts, and each global-view frame carries the time stamp of the
-  crop bin centred on it (:class:`FrameEmbedding`, :class:`StampedPositions`).
 * **GRPO** with the house's TRL-equal loss (:func:`icml26.nn.rl.grpo_update`), tool outputs
   masked from the loss, and over-turn masking (episodes that hit the cap give no gradient).
 """
@@ -38,7 +35,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from icml26.core.validate import check_int, check_positive
 from icml26.nn.transformer import CausalSelfAttention, LMConfig, TinyLM
@@ -69,77 +65,12 @@ class TDAMAttention(CausalSelfAttention):
         return self.proj(y.transpose(1, 2).reshape(b, t, d)), (k, v)
 
 
-class FrameEmbedding(nn.Embedding):
-    """Token embedding in which a frame showing a marker with an object embeds as the sum of its parts.
-
-    ``weight`` is the ordinary (tied) table; the embedding used is ``weight + compose @ weight``,
-    where ``compose`` adds the marker's and the object's rows to every marker-with-object token
-    (a vision encoder's features of a frame that shows two things carry both; a lookup table
-    would have to learn 64 unrelated rows). The table itself (and the tied output head) is unchanged.
-    """
-
-    def __init__(self, weight: nn.Parameter, compose: torch.Tensor):
-        super().__init__(weight.shape[0], weight.shape[1])
-        self.weight = weight
-        self.register_buffer("compose", compose, persistent=False)
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        return F.embedding(idx, self.weight + self.compose @ self.weight)
-
-
-class StampedPositions(nn.Embedding):
-    """Learned positions plus a time stamp on every global-view frame (the paper's absolute-time encoding).
-
-    Global frame ``g`` (prefix position ``6 + g``, frames ``[8 g, 8 g + 8)``) adds the embedding of
-    the crop bin ``g - 1`` whose window ``[8 g - 8, 8 g + 8)`` is centred on it: the frame and the
-    tool argument that names its time share one time code, as Qwen2.5-VL aligns its temporal
-    position ids with absolute time. It adds no information (the position already fixes ``g``).
-    """
-
-    def __init__(self, weight: nn.Parameter, tok: nn.Embedding, stamp: torch.Tensor):
-        super().__init__(weight.shape[0], weight.shape[1])
-        self.weight = weight
-        self._tok = [tok]   # not a submodule: the table belongs to the model's token embedding
-        self.register_buffer("stamp", stamp, persistent=False)
-
-    def forward(self, pos: torch.Tensor) -> torch.Tensor:
-        return F.embedding(pos, self.weight + self.stamp @ self._tok[0].weight)
-
-
-def _compose_matrix() -> torch.Tensor:
-    c = torch.zeros(S.VOCAB, S.VOCAB)
-    for m in range(S.N_MARK):
-        for o in range(S.N_OBJ):
-            c[S.MOBJ0 + S.N_OBJ * m + o, S.MARK0 + m] = 1.0
-            c[S.MOBJ0 + S.N_OBJ * m + o, S.OBJ0 + o] = 1.0
-    return c
-
-
-def _stamp_matrix(max_len: int) -> torch.Tensor:
-    st = torch.zeros(max_len, S.VOCAB)
-    for g in range(1, S.T // S.STRIDE):
-        st[6 + g, S.BIN0 + g - 1] = 1.0
-    return st
-
-
-def make_policy(d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0, *,
-                frame_embedding: bool = True) -> TinyLM:
-    """The tiny decoder policy over the episode vocabulary, with TDAM-capable attention.
-
-    With ``frame_embedding`` (default) a marker-with-object frame embeds as the sum of its parts
-    (:class:`FrameEmbedding`) and the global view's frames carry time stamps shared with the crop
-    bins (:class:`StampedPositions`); without it, the plain :class:`TinyLM` embeddings.
-    """
+def make_policy(d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0) -> TinyLM:
+    """The tiny decoder policy over the episode vocabulary, with TDAM-capable attention."""
     torch.manual_seed(check_int("seed", seed, minimum=0))
-    if not isinstance(frame_embedding, bool):
-        raise TypeError(f"frame_embedding must be a bool, got {type(frame_embedding).__name__}")
     cfg = LMConfig(vocab_size=S.VOCAB, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
                    max_len=S.PREFIX_LEN + 4 * (S.TURN_LEN + S.TOOL_LEN) + S.TURN_LEN)
-    model = TinyLM(cfg, mixer=TDAMAttention)
-    if frame_embedding:
-        model.tok = FrameEmbedding(model.tok.weight, _compose_matrix())
-        model.pos = StampedPositions(model.pos.weight, model.tok, _stamp_matrix(cfg.max_len))
-    return model
+    return TinyLM(cfg, mixer=TDAMAttention)
 
 
 def set_extra_mask(model: TinyLM, mask: torch.Tensor | None) -> None:
@@ -436,19 +367,15 @@ def sft_loss(model: TinyLM, tok: torch.Tensor, kin: torch.Tensor, tdam_rows: tor
 
 def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], *, steps: int, batch: int = 64,
               lr: float = 3e-3, tdam_ratio: float = 0.1, seed: int = 0, schedule: str = "cosine",
-              on_step=None, bucket: bool = False) -> list[float]:
+              on_step=None) -> list[float]:
     """SFT on oracle (and single-pass) episodes; ``pool`` items are (tokens, kinds, is_tool_use).
 
     TDAM is applied to a random ``tdam_ratio`` of the tool-use samples of each batch.
     AdamW; ``schedule="cosine"``: warm-up then cosine decay to 0.1 lr (as
     :func:`icml26.nn.train.train_lm`); ``"constant"``: lr throughout (a continuation stage, so the
     state after k steps is the same whatever the total); ``"anneal"``: linear decay from lr to 0. ``on_step(k, model)`` is called after step
-    k (1-based) when given. With ``bucket`` each batch is drawn from one length group (an anchor
-    sample drawn uniformly, its batch-mates uniformly among samples of the same length), so no
-    padding is computed; every sample keeps the same marginal probability. Returns the losses.
+    k (1-based) when given. Returns the losses.
     """
-    if not isinstance(bucket, bool):
-        raise TypeError(f"bucket must be a bool, got {type(bucket).__name__}")
     steps = check_int("steps", steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
     check_positive("lr", lr)
@@ -468,16 +395,10 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
     else:
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm))))
-    lens = np.array([len(x[0]) for x in pool])
-    groups = {int(n): np.flatnonzero(lens == n) for n in np.unique(lens)}
     model.train()
     losses = []
     for _ in range(steps):
-        if bucket:
-            g = groups[int(lens[int(torch.randint(len(pool), (1,), generator=gen))])]
-            idx = g[torch.randint(len(g), (batch,), generator=gen).numpy()].tolist()
-        else:
-            idx = torch.randint(len(pool), (batch,), generator=gen).tolist()
+        idx = torch.randint(len(pool), (batch,), generator=gen).tolist()
         tok, kin = pack([(pool[i][0], pool[i][1]) for i in idx])
         tool_use = torch.tensor([pool[i][2] for i in idx])
         rows = tool_use & (torch.rand(batch, generator=gen) < tdam_ratio)
