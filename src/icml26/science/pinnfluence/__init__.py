@@ -59,7 +59,15 @@ PAPER = Paper(
         "(projection 50) is "
         "the exact inverse Hessian here (fewer than 50 parameters); a damped variant (1e-3 x the largest "
         "eigenvalue) is reported and drives the diagnostics. The diagnostics' aggregations are ours (the "
-        "paper's definitions were not available in full)."
+        "paper's definitions were not available in full). Outcome of the full run (10 seeds, checks "
+        "committed before it): the convergence gate held in 7/10 seeds (every diffusion fit and refit "
+        "reached |grad L| <= 1.7e-8; three drift-diffusion fits stopped at 1.8e-5 to 5.6e-2 within the "
+        "80 Newton steps), so loo-agreement stays not-checkable; on the numbers it would be partly "
+        "(influence beats grad-dot, 0.61 vs 0.01 mean Spearman, Wilcoxon p=0.001, but reaches 0.6 in only "
+        "5/10 seeds). On diffusion, where all refits converged, influence reaches Spearman 0.98-1.0 in 7/10 "
+        "seeds; in the other 3 the refit from scratch lands in a different minimum (|du| 0.3-0.9 against "
+        "0.01-0.04, predicted/actual size 0.01-0.04) and the correlation is about 0: the first-order "
+        "estimate describes the nearby minimum, which the from-scratch protocol does not always reach."
     ),
     examples="icml26.science.pinnfluence.experiment:EXAMPLES",
     profiles={
