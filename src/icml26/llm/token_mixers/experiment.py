@@ -255,6 +255,50 @@ def control_language_modelling(ms: list[dict]) -> list[dict]:
     return check_language_modelling_rule().on_control(ms)
 
 
+def check_multistate_recall_rule():
+    """The declarative rule of the recall claim, pre-registered (90a877b) and unchanged: each of the
+    2^k, k^2+1 and Fenwick patterns beats the first-order recurrence by > 0.05 accuracy (paired
+    one-sided t-test over seeds, p < 0.05), decided only if attention reaches >= 90% in every seed."""
+    from icml26.core import checks as C
+    from icml26.llm.token_mixers import _BINDING, _beats_first_order
+
+    return C.all_of(_beats_first_order("dyadic"), _beats_first_order("quadratic"),
+                    _beats_first_order("fenwick")).gated(_BINDING)
+
+
+def check_multistate_recall(ms: list[dict]) -> Verdict:
+    """The pre-registered rule (``check_multistate_recall_rule``), status unchanged. Wording revised
+    after the full run by review: the evidence also lists the per-seed accuracies and says in how
+    many seeds the first-order control was within the 0.05 margin of 100% (there no pattern can
+    win by the margin, so the task is at its ceiling) and in how many it stalled below 50% (a
+    training failure of the control, not a measured expressivity gap)."""
+    from dataclasses import replace
+
+    v = check_multistate_recall_rule()(ms)
+    fo = seeds_of(ms, "acc_first-order")
+    multi = np.stack([seeds_of(ms, f"acc_{x}") for x in ("dyadic", "quadratic", "fenwick")])
+    ceiling = int(np.sum(1.0 - fo <= 0.05))
+    stalled = int(np.sum(fo < 0.5))
+    gain = multi - fo[None, :]
+    note = (f"Reading revised after the full run by review (rule and status unchanged): first-order "
+            f"{', '.join(f'{a:.0%}' for a in fo)} by seed, multi-state patterns {multi.min():.0%}-{multi.max():.0%}; "
+            f"gain of the patterns by seed {', '.join(f'{lo:+.3f}..{hi:+.3f}' for lo, hi in zip(gain.min(0), gain.max(0)))}; "
+            f"in {ceiling}/{len(ms)} seeds first-order is within the 0.05 margin of 100% (no pattern can win by "
+            f"the margin there) and in {stalled}/{len(ms)} it stalled below 50% (a training failure of the control; "
+            f"recall was bistable on the dev seeds for 2^k offsets too). At this size (4 pairs, length 32, short "
+            f"convolution in front of every mixer) the task is near its ceiling and the test has little power: "
+            f"'not reproduced' means the >= 5-point gain was not shown, not that it was refuted")
+    return replace(v, evidence=f"{v.evidence}. {note}")
+
+
+def contradict_multistate_recall(ms: list[dict]) -> list[dict]:
+    return check_multistate_recall_rule().contradict(ms)
+
+
+def control_multistate_recall(ms: list[dict]) -> list[dict]:
+    return check_multistate_recall_rule().on_control(ms)
+
+
 def _cache_fits(m: dict) -> dict[str, float]:
     ns = np.asarray(m["cache_ns"])
     out = {}
@@ -314,8 +358,12 @@ def check_cache_complexity(ms: list[dict]) -> Verdict:
     elif not fails:
         status = "partly"
         why = ("time laws and the stated caches hold, but the O(log n) / O(sqrt n) caches come from our anchored "
-               "patterns (fenwick, sqrt-blocks); the paper's translation-invariant patterns keep O(n) states live: "
-               + "; ".join(paper_fails[:2]))
+               "patterns (fenwick, sqrt-blocks), which reach them by construction (a count, no learned component); "
+               "the paper's translation-invariant patterns, as we read them (every offset 2^k <= t, resp. "
+               "k^2+1 <= t), keep O(n) states live: " + "; ".join(paper_fails[:2]) + ". Wording revised after the "
+               "full run by review: the readable sources (abstract, notes) say the cache 'can be reduced' to "
+               "O(log n) / O(sqrt n) without the construction, so whether the paper's own construction reaches "
+               "it is not tested here")
     else:
         status, why = "not-reproduced", "failed: " + "; ".join(fails[:6])
     return Verdict(status, measured=measured,
