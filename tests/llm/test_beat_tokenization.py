@@ -140,3 +140,26 @@ def test_remi_round_trip_on_a_chorale():
     tok = remi_tokenizer()
     pc = load_chorales(3)[2]
     assert same_music(remi_decode(tok, remi_encode(tok, pc)), pc)
+
+
+def test_vectorised_encode_matches_beat_by_beat_patch_values():
+    """encode computes patch values for a whole piece at once; compare with patch_value, beat by beat."""
+    from icml26.llm.beat_tokenization.method import _grid, _group_tokens
+    from icml26.llm.beat_tokenization.setting import BEATS_PER_BAR, STEPS_PER_BAR, STEPS_PER_BEAT
+
+    pieces = list(load_chorales(6)) + [Piece("x", ((0, 60, 0, 4), (0, 64, 2, 8), (1, 48, 0, 16)), 1),
+                                       Piece("empty-track", ((0, 60, 1, 30),), 2)]
+    for pc in pieces:
+        rolls = _grid(pc)
+        for variant in ("B", "C", "D"):
+            ref = [SP["BOS"], SP["TS_4/4"], SP["TEMPO_unk"]]
+            for bar in range(pc.n_bars):
+                ref.append(SP["BAR"])
+                for beat in range(BEATS_PER_BAR):
+                    lo = bar * STEPS_PER_BAR + beat * STEPS_PER_BEAT
+                    for tr in (0, 1):
+                        group = [(k[1], patch_value(r[lo:lo + STEPS_PER_BEAT]))
+                                 for k, r in sorted(rolls.items()) if k[0] == tr]
+                        ref += _group_tokens(tr, [g for g in group if g[1]], variant)
+            ref.append(SP["EOS"])
+            assert encode(pc, variant) == ref

@@ -29,8 +29,9 @@ PAPER = Paper(
         "as two tokens, END/EMPTY) and D (bundled absolute pitch) beside it -- the variants of the authors' "
         "encoding notes for their follow-up code; which one the ICML paper uses is not stated in the text we could "
         "read, the abstract's 'one token per pitch per step' matches C/D. Identical decoder LMs (TinyLM, 2 layers, "
-        "d = 64, window 384) per tokenization with the same optimiser, steps, batch and window: an equal token "
-        "budget (the paper's convention); bars seen per window are reported. Replaces: the paper's piano and "
+        "d = 64, window 384) per tokenization with the same optimiser, steps, batch and window (full profile: 240 steps of "
+        "4 windows, about 0.37 M tokens per LM, sized to the 3-minute budget): an equal token budget (the paper's "
+        "convention); bars seen per window are reported. Replaces: the paper's piano and "
         "multitrack corpora by the first 120 usable Bach chorales shipped with music21 (4/4, SATB, on the grid; "
         "soprano + alto and tenor + bass as two tracks; shipped parsed as chorales.json.gz), a fixed split by "
         "piece (every 7th piece is test), no transposition augmentation; REMI and REMI + BPE via MidiTok 3 with "
@@ -40,7 +41,7 @@ PAPER = Paper(
     profiles={
         "quick": Profile("quick", seeds=2, params={**_COMMON, "n_pieces": 28, "steps": 15, "batch": 4,
                                                    "aba_items": 4}, timeout_s=600),
-        "full": Profile("full", seeds=3, params={**_COMMON, "steps": 400, "batch": 8, "aba_items": 24},
+        "full": Profile("full", seeds=3, params={**_COMMON, "steps": 240, "batch": 4, "aba_items": 24},
                         timeout_s=2400),
     },
     claims=(

@@ -6,7 +6,8 @@ it), B and D (efficiency only), MidiTok REMI on the same grid, and MidiTok REMI 
 the training pieces to BEAT-C's raw vocabulary size (7,145), the control the issue asks for;
 REMI + BPE trained to the number of BEAT-C tokens the training set actually uses is reported.
 
-Parts of one seed:
+Parts of one seed (everything but the LMs and the A B A draws is the same in every seed and is built once
+by ``prepare`` and cached on disk with ``icml26.core.cache``; BPE fits are cached too):
 * ``efficiency``: tokens per bar on the test pieces and round-trip exactness on every piece
   (deterministic; the same in every seed);
 * ``language_models``: one ``TinyLM`` (same body, same optimiser, same steps x batch x window
@@ -35,6 +36,7 @@ LMS = ("beat", "remi", "remi_bpe")
 LABELS = {"beat": "BEAT-C", "remi": "REMI", "remi_bpe": "REMI + BPE (7,145)",
           "remi_bpe_used": "REMI + BPE (BEAT's used vocab)", "beat_b": "BEAT-B", "beat_d": "BEAT-D"}
 GATE_RATIO = 0.8
+PREPARED_VERSION = 1  # bump when what prepare() stores changes
 
 
 # ----------------------------------------------------------------------------- tokenizers
@@ -79,16 +81,18 @@ class Codec:
         return remi_decode(self.tok, ids[1:-1])
 
 
-def build_codecs(train) -> dict:
+def build_codecs(train, names=None) -> dict:
+    """Every tokenization (or those in ``names``); BPE fits are cached on disk."""
     from icml26.llm.beat_tokenization.method import Vocabulary, encode, raw_vocab_size, remi_tokenizer
 
-    used = len(Vocabulary([encode(p, "C") for p in train])) - 2
-    return {
-        "beat": Codec("beat", None, "C"), "beat_b": Codec("beat_b", None, "B"), "beat_d": Codec("beat_d", None, "D"),
-        "remi": Codec("remi", remi_tokenizer()),
-        "remi_bpe": Codec("remi_bpe", _bpe(train, raw_vocab_size("C"))),
-        "remi_bpe_used": Codec("remi_bpe_used", _bpe(train, used)),
+    makers = {
+        "beat": lambda: Codec("beat", None, "C"), "beat_b": lambda: Codec("beat_b", None, "B"),
+        "beat_d": lambda: Codec("beat_d", None, "D"), "remi": lambda: Codec("remi", remi_tokenizer()),
+        "remi_bpe": lambda: Codec("remi_bpe", _bpe(train, raw_vocab_size("C"))),
+        "remi_bpe_used": lambda: Codec("remi_bpe_used",
+                                       _bpe(train, len(Vocabulary([encode(p, "C") for p in train])) - 2)),
     }
+    return {name: makers[name]() for name in (makers if names is None else names)}
 
 
 # ----------------------------------------------------------------------------- parts
@@ -142,15 +146,52 @@ def _excerpts(test, bars: int):
     return [e for e in out if e.notes]
 
 
-def language_models(codecs: dict, train, test, profile: Profile, seed: int) -> dict:
-    from icml26.llm.beat_tokenization.method import Vocabulary, same_music
+def eval_excerpts(codecs: dict, vocabs: dict, test, profile: Profile) -> dict:
+    """Per LM the raw ids of the ``eval_bars``-bar test excerpts every tokenization handles exactly (and their bars)."""
+    from icml26.llm.beat_tokenization.method import same_music
+
+    window = int(profile["window"])
+    keep: dict = {name: [] for name in LMS}
+    bars = []
+    for pc in _excerpts(test, int(profile["eval_bars"])):
+        enc = {name: codecs[name].encode(pc) for name in LMS}
+        if all(len(ids) <= window and vocabs[name].covers(ids) and same_music(codecs[name].decode(ids), pc)
+               for name, ids in enc.items()):
+            for name in LMS:
+                keep[name].append(enc[name])
+            bars.append(pc.n_bars)
+    return {"ids": keep, "bars": bars}
+
+
+def prepare(profile: Profile) -> dict:
+    """The seed-independent part of a run (the same in every seed), cached on disk: efficiency metrics, each LM's
+    encoded training pieces and the encoded evaluation excerpts."""
+    from icml26.core.cache import cached
+    from icml26.llm.beat_tokenization.method import Vocabulary
+    from icml26.llm.beat_tokenization.setting import load_chorales, split
+
+    def build():
+        pieces = load_chorales(int(profile["n_pieces"]))
+        train, test = split(pieces)
+        codecs = build_codecs(train)
+        seqs = {name: [codecs[name].encode(p) for p in train] for name in LMS}
+        vocabs = {name: Vocabulary(s) for name, s in seqs.items()}
+        return {"efficiency": efficiency(codecs, pieces, test), "seqs": seqs,
+                "bars": [p.n_bars for p in train], "eval": eval_excerpts(codecs, vocabs, test, profile)}
+
+    params = {"version": PREPARED_VERSION, "n_pieces": int(profile["n_pieces"]), "window": int(profile["window"]),
+              "eval_bars": int(profile["eval_bars"])}
+    return cached("beat-tokenization", "prepared", build, params=params, fmt="pkl")
+
+
+def language_models(codecs: dict, prep: dict, test, profile: Profile, seed: int) -> dict:
+    from icml26.llm.beat_tokenization.method import Vocabulary
 
     window = int(profile["window"])
     out: dict = {}
     vocabs, models = {}, {}
     for k, name in enumerate(LMS):
-        c = codecs[name]
-        seqs = [c.encode(p) for p in train]
+        seqs = prep["seqs"][name]
         vocabs[name] = Vocabulary(seqs)
         stream = [i for s in seqs for i in vocabs[name].ids(s)]
         models[name], losses = train_lm(stream, len(vocabs[name]), profile, 7919 * seed + k)
@@ -158,32 +199,20 @@ def language_models(codecs: dict, train, test, profile: Profile, seed: int) -> d
         out[f"lm/{name}/params"] = int(sum(p.numel() for p in models[name].parameters()))
         out[f"lm/{name}/loss_first"] = float(np.mean(losses[:10]))
         out[f"lm/{name}/loss_last"] = float(np.mean(losses[-10:]))
-        out[f"lm/{name}/bars_per_window"] = window / float(np.mean([len(s) / p.n_bars for s, p in zip(seqs, train)]))
+        out[f"lm/{name}/bars_per_window"] = window / float(np.mean([len(s) / b for s, b in zip(seqs, prep["bars"])]))
 
     # bits per bar on excerpts every tokenization handles exactly
-    ex = _excerpts(test, int(profile["eval_bars"]))
-    keep = []
-    for pc in ex:
-        ok = True
-        for name in LMS:
-            c, ids = codecs[name], codecs[name].encode(pc)
-            ok &= len(ids) <= window and vocabs[name].covers(ids) and same_music(c.decode(ids), pc)
-        if ok:
-            keep.append(pc)
-    out["eval/n_excerpts"] = len(keep)
+    out["eval/n_excerpts"] = len(prep["eval"]["bars"])
+    bars = sum(prep["eval"]["bars"])
     for name in LMS:
-        c, v = codecs[name], vocabs[name]
-        bits, uni, ntok, bars = 0.0, 0.0, 0, 0
+        v = vocabs[name]
+        bits, uni = 0.0, 0.0
         counts = np.array([v.counts.get(t, 0) for t in v.raw], dtype=float)
         p_uni = (counts + 1) / (counts.sum() + len(counts) + 2)
         uni_of = dict(zip(v.raw, -np.log2(p_uni)))
-        for pc in keep:
-            raw = c.encode(pc)
-            nll = _token_nll(models[name], v.ids(raw))
-            bits += float(nll.sum())
+        for raw in prep["eval"]["ids"][name]:
+            bits += float(_token_nll(models[name], v.ids(raw)).sum())
             uni += float(sum(uni_of[t] for t in raw[1:]))
-            ntok += len(raw) - 1
-            bars += pc.n_bars
         out[f"bpb/{name}"] = bits / bars if bars else float("nan")
         out[f"nll_ratio_unigram/{name}"] = bits / uni if uni > 0 else float("nan")
     out.update(aba(codecs, vocabs, models, test, profile, seed))
@@ -236,10 +265,11 @@ def run(profile: Profile, seed: int) -> dict:
     seed_everything(seed)
     pieces = load_chorales(int(profile["n_pieces"]))
     train, test = split(pieces)
-    codecs = build_codecs(train)
+    prep = prepare(profile)
+    codecs = build_codecs(train, names=LMS)
     metrics = {"n_train": len(train), "n_test": len(test)}
-    metrics.update(efficiency(codecs, pieces, test))
-    metrics.update(language_models(codecs, train, test, profile, seed))
+    metrics.update(prep["efficiency"])
+    metrics.update(language_models(codecs, prep, test, profile, seed))
     return metrics
 
 

@@ -103,19 +103,25 @@ def encode(piece: Piece, variant: str = "C") -> list[int]:
         raise TypeError(f"piece must be a Piece, got {type(piece).__name__}")
     _check_variant(variant)
     rolls = _grid(piece)
-    by_track = {0: sorted(k[1] for k in rolls if k[0] == 0), 1: sorted(k[1] for k in rolls if k[0] == 1)}
+    n_beats = piece.n_bars * BEATS_PER_BAR
+    weights = 3 ** np.arange(STEPS_PER_BEAT - 1, -1, -1)  # base-3 place values, as in patch_value
+    # per track: active pitch indices (ascending) and their patch values, shape (n_pitches, n_beats)
+    values = {}
+    for tr in (0, 1):
+        pitches = sorted(k[1] for k in rolls if k[0] == tr)
+        if pitches:
+            grid = np.stack([rolls[(tr, pi)] for pi in pitches]).reshape(len(pitches), n_beats, STEPS_PER_BEAT)
+            values[tr] = (pitches, (grid.astype(np.int64) @ weights).tolist())
+        else:
+            values[tr] = ([], [])
     out = [SP["BOS"], SP["TS_4/4"], SP["TEMPO_unk"]]
-    for bar in range(piece.n_bars):
-        out.append(SP["BAR"])
-        for beat in range(BEATS_PER_BAR):
-            lo = bar * STEPS_PER_BAR + beat * STEPS_PER_BEAT
-            for tr in (0, 1):
-                group = []
-                for pi in by_track[tr]:
-                    v = patch_value(rolls[(tr, pi)][lo:lo + STEPS_PER_BEAT])
-                    if v:
-                        group.append((pi, v))
-                out += _group_tokens(tr, group, variant)
+    for beat in range(n_beats):
+        if beat % BEATS_PER_BAR == 0:
+            out.append(SP["BAR"])
+        for tr in (0, 1):
+            pitches, vals = values[tr]
+            group = [(pi, row[beat]) for pi, row in zip(pitches, vals) if row[beat]]
+            out += _group_tokens(tr, group, variant)
     out.append(SP["EOS"])
     return out
 
