@@ -348,9 +348,10 @@ def check_long_range(ms):
         "A body plus EOS (about 11 bits) against TS, TEMPO and the A body (about 1 bit for the markers), which "
         "raises BEAT's ratio; for REMI + BPE the last A is often split into more tokens than the first (12 of 24 "
         "seed-0 items), so the span stops short of its end, which lowers REMI + BPE's ratio; REMI's spans are "
-        "exact. Recomputed by review on seed 0 (same model, same items) with whole-A spans, EOS excluded: BEAT "
-        "0.991 -> 0.938 (REMI's stored 1.039 is exact, so BEAT would beat REMI there); a re-run with corrected "
-        "spans for all three models is needed. ") + v.evidence)
+        "exact. Recomputed by review on seed 0 (same models, same 24 items; the stored values reproduce exactly) "
+        "with whole-A spans, EOS excluded: BEAT 0.991 -> 0.938, REMI 1.039 -> 1.039, REMI + BPE 0.888 -> 1.005, "
+        "i.e. BEAT lowest on that seed, the opposite of the stored ordering; one seed decides nothing, so a "
+        "re-run with corrected spans is needed. ") + v.evidence)
 
 
 def contradict_long_range(ms):
