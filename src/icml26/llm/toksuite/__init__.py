@@ -51,7 +51,12 @@ PAPER = Paper(
         "without STEM is printed in the design-over-size and effect-over-noise evidence); many perturbed "
         "accuracies sit at chance (0.25), where the relative drop is 1 - 0.25 / clean and so favours models with "
         "lower clean accuracy (chance-corrected drops are printed in the unicode-top and bytes-resist-noise "
-        "evidence)."),
+        "evidence). Re-run of the same code on a fresh machine (2026-12-06, caches rebuilt): the lowest clean "
+        "accuracy per seed was 0.59, 0.61, 0.66, so the pre-registered gate (>= 0.6 for every model in every seed) "
+        "failed in seed 0 and the four relative-drop claims are not-checkable in the stored run; the earlier run "
+        "had met the gate in 3/3 and decided them (design-over-size and unicode-top not-reproduced, effect-over-"
+        "noise and bytes-resist-noise reproduced; the check text still prints what it would say). The gate sits at "
+        "the edge of what these models reach, so the verdicts depend on the run."),
     profiles={
         "quick": Profile("quick", seeds=2, params={**_COMMON, "n_territories": 4, "window": 64, "batch": 8,
                                                    "steps": 20, "superset_steps": 6, "n_boot": 100},
