@@ -1,6 +1,7 @@
 """Unit tests for PINNfluence (arXiv:2409.08958): derivatives, DeepXDE agreement, influence sign and
 first-order accuracy on a quadratic loss, damped influence against the proximal LOO response on a real
-PINN, Newton polishing, diagnostics on hand-made influence arrays, validation."""
+PINN, Newton polishing, diagnostics on hand-made influence arrays, the good/bad pair and the refit
+schedule, the LOO check's same-basin exclusion and gate, validation."""
 
 import math
 import os
@@ -312,3 +313,65 @@ def test_weight_decay_adds_the_ridge_term():
 def test_invalid_input_raises(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_good_fit_continues_the_bad_one_and_equals_the_refit_schedule():
+    """The bad PINN is the good one's Adam state (same points, same initialisation); the good fit equals
+    the whole schedule run from the initialisation, which the LOO refits from scratch use."""
+    from icml26.core.paper import Profile
+    from icml26.science.pinnfluence.experiment import fit_pair
+
+    p = Profile("t", seeds=1, params={"layers": [2, 3, 1], "points": [20, 4, 4], "lr": 1e-3,
+                                      "weight_decay": 1e-4, "adam_steps": 30, "lbfgs_steps": 10,
+                                      "newton_steps": 5, "grad_tol": 1e-10})
+    good, bad = fit_pair(p, 0, "diffusion")
+    assert np.array_equal(good.X, bad.X) and torch.equal(good.theta0, bad.theta0)
+    torch.testing.assert_close(bad.theta, train_pinn(good.loss, good.theta0, 30, 0), rtol=0, atol=0)
+    theta, g = train_to_convergence(good.loss, good.theta0, 30, 10, newton_steps=5, grad_tol=1e-10)
+    torch.testing.assert_close(good.theta, theta, rtol=0, atol=0)
+    assert good.grad_norm == pytest.approx(g)
+
+
+def _loo_metrics(rho_if, rho_gd, dist, log10_grad=-9.0):
+    return [{"good/loo_spearman_if": list(a), "good/loo_spearman_gd": list(b), "good/loo_basin_dist": list(d),
+             "good/loo_spearman_if_warm": list(a), "good/loo_spearman_gd_warm": list(b),
+             "good/loo_log10_grad_max": log10_grad} for a, b, d in zip(rho_if, rho_gd, dist)]
+
+
+def test_loo_check_excludes_refits_outside_the_basin_and_counts_them():
+    from icml26.science.pinnfluence.experiment import (check_loo_agreement, contradict_loo_agreement,
+                                                       control_loo_agreement)
+
+    n = 8
+    rho_if = [[0.95 + 0.001 * i, -0.5] for i in range(n)]   # the second refit of every seed is wrong...
+    rho_gd = [[0.1 - 0.01 * i, 0.9] for i in range(n)]
+    dist = [[1e-3, 5.0] for _ in range(n)]                    # ...but it left the basin, so it is excluded
+    ms = _loo_metrics(rho_if, rho_gd, dist)
+    v = check_loo_agreement(ms)
+    assert v.status == "reproduced", v
+    assert f"{n}/{2 * n} refits from scratch left the basin" in v.evidence
+    assert check_loo_agreement(contradict_loo_agreement(ms)).status != "reproduced"
+    assert check_loo_agreement(control_loo_agreement(ms)).status != "reproduced"
+    # the same numbers inside the basin decide against influence on those refits
+    v_in = check_loo_agreement(_loo_metrics(rho_if, rho_gd, [[1e-3, 1e-3]] * n))
+    assert v_in.status != "reproduced"
+    # too few seeds with an in-basin refit: not decided
+    few = _loo_metrics(rho_if, rho_gd, [[1e-3, 5.0]] * 5 + [[5.0, 5.0]] * 3)
+    assert check_loo_agreement(few).status == "not-checkable"
+    # the convergence gate reads log10 |grad L| (not the absolute slack of bounds)
+    assert check_loo_agreement(_loo_metrics(rho_if, rho_gd, dist, log10_grad=-7.5)).status == "not-checkable"
+
+
+def test_trust_region_newton_polish_finishes_where_trust_exact_stops():
+    """With one trust-region iteration the gradient is still large; the plain Newton polish (positive
+    definite Hessian, shrinking gradient) converges quadratically to the minimum of sum cosh(th - c)."""
+    c = torch.tensor([0.3, -0.7, 1.1], dtype=torch.float64)
+
+    def f(th):
+        return torch.cosh(th - c).sum()
+
+    start = torch.zeros(3, dtype=torch.float64)
+    _, g0 = trust_region_newton(f, start, steps=1, grad_tol=1e-12, polish=0)
+    th, g = trust_region_newton(f, start, steps=1, grad_tol=1e-12, polish=8)
+    assert g0 > 1e-6 and g <= 1e-12
+    torch.testing.assert_close(th, c, atol=1e-12, rtol=0)
