@@ -163,3 +163,70 @@ def test_vectorised_encode_matches_beat_by_beat_patch_values():
                         ref += _group_tokens(tr, [g for g in group if g[1]], variant)
             ref.append(SP["EOS"])
             assert encode(pc, variant) == ref
+
+
+# ----------------------------------------------------------------------------- A B A spans
+def _aba_codecs(tmp_path):
+    pytest.importorskip("miditok", reason="REMI comes from MidiTok")
+    from icml26.llm.beat_tokenization.experiment import Codec
+    from icml26.llm.beat_tokenization.method import remi_tokenizer, train_remi_bpe
+
+    train = list(load_chorales(8))
+    bpe = train_remi_bpe(train, len(remi_tokenizer()) + 60, tmp_path)
+    return {"beat": Codec("beat", None, "C"), "remi": Codec("remi", remi_tokenizer()), "bpe": Codec("bpe", bpe)}
+
+
+def test_aba_spans_cover_exactly_each_a_section_in_every_tokenization(tmp_path):
+    from icml26.llm.beat_tokenization.experiment import aba_spans
+
+    codecs = _aba_codecs(tmp_path)
+    assert codecs["bpe"].tok.is_trained
+    pieces = load_chorales(12)[8:]  # not seen by the BPE fit
+    rng = np.random.default_rng(3)
+    for k in range(6):
+        pa, pb = pieces[k % 4], pieces[(k + 1) % 4]
+        a = pa.crop(int(rng.integers(0, pa.n_bars - 2)), 2)
+        b = pb.crop(int(rng.integers(0, pb.n_bars - 2)), 2)
+        decoded = {}
+        for name, c in codecs.items():
+            out = aba_spans(c, a, b)
+            assert out is not None, name
+            ids, (s1, e1), (s2, e2) = out
+            assert c.header <= s1 < e1 <= s2 < e2 == len(ids) - 1  # header before, EOS after, B between
+            assert ids[-1] == c.eos and c.eos not in ids[s2:e2]
+            first, second = c.decode_body(ids[s1:e1]), c.decode_body(ids[s2:e2])
+            assert first.notes == second.notes == a.notes, name
+            # B sits between the spans: the tokens in between decode to B
+            assert c.decode_body(ids[e1:s2]).notes == b.notes, name
+            decoded[name] = first.notes
+            if name != "bpe":  # without BPE the two A sections are the very same tokens
+                assert ids[s1:e1] == ids[s2:e2] == c.encode(a)[c.header:-1]
+        assert decoded["beat"] == decoded["remi"] == decoded["bpe"]
+
+
+def test_aba_spans_of_a_hand_made_piece():
+    from icml26.llm.beat_tokenization.experiment import Codec, aba_spans
+
+    a = Piece("a", ((0, 60, 0, 4), (1, 48, 0, 16)), 1)
+    b = Piece("b", ((0, 62, 0, 8),), 1)
+    ids, (s1, e1), (s2, e2) = aba_spans(Codec("beat", None, "C"), a, b)
+    body_a, body_b = encode(a, "C")[3:-1], encode(b, "C")[3:-1]
+    assert ids == encode(a, "C")[:3] + body_a + body_b + body_a + [SP["EOS"]]
+    assert (s1, e1) == (3, 3 + len(body_a)) and (s2, e2) == (3 + len(body_a) + len(body_b), len(ids) - 1)
+
+
+def test_aba_ratio_runs_on_tiny_models():
+    pytest.importorskip("torch")
+    from icml26.core.paper import Profile
+    from icml26.llm.beat_tokenization.experiment import LMS, Codec, aba
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    pieces = list(load_chorales(3))
+    codecs = {name: Codec(name, None, "C") for name in LMS}  # one codec under every name: equal spans
+    vocab = Vocabulary([encode(p, "C") for p in pieces])
+    models = {name: TinyLM(LMConfig(vocab_size=len(vocab), d_model=16, n_layers=1, n_heads=2, max_len=384))
+              for name in LMS}
+    prof = Profile("t", seeds=1, params={"aba_bars": 2, "aba_items": 3, "window": 384})
+    out = aba(codecs, {n: vocab for n in LMS}, models, pieces, prof, seed=0)
+    assert out["aba/n_items"] == 3
+    assert all(np.isfinite(out[f"aba/{n}"]) and out[f"aba/{n}"] > 0 for n in LMS)

@@ -268,8 +268,9 @@ def train_remi_bpe(pieces: Sequence[Piece], vocab_size: int, workdir) -> object:
     return tok
 
 
-def remi_encode(tokenizer, piece: Piece) -> list[int]:
-    seq = tokenizer.encode(to_score(piece))
+def remi_encode(tokenizer, piece: Piece, encode_ids: bool = True) -> list[int]:
+    """MidiTok ids of ``piece``; ``encode_ids=False`` gives a trained (BPE) tokenizer's base REMI ids."""
+    seq = tokenizer.encode(to_score(piece), encode_ids=encode_ids)
     seq = seq[0] if isinstance(seq, list) else seq
     return list(seq.ids)
 
