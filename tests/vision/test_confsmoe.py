@@ -406,3 +406,67 @@ def test_straight_through_weight_stays_finite_when_router_score_underflows():
     out.y.sum().backward()
     assert torch.isfinite(out.y).all() and torch.equal(out.weight, out.conf)
     assert torch.isfinite(moe.router.w_gate.grad).all()
+
+
+def test_confidence_gate_on_laplace_router_chooses_nearest_centres_and_weights_by_confidence():
+    """conf_laplace: FuseMoE's distance router chooses the experts, the confidences weight them; the
+    router is identical to the Laplace gate's under the same initialisation."""
+    torch.manual_seed(3)
+    conf = SparseMoE(2, n_experts=3, top_k=1, n_classes=2, gate="confidence", router_kind="laplace").eval()
+    torch.manual_seed(3)
+    lap = SparseMoE(2, n_experts=3, top_k=1, n_classes=2, gate="laplace").eval()
+    assert conf.router.kind == "laplace" and torch.equal(conf.router.w_gate, lap.router.w_gate)
+    with torch.no_grad():
+        conf.router.w_gate.copy_(torch.tensor([[0.0, 5.0, -5.0], [0.0, 0.0, 0.0]]))
+    h = torch.tensor([[4.0, 0.0], [-6.0, 1.0], [0.5, -0.3]])
+    out = conf(h, torch.tensor([0, 1, 0]))
+    assert out.idx[:, 0].tolist() == [1, 2, 0]  # nearest centre, as the Laplace gate
+    assert torch.equal(out.weight, out.conf)  # mixture weights are the confidences, not exp(-||h - w||)
+    assert torch.allclose(out.y, out.conf * out.expert_out[:, 0], atol=1e-6)
+    with pytest.raises(ValueError, match="router_kind"):
+        SparseMoE(8, gate="confidence", router_kind="gaussian")
+    with pytest.raises(ValueError, match="router_kind"):
+        SparseMoE(8, gate="laplace", router_kind="softmax")
+    assert SparseMoE(8, gate="softmax").router.kind == "softmax"
+    assert _model(gate="confidence", router_kind="laplace").moe.router.kind == "laplace"
+
+
+def test_router_sharpness_scales_logits_and_keeps_the_choice():
+    torch.manual_seed(2)
+    h = torch.randn(40, 8)
+    for kind in ("softmax", "laplace"):
+        torch.manual_seed(5)
+        r1 = NoisyTopKRouter(8, 6, 2, kind=kind, noisy=False, weights="all")
+        torch.manual_seed(5)
+        r4 = NoisyTopKRouter(8, 6, 2, kind=kind, noisy=False, weights="all", sharpness=4.0)
+        assert torch.allclose(r4.logits(h), 4.0 * r1.logits(h), atol=1e-5)
+        (i1, g1, _), (i4, g4, _) = r1.route(h), r4.route(h)
+        assert torch.equal(i1, i4) and (g4[:, 0] >= g1[:, 0] - 1e-6).all()  # same experts, sharper top score
+    with pytest.raises(ValueError, match="sharpness"):
+        NoisyTopKRouter(8, 5, 2, sharpness=0.0)
+
+
+def test_train_variant_reports_routing_at_initialisation_without_changing_training():
+    """entropy0 / maxshare0 are the routing statistics of the untrained model (eval mode, test split) and
+    entdrop their fall during training."""
+    from icml26.core.paper import Profile
+    from icml26.vision.confsmoe import experiment as X
+
+    g = np.random.default_rng(1)
+    part = lambda n: ([torch.from_numpy(g.random((n, f)).astype(np.float32)) for f in (24, 24, 16)],
+                      torch.from_numpy(g.integers(0, 10, n)))
+    data = {"train": part(40), "val": part(20), "test": part(30)}
+    masks = {k: torch.from_numpy(sample_missing_mask(n, 3, 0.3, g)) for k, n in (("train", 40), ("val", 20), ("test", 30))}
+    p = Profile("t", 1, {"d": 8, "tokens": 2, "n_experts": 4, "top_k": 2, "n_heads": 2, "dropout": 0.0, "lr": 1e-3,
+                         "batch": 20, "n_perm": 2, "lb_coef": 0.0, "epochs": 2})
+    res = X.train_variant("conf_laplace", data, masks, p, init_seed=4)
+    torch.manual_seed(4)
+    m = ConfSMoEClassifier([24, 24, 16], 10, d=8, tokens=2, n_experts=4, top_k=2, n_heads=2, dropout=0.0,
+                           **X.VARIANTS["conf_laplace"])
+    m.set_pools([x[masks["train"][:, j]] for j, x in enumerate(data["train"][0])])
+    m.eval()
+    with torch.no_grad():
+        aux = m(data["test"][0], masks["test"], data["test"][1])[1]
+    rs = X._routing(aux, masks["test"], data["test"][1], 4, 0, 4)
+    assert res["entropy0"] == pytest.approx(rs["entropy"]) and res["maxshare0"] == pytest.approx(rs["max_share"])
+    assert res["entdrop"] == pytest.approx(res["entropy0"] - res["entropy"])

@@ -20,8 +20,10 @@ confidence gate, router trained through a straight-through weight, two-stage imp
 ``confsmoe_released`` (router never receives a gradient, as in the released code), ``softmax``
 (noisy top-2 softmax gate, same imputation: the control), ``softmax_lb`` (the same plus the
 Switch load-balance loss, weight ``lb_coef``: the usual remedy for collapse), ``laplace`` (FuseMoE's
-Laplace gate), ``conf_zero_fill`` (confidence gate, missing modalities as zero tokens, no stage 2)
-and ``dense`` (dense feed-forward fusion, stage-1 pool imputation).
+Laplace gate), ``conf_laplace`` (the confidence gate on FuseMoE's distance router: the Laplace gate with
+confidences as mixture weights), ``conf_zero_fill`` (confidence gate, missing modalities as zero tokens, no
+stage 2) and ``dense`` (dense feed-forward fusion, stage-1 pool imputation). The collapse-prone setting
+(profile key ``sharp``) trains its arms from one shared initial draw.
 
 Parts of ``run``: :func:`train_variant` (train and evaluate one variant at one missing rate), and
 :func:`summarise` (per-seed means over rates and the gates' numbers).
@@ -32,7 +34,9 @@ Metrics per seed, for each variant ``v`` and missing rate ``r`` (percent, e.g. `
 (1 when training hit the epoch cap before early stopping fired) and for
 sparse variants ``entropy_<v>_r<r>`` (expert-usage entropy / log E over present test tokens),
 ``maxshare_<v>_r<r>``, ``mi_<v>_r<r>`` and ``minull_<v>_r<r>`` (I(expert; class) in bits and its
-label-permutation mean), ``mimod_<v>_r<r>``, and ``corr_<v>_r<r>`` (our diagnostic, not a paper claim:
+label-permutation mean), ``mimod_<v>_r<r>``, ``entropy0_<v>_r<r>`` and ``maxshare0_<v>_r<r>`` (the same
+usage statistics of the untrained model), ``entdrop_<v>_r<r>`` (entropy0 minus entropy: the fall during
+training), and ``corr_<v>_r<r>`` (our diagnostic, not a paper claim:
 correlation of c_i with the probe's p_i). The same names without ``_r<r>`` are means over rates;
 ``gap_max``, ``capped_max`` and ``acc_min`` are taken over variants and rates (the gates' numbers).
 """
@@ -54,17 +58,20 @@ VARIANTS = {
     "softmax": dict(gate="softmax", imputation="two_stage"),
     "softmax_lb": dict(gate="softmax", imputation="two_stage"),
     "laplace": dict(gate="laplace", imputation="two_stage"),
+    "conf_laplace": dict(gate="confidence", router_grad="straight_through", imputation="two_stage",
+                         router_kind="laplace"),
     "conf_zero_fill": dict(gate="confidence", router_grad="straight_through", imputation="zero"),
     "dense": dict(ffn="dense", imputation="pool"),
 }
 LOAD_BALANCED = ("softmax_lb",)
 LABELS = {"confsmoe": "ConfSMoE (paper)", "confsmoe_released": "ConfSMoE (released code)",
           "softmax": "softmax SMoE", "softmax_lb": "softmax SMoE + load balance", "laplace": "Laplace SMoE",
+          "conf_laplace": "conf gate, Laplace router",
           "conf_zero_fill": "conf gate, zero fill", "dense": "dense fusion"}
 COLORS = {"confsmoe": "tab:red", "confsmoe_released": "tab:pink", "softmax": "tab:blue",
-          "softmax_lb": "tab:cyan", "laplace": "tab:green", "conf_zero_fill": "tab:orange", "dense": "tab:gray"}
-SPARSE_METRICS = ("entropy", "maxshare", "mi", "minull", "mimod")
-#: Suffix of the variants trained in the collapse-prone ("sharp router") setting, profile key ``sharp``:
+          "softmax_lb": "tab:cyan", "laplace": "tab:green", "conf_laplace": "tab:olive", "conf_zero_fill": "tab:orange", "dense": "tab:gray"}
+SPARSE_METRICS = ("entropy", "maxshare", "mi", "minull", "mimod", "entropy0", "maxshare0", "entdrop")
+#: Suffix of the variants trained in the collapse-prone setting (a fast noise-free router), profile key ``sharp``:
 #: overrides of the model parameters (``tokens``, ``router`` options, ``router_lr_mult``) and its
 #: ``variants``. Their metrics are named like the main ones with the suffix, e.g. ``entropy_softmax_sharp``.
 SHARP = "_sharp"
@@ -97,6 +104,17 @@ def _plateaued(val_acc: list[float], patience: int) -> bool:
     return len(val_acc) - 1 - int(np.argmax(val_acc)) >= patience
 
 
+def _routing(aux: dict, present: torch.Tensor, y: torch.Tensor, n_experts: int, n_perm: int, seed: int) -> dict:
+    """:func:`routing_statistics` of the present tokens' top-K choices (``aux["idx"]``, (B, M, L, K)) against
+    the class, plus ``mimod`` (I(expert; modality))."""
+    pres = present.view(present.shape[0], -1, 1).expand(aux["idx"].shape[:3]).numpy()  # (B, M, L)
+    idx = aux["idx"].numpy()[pres]  # (n_tokens, K)
+    b, m_, _ = np.nonzero(pres)
+    rs = routing_statistics(idx, y.numpy()[b], n_experts, n_perm=n_perm, rng=np.random.default_rng(seed))
+    rs["mimod"] = routing_statistics(idx, m_, n_experts)["mi"]
+    return rs
+
+
 def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: int) -> dict:
     """Train one variant (loss CE + L_conf, plus ``lb_coef * L_lb`` for the load-balanced baseline) and
     evaluate it on the test split.
@@ -111,6 +129,14 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
                                n_experts=p["n_experts"], top_k=p["top_k"], n_heads=p["n_heads"],
                                dropout=p["dropout"], router=p.get("router"), **VARIANTS[variant])
     model.set_pools([x[masks["train"][:, m]] for m, x in enumerate(xs_tr)])
+    at_init = {}
+    if model.ffn == "sparse":  # routing before any step (own RNG stream: training draws as without it)
+        with torch.random.fork_rng(devices=[]):
+            model.eval()
+            with torch.no_grad():
+                aux0 = model(xs_te, masks["test"], y_te)[1]
+            rs0 = _routing(aux0, masks["test"], y_te, p["n_experts"], 0, init_seed)
+        at_init = {"entropy0": rs0["entropy"], "maxshare0": rs0["max_share"]}
     named = list(model.named_parameters())
     groups = [{"params": [w for n_, w in named if ".router." not in n_]},
               {"params": [w for n_, w in named if ".router." in n_],
@@ -154,13 +180,10 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
            "gap": max(val_acc) - float(np.mean(val_acc[-3:])), "rise": _rise(val_acc),
            "epochs_run": float(len(val_acc)), "capped": float(not stopped)}
     if "idx" in aux:
-        pres = masks["test"].view(masks["test"].shape[0], -1, 1).expand(aux["idx"].shape[:3]).numpy()  # (B, M, L)
-        idx = aux["idx"].numpy()[pres]  # (n_tokens, K)
-        b, m_, _ = np.nonzero(pres)
-        rs = routing_statistics(idx, y_te.numpy()[b], p["n_experts"], n_perm=p["n_perm"],
-                                rng=np.random.default_rng(init_seed))
+        rs = _routing(aux, masks["test"], y_te, p["n_experts"], p["n_perm"], init_seed)
         out.update(entropy=rs["entropy"], maxshare=rs["max_share"], mi=rs["mi"], minull=rs["mi_null"],
-                   mimod=routing_statistics(idx, m_, p["n_experts"])["mi"])
+                   mimod=rs["mimod"], **at_init, entdrop=at_init["entropy0"] - rs["entropy"])
+        pres = masks["test"].view(masks["test"].shape[0], -1, 1).expand(aux["idx"].shape[:3]).numpy()
         if "conf" in aux:
             c, q = aux["conf"].numpy()[pres].ravel(), aux["p_true"].numpy()[pres].ravel()
             out["corr"] = float(np.corrcoef(c, q)[0, 1]) if c.std() > 0 and q.std() > 0 else 0.0
@@ -197,8 +220,8 @@ def run(profile: Profile, seed: int) -> dict:
         for vi, v in enumerate(variants):
             res = train_variant(v, data, masks, profile, init_seed=10_000 * seed + 100 * ri + vi)
             metrics.update({key(k, v, rate): float(val) for k, val in res.items()})
-        for vi, v in enumerate(sharp_variants):  # the collapse-prone setting, same data and masks
-            res = train_variant(v, data, masks, sharp, init_seed=10_000 * seed + 100 * ri + 50 + vi)
+        for v in sharp_variants:  # the collapse-prone setting, same data and masks, one shared initial draw
+            res = train_variant(v, data, masks, sharp, init_seed=10_000 * seed + 100 * ri + 50)
             metrics.update({key(k, v + SHARP, rate): float(val) for k, val in res.items()})
     metrics.update(summarise(metrics, variants, rates))
     if sharp_variants:
@@ -218,7 +241,7 @@ def figure(ms: list[dict]):
     axes = fig.subplots(1, 3)
     sharp = [v + SHARP for v in VARIANTS if key("entropy", v + SHARP, rates[0]) in ms[0]]
     for v in sharp:  # the collapse-prone setting's variants: same colour, own label
-        LABELS.setdefault(v, LABELS[v[:-len(SHARP)]] + ", sharp router")
+        LABELS.setdefault(v, LABELS[v[:-len(SHARP)]] + ", fast router")
         COLORS.setdefault(v, COLORS[v[:-len(SHARP)]])
     panels = (("f1", "test macro-F1", variants),
               ("entropy", "expert-usage entropy / log E", [v for v in variants if v != "dense"] + sharp),

@@ -40,7 +40,9 @@ Baseline gates in the same block: ``"softmax"`` (mixture weights = softmax over 
 Shazeer et al. 2017; optionally with the Switch-Transformer load-balance loss
 ``L_lb = E * sum_i f_i P_i``, ``f_i`` the share of top-K selections and ``P_i`` the mean router
 probability of expert ``i``, the usual remedy for collapse that ConfSMoE claims to make unnecessary) and ``"laplace"`` (FuseMoE's gate, logits ``-||h - w_i||_2``); ``ffn="dense"``
-replaces the MoE by one dense feed-forward block (the dense fusion baseline).
+replaces the MoE by one dense feed-forward block (the dense fusion baseline). ``router_kind`` sets the
+router's logits apart from the mixture weights, so the confidence gate can also sit on FuseMoE's distance
+router (the control that isolates the confidence weights from the router family).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ GATES = ("confidence", "softmax", "laplace")
 ROUTER_GRADS = ("straight_through", "none")
 IMPUTATIONS = ("two_stage", "pool", "zero")
 ROUTER_WEIGHTS = ("topk", "all")
+ROUTER_KINDS = ("softmax", "laplace")
 
 
 _check_finite = check_finite
@@ -83,20 +86,23 @@ class NoisyTopKRouter(nn.Module):
     """Noisy top-K router. ``kind="softmax"``: ``u = h W_g``; ``kind="laplace"``: ``u_i = -||h - w_i||_2``.
 
     Both add ``N(0,1) * softplus(h W_noise)`` to the logits in training mode (``noisy=True``; the
-    noise-free gate without). ``W_g`` starts as ``N(0, init_scale^2 / d)``. ``weights="topk"``: ``g`` is
+    noise-free gate without). ``W_g`` starts as ``N(0, init_scale^2 / d)``. ``sharpness`` multiplies the
+    clean logits (an inverse temperature: the scores get sharper without changing which experts the
+    initial router prefers, unlike ``init_scale`` for the distance logits). ``weights="topk"``: ``g`` is
     the softmax over the K chosen logits (released code); ``"all"``: ``g_i`` is the softmax over all E
     logits at the chosen experts (the paper's formula, not renormalised).
     ``forward(h: (N, d)) -> (idx: (N, K) long, g: (N, K))``.
     """
 
     def __init__(self, d: int, n_experts: int, top_k: int, kind: str = "softmax", noisy: bool = True,
-                 init_scale: float = 1.0, weights: str = "topk"):
+                 init_scale: float = 1.0, weights: str = "topk", sharpness: float = 1.0):
         super().__init__()
         if kind not in ("softmax", "laplace"):
             raise ValueError(f"kind must be 'softmax' or 'laplace', got {kind!r}")
         if not isinstance(noisy, bool):
             raise TypeError(f"noisy must be a bool, got {type(noisy).__name__}")
         init_scale = check_positive("init_scale", init_scale)
+        self.sharpness = check_positive("sharpness", sharpness)
         if weights not in ROUTER_WEIGHTS:
             raise ValueError(f"weights must be one of {ROUTER_WEIGHTS}, got {weights!r}")
         self.kind, self.top_k, self.noisy, self.weights = kind, top_k, noisy, weights
@@ -106,8 +112,10 @@ class NoisyTopKRouter(nn.Module):
 
     def logits(self, h: torch.Tensor) -> torch.Tensor:
         if self.kind == "softmax":
-            return h @ self.w_gate
-        return -torch.cdist(h, self.w_gate.T)  # FuseMoE's Laplace gate: exp(-||h - w_i||)
+            u = h @ self.w_gate
+        else:
+            u = -torch.cdist(h, self.w_gate.T)  # FuseMoE's Laplace gate: exp(-||h - w_i||)
+        return u if self.sharpness == 1.0 else self.sharpness * u
 
     def forward(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         idx, g, _ = self.route(h)
@@ -152,6 +160,12 @@ class MoEOutput:
 class SparseMoE(nn.Module):
     """Sparse MoE feed-forward block with a softmax, Laplace or confidence-guided gate.
 
+    ``router_kind`` picks the router's logits independently of the mixture weights: ``"softmax"``
+    (dot product ``h W_g``) or ``"laplace"`` (distance ``-||h - w_i||``); by default the Laplace gate
+    uses the distance router and the other gates the dot-product one. ``gate="confidence"`` with
+    ``router_kind="laplace"`` is the confidence gate on FuseMoE's router: the distance logits choose
+    the experts, the confidences weight them.
+
     ``forward(h: (N, d), y: (N,) long or None) -> MoEOutput``. Tokens are dispatched: each expert
     runs only on the tokens that chose it (sorted by expert, one matmul pair per expert), and the
     confidence heads run only on the chosen experts' outputs; :meth:`experts` and
@@ -159,7 +173,8 @@ class SparseMoE(nn.Module):
     """
 
     def __init__(self, d: int, n_experts: int = 8, top_k: int = 2, n_classes: int = 10,
-                 gate: str = "confidence", router_grad: str = "straight_through", router: dict | None = None):
+                 gate: str = "confidence", router_grad: str = "straight_through", router: dict | None = None,
+                 router_kind: str | None = None):
         super().__init__()
         for name, v in (("d", d), ("n_experts", n_experts), ("top_k", top_k), ("n_classes", n_classes)):
             _check_pos_int(name, v)
@@ -172,8 +187,13 @@ class SparseMoE(nn.Module):
         self.d, self.n_experts, self.top_k, self.gate, self.router_grad = d, n_experts, top_k, gate, router_grad
         if router is not None and not isinstance(router, dict):
             raise TypeError(f"router must be a dict of NoisyTopKRouter options or None, got {type(router).__name__}")
-        self.router = NoisyTopKRouter(d, n_experts, top_k, "laplace" if gate == "laplace" else "softmax",
-                                      **(router or {}))
+        if router_kind is None:
+            router_kind = "laplace" if gate == "laplace" else "softmax"
+        if router_kind not in ROUTER_KINDS:
+            raise ValueError(f"router_kind must be one of {ROUTER_KINDS} or None, got {router_kind!r}")
+        if gate == "laplace" and router_kind != "laplace":
+            raise ValueError(f"router_kind must be 'laplace' (or None) with gate='laplace', got {router_kind!r}")
+        self.router = NoisyTopKRouter(d, n_experts, top_k, router_kind, **(router or {}))
         if gate == "confidence" and router_grad == "none":
             self.router.requires_grad_(False)  # released code: the score never reaches the loss
         s = 1.0 / math.sqrt(d)
@@ -325,13 +345,14 @@ class ConfSMoEClassifier(nn.Module):
 
     ``gate``: ``"confidence"``, ``"softmax"``, ``"laplace"`` (sparse) ; ``ffn="dense"`` for the dense
     baseline. ``imputation``: ``"two_stage"`` (paper), ``"pool"`` (stage 1 only), ``"zero"`` (zero tokens).
-    ``router``: options of :class:`NoisyTopKRouter` (``noisy``, ``init_scale``, ``weights``).
+    ``router``: options of :class:`NoisyTopKRouter` (``noisy``, ``init_scale``, ``weights``, ``sharpness``);
+    ``router_kind``: the router's logits, ``"softmax"`` or ``"laplace"`` (see :class:`SparseMoE`).
     """
 
     def __init__(self, in_dims: list[int], n_classes: int, d: int = 32, tokens: int = 4, n_experts: int = 8,
                  top_k: int = 2, n_heads: int = 2, dropout: float = 0.1, gate: str = "confidence",
                  router_grad: str = "straight_through", ffn: str = "sparse", imputation: str = "two_stage",
-                 n_pool: int = 10, router: dict | None = None):
+                 n_pool: int = 10, router: dict | None = None, router_kind: str | None = None):
         super().__init__()
         if not in_dims or any(not isinstance(f, (int, np.integer)) or f < 1 for f in in_dims):
             raise ValueError(f"in_dims must be a non-empty list of positive ints, got {in_dims!r}")
@@ -358,7 +379,7 @@ class ConfSMoEClassifier(nn.Module):
         self.norm_ffn = nn.LayerNorm(d)
         self.norm_out = nn.LayerNorm(d)
         if ffn == "sparse":
-            self.moe = SparseMoE(d, n_experts, top_k, n_classes, gate, router_grad, router)
+            self.moe = SparseMoE(d, n_experts, top_k, n_classes, gate, router_grad, router, router_kind)
         else:
             self.dense = mlp([d, d, d], activation="gelu")
         if imputation == "two_stage":
