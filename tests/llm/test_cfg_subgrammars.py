@@ -257,19 +257,74 @@ def test_constant_lr_run_cut_at_a_budget_is_the_shorter_run():
                         val_kl=ev.val_kl, test_kl=ev.kl)
 
 
-def test_plateau_fall_and_convergence_gate():
+def test_trend_fall_reads_the_fitted_slope_and_the_gates():
     from icml26.llm.cfg_subgrammars import experiment as E
 
-    def track(points):
-        return {"curve": points, "best": [{"step": s, "val": v, "test": v, "state": None} for s, v in points]}
-
-    flat = track([(0, 10.0), (50, 1.0)])  # no improvement after step 50
-    assert E.plateau_fall(flat, 100) == 0.0
-    falling = track([(0, 10.0), (50, 1.0), (90, 0.5)])
-    assert E.plateau_fall(falling, 100) == pytest.approx(1.0)  # halved in the last quarter
-    assert E.plateau_fall(falling, 100, key="val") == pytest.approx(1.0)
-    m = {"params_tiny": 1.0, "params_big": 2.0, "kl_scratch_tiny": 1.0, "kl_scratch_big": 1.0}
-    ok = {**m, **{f"conv_{k}_{s}": 0.01 for k in ("scratch", "scratchtotal", "pretrained") for s in ("tiny", "big")}}
-    assert E._converged([ok, ok])[0]
-    bad = {**ok, "conv_pretrained_big": 0.3}
+    steps = np.arange(0, 101, 10)
+    flat = [(s, 0.5) for s in steps]
+    assert E.trend_fall(flat, 100) == pytest.approx(0.0, abs=1e-12)
+    halving = [(s, 8.0 * 0.5 ** (s / 25)) for s in steps]  # halves every 25 steps = a quarter of 100
+    assert E.trend_fall(halving, 100) == pytest.approx(1.0)
+    assert E.trend_fall(halving, 60) == pytest.approx(2 ** 0.6 - 1)  # a quarter of 60 is 15 steps
+    rising = [(s, 0.1 * 2 ** (s / 25)) for s in steps]
+    assert E.trend_fall(rising, 100) == pytest.approx(-0.5)
+    # only the last half of the budget counts: an early collapse does not matter
+    late_flat = [(s, 10.0 if s < 50 else 1.0) for s in steps]
+    assert E.trend_fall(late_flat, 100) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="budget"):
+        E.trend_fall(flat, 30)
+    with pytest.raises(ValueError, match="> 0"):
+        E.trend_fall([(s, 0.0) for s in steps], 100)
+    m = {"params_tiny": 1.0, "params_big": 2.0, "kl_scratch_tiny": 1.0, "kl_scratch_big": 1.0,
+         "kl_sub_unigram": 2.0, "kl_sub_init_tiny": 6.0, "kl_sub_init_big": 6.0,
+         "kl_sub_afterpre_tiny": 0.1, "kl_sub_afterpre_big": 0.2}
+    ok = {**m, **{f"trend_{k}_{s}": 0.01 for k in ("scratch", "scratchtotal", "pretrained") for s in ("tiny", "big")}}
+    assert E._converged([ok, ok])[0] and E._pretraining_learned([ok, ok])[0] and E._gates([ok, ok])[0]
+    bad = {**ok, "trend_pretrained_big": 0.3}
     assert not E._converged([ok, bad])[0]  # mean 15.5% > 5%
+    assert not E._gates([ok, bad])[0]
+    unlearned = {**ok, "kl_sub_afterpre_big": 0.5}  # 25% of the unigram baseline in one seed
+    assert not E._pretraining_learned([ok, unlearned])[0] and not E._gates([ok, unlearned])[0]
+
+
+def test_average_state_and_unigram_baseline():
+    import torch
+
+    from icml26.llm.cfg_subgrammars import experiment as E
+    from icml26.llm.cfg_subgrammars import setting as S
+
+    a = {"w": torch.tensor([1.0, 3.0]), "n": torch.tensor(7)}
+    b = {"w": torch.tensor([3.0, 5.0]), "n": torch.tensor(9)}
+    avg = E.average_state([a, b])
+    assert torch.equal(avg["w"], torch.tensor([2.0, 4.0])) and int(avg["n"]) == 7
+    with pytest.raises(ValueError, match="states"):
+        E.average_state([])
+    with pytest.raises(ValueError, match="keys"):
+        E.average_state([a, {"w": a["w"]}])
+    # unigram KL by hand: corpus of spans "1 eL2_1" and "2 eL2_1" (add-one smoothing over the vocabulary)
+    corpus = S.Corpus(G)
+    ids, _ = corpus.encode([["sL2_1", "1", "eL2_1"], ["sL2_1", "2", "eL2_1"]])
+    lengths = torch.tensor([5, 5])
+    V = len(corpus.itos)
+    tot = V + 4
+    u1, ue = 2 / tot, 3 / tot
+    logp = np.array([math.log(0.08)])
+    kl = E.unigram_span_kl(ids, lengths, [["sL2_1", "1", "eL2_1"]], logp, corpus)
+    assert kl == pytest.approx(math.log(0.08) - math.log(u1) - math.log(ue))
+
+
+def test_sub_kl_matches_the_evaluator_and_averaging_run():
+    import torch
+
+    from icml26.llm.cfg_subgrammars import experiment as E
+    from icml26.llm.cfg_subgrammars import setting as S
+
+    corpus = S.Corpus(G)
+    ev = E.Evaluator(G, corpus, np.random.default_rng(7), 20, 20, n_val=20)
+    torch.manual_seed(0)
+    m = S.make_model(len(corpus.itos), 8, 1, 1, 22)
+    full = ev.evaluate(m)
+    for a in E.NAMES:
+        assert ev.sub_kl(m, a) == pytest.approx(full[f"kl_{a}"])
+    with pytest.raises(ValueError, match="subgrammars"):
+        ev.sub_kl(m, "L1")
