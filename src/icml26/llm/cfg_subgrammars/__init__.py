@@ -74,7 +74,7 @@ PAPER = Paper(
             "steps": 30, "lr": 3e-3, "warmup": 5, "pretrain_steps": 10, "full_steps": 40, "eval_every": 5,
             "n_train": 1000, "seed_offset": 0,
             "sizes": {"tiny": [8, 1, 1, 1e-2], "large": [16, 1, 2, 5e-3]}}),
-        "full": Profile("full", seeds=4, timeout_s=1800, params={
+        "full": Profile("full", seeds=5, timeout_s=1800, params={
             "n_eval": 400, "n_val": 1000, "max_len": 40, "n_align": 300, "curve_model": [32, 2, 2], "batch": 32,
             "steps": 600, "lr": 3e-3, "warmup": 20, "pretrain_steps": 300, "full_steps": 1200, "eval_every": 50,
             "n_train": 10000, "seed_offset": 0, "sizes": _SIZES_FULL}),
