@@ -22,6 +22,13 @@ _COMMON = {"d_model": 64, "n_layers": 2, "n_heads": 2, "gate_bias": 3.0, "conv_k
            "batch": 32, "warmup": 20,
            "lm_vocab": 32, "lm_lr": 3e-3}
 _MIXERS = ["first-order", "dyadic", "quadratic", "fenwick", "attention"]
+#: recall task and per-mixer learning rates, chosen on dev seeds 100-105 (never the profile's seeds) before the
+#: full run: 6 pairs over 12 keys / 12 values at length 32 keeps the first-order control below the ceiling
+#: while attention reaches >= 90%; each recurrence gets the rate in {1e-3, 3e-3, 1e-2} with the best mean
+#: accuracy on dev seeds 100-101 at 300 steps; attention, the gate, keeps 3e-3 (1e-3 and 1e-2 stayed at 17-32%);
+#: 300 steps left attention at 32% / 76% / 80% on dev seeds 102-104, so the full profile trains 400 steps
+_RECALL = {"seq_len": 32, "n_pairs": 6, "n_keys": 12, "n_values": 12, "lr": 3e-3,
+           "lr_by_mixer": {"first-order": 1e-3, "dyadic": 3e-3, "quadratic": 1e-3, "fenwick": 1e-3}}
 _LM_MIXERS = ["first-order", "dyadic", "attention"]
 
 
@@ -53,37 +60,40 @@ PAPER = Paper(
         "available; its translation-invariant offsets keep O(n) states live) by our anchored instantiations "
         "(Fenwick binary prefixes; ends of blocks of length 1, 2, 3, ...); the paper's synthetic suite by "
         "multi-query associative recall (MQAR in the Zoology form: keys and values from disjoint vocabularies, "
-        "queries after the context; 4 pairs, 8 keys, 8 values, length 32) and its language modelling "
-        "by a generated language (a sparse Markov chain over 32 tokens with verbatim repeats of earlier spans), "
-        "CPU training at lr 3e-3 for every mixer alike (400 recall steps, batch 32; 100 language steps, length 48). "
+        "queries after the context; 6 pairs, 12 keys, 12 values, length 32) and its language modelling "
+        "by a generated language (a sparse Markov chain over 32 tokens with verbatim repeats of earlier spans); CPU "
+        "training, 400 recall steps at batch 32 with a learning rate per mixer chosen on dev seeds (first-order, k^2+1 "
+        "and Fenwick 1e-3, 2^k offsets and attention 3e-3). The full profile does not train the language model "
+        "(lm_mixers = [], budget; --set lm_mixers brings it back), so that claim is not decided there. "
         "The recall comparison is decided only if attention learns "
         "the task (>= 90% in every seed). Recipe history: without the short convolution and the q/k "
         "normalisation, 300 steps left every mixer, attention included, at 40-43% (a bag of values: an in-context "
-        "value 99.5% of the time); plain attention needed about 1,300 steps at lr 1e-3 on a dev seed, over the "
-        "budget. The convolution and the normalisation were chosen on dev seeds 100-101 (not the full profile's "
-        "seeds) and registered before the full run; they apply to every mixer, so the comparison stays at equal "
-        "width and training. On the two dev seeds the recurrences' recall is bistable at this budget (e.g. "
-        "first-order 42% / 94%, 2^k offsets 100% / 39% at 300-400 steps), so the seed count decides much. "
-        "Full-run outcome (4 seeds): attention 100% in every seed (gate met 4/4); 2^k, k^2+1 and Fenwick 97-100% "
-        "in every seed; first-order 93 / 42 / 97 / 99%, a mean gain of 16-17 points carried by one seed (paired "
-        "t p = 0.22), so the pre-registered rule says not reproduced. The full profile costs 433 s CPU in jobs "
-        "(slowest 110 s) under a load of 12-15 on 2 cores, over the 300 / 75 s budget. Revised after the full run by "
-        "review (wording only, no status changed): the recall evidence now lists the per-seed gains (+6, +56, +3, "
-        "0 points) and says the task is near its ceiling (first-order within 5 points of 100% in 2 of 4 seeds), so "
-        "'not reproduced' means not shown rather than refuted; the short convolution feeds every mixer the same "
-        "2-token input window and leaves B (the recurrence pattern) unchanged, so first-order stays first-order, but "
-        "it removes the key-to-value shift from the recurrence's work, which helps make the task easy; the cache "
-        "evidence says the O(n) cache is for the paper's patterns as we read them."),
+        "value 99.5% of the time); the convolution and the normalisation were chosen on dev seeds 100-101 and "
+        "apply to every mixer, so the comparison stays at equal width and training. First full run (4 pairs, 8 keys, "
+        "8 values, 400 steps, lr 3e-3 for all): attention 100% in every seed; 2^k, k^2+1 and Fenwick 97-100%; "
+        "first-order 93 / 42 / 97 / 99% (paired t p = 0.22, not reproduced), two seeds at the ceiling, so the test "
+        "had no room; it cost 433 s CPU in jobs (slowest 110 s), over the 300 / 75 s budget. Second regime, "
+        "registered before its full run on dev seeds 100-105 only: 6 pairs over 12 keys / 12 values; learning rates "
+        "from {1e-3, 3e-3, 1e-2} by the best mean accuracy on dev seeds 100-101 at 300 steps (first-order 36 / 33 / "
+        "30%, 2^k 73 / 86 / 26%, k^2+1 67 / 58 / 28%, Fenwick 67 / 66 / 47%); attention kept 3e-3 (1e-3 and 1e-2 "
+        "stayed at 17-32%) but at 300 steps reached only 32 / 76 / 80% on dev seeds 102-104, so 400 steps "
+        "(attention 100% on dev seeds 100-104); at 400 steps first-order reached 57 / 97 / 99 / 50% on dev seeds "
+        "100, 101, 103, 104, so the control is below the ceiling on average but still bistable (7 pairs did not "
+        "help: 83 / 97%). The short convolution feeds every mixer the same 2-token input window and leaves B (the "
+        "recurrence pattern) unchanged, so first-order stays first-order, but it removes the key-to-value shift "
+        "from the recurrence's work, which helps make the task easy."),
     examples="icml26.llm.token_mixers.examples:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
-            **_COMMON, "seq_len": 32, "n_pairs": 4, "n_keys": 8, "n_values": 8, "n_test": 128, "steps": 20,
-            "lr": 3e-3, "mixers": _MIXERS, "lm_mixers": _LM_MIXERS, "lm_len": 32, "lm_steps": 20,
+            **_COMMON, **_RECALL, "n_test": 128, "steps": 20,
+            "mixers": _MIXERS, "lm_mixers": _LM_MIXERS, "lm_len": 32, "lm_steps": 20,
             "cache_ns": [64, 128, 256, 512]}),
+        # the full profile leaves the language model out (lm_mixers = []) to stay within its CPU budget;
+        # --set lm_mixers=... (e.g. first-order, dyadic, attention; lm_len 48, lm_steps 100) brings it back
         "full": Profile("full", seeds=4, timeout_s=1800, params={
-            **_COMMON, "seq_len": 32, "n_pairs": 4, "n_keys": 8, "n_values": 8, "n_test": 512, "steps": 400,
-            "lr": 3e-3, "mixers": _MIXERS, "lm_mixers": _LM_MIXERS, "lm_len": 48, "lm_steps": 100,
-            "cache_ns": [64, 128, 256, 512, 1024, 2048]}),
+            **_COMMON, **_RECALL, "n_test": 256, "steps": 400,
+            "mixers": _MIXERS, "lm_mixers": [], "lm_len": 48, "lm_steps": 100,
+            "cache_ns": [64, 128, 256, 512, 1024]}),
     },
     claims=(
         Claim(id="unifies", kind="identity",
@@ -96,13 +106,13 @@ PAPER = Paper(
                          "recurrence by >= 5 points."),
               paper_value="multi-state patterns more expressive than first-order (synthetic tasks; numbers not read)",
               control="a first-order recurrence (gated linear attention / SSM layer) of the same layer, width and training"),
-        Claim(id="cache-complexity", kind="headline",
-              statement=("Structured recurrence patterns reach the stated costs: O(n log n) / O(n sqrt n) time for "
-                         "2^k / k^2+1 offsets, with O(log n) / O(sqrt n) decoding caches; O(1) cache for "
-                         "first-order, O(n) for attention."),
-              paper_value="O(n log n) time with O(log n) cache; O(n sqrt n) with O(sqrt n) cache (proofs)",
-              no_control=("a complexity count of index patterns (no learned component); first-order and dense "
-                          "patterns are measured beside them as the two ends of the range")),
+        Claim(id="cache-complexity", kind="identity",
+              statement=("Counted over index patterns: O(n log n) / O(n sqrt n) time (nnz(B)) for the 2^k / k^2+1 "
+                         "offsets; decoding caches of O(1) for first-order, O(log n) and O(sqrt n) for our anchored "
+                         "patterns (Fenwick prefixes, growing blocks), O(n) for attention; trained layers decode "
+                         "within those caches. (By construction of the patterns: whether the paper's own "
+                         "construction reaches O(log n) / O(sqrt n) caches is not tested.)"),
+              paper_value="O(n log n) time with O(log n) cache; O(n sqrt n) with O(sqrt n) cache (proofs)"),
         Claim(id="language-modelling", kind="headline",
               statement=("On language modelling, a multi-state recurrence (the paper's 2^k offsets) reaches a lower "
                          "held-out loss than a first-order recurrence at equal width (parameters within 2%)."),
