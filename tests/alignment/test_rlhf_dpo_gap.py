@@ -260,3 +260,41 @@ def test_examples_hook_calls_work_and_reject_strings():
         M.optimal_policy(np.ones(3), np.ones(3) / 3, "1")
     with pytest.raises(TypeError, match="r"):
         M.optimal_policy("abc", np.ones(3) / 3, 1.0)
+
+
+def test_sparse_instance_extra_policy_features():
+    """With ``extra = K - d`` the policy features span every score vector; the first block is the rotation."""
+    from icml26.alignment.rlhf_dpo_gap.setting import sparse_instance
+
+    inst = sparse_instance(np.random.default_rng(14), K=20, d=5, k=2, extra=15)
+    assert inst["Phi"].shape == (20, 20)
+    assert np.allclose(inst["Phi"][:, :5], inst["Psi"] @ inst["Q"])
+    assert np.linalg.matrix_rank(inst["Phi"]) == 20
+    theta = np.concatenate([inst["Q"].T @ inst["w_star"], np.zeros(15)])
+    assert np.allclose(inst["Phi"] @ theta, inst["r_star"])
+    with pytest.raises(ValueError, match="extra"):
+        sparse_instance(np.random.default_rng(0), K=20, d=5, k=2, extra=-1)
+
+
+def _e4_rows(r1, d1, r2, d2, seeds=6):
+    ns = [50, 100, 200, 400, 800]
+    return [{"e4_n": ns, "e4_gap_rlhf": list(r1), "e4_gap_dpo": list(d1), "e4_gap_rlhf_l2": list(r2),
+             "e4_gap_dpo_l2": list(d2)} for _ in range(seeds)]
+
+
+def test_sparse_check_needs_every_penalty_family():
+    from icml26.alignment.rlhf_dpo_gap import experiment as E
+
+    fast = np.array([0.8, 0.5, 0.25, 0.12, 0.06])
+    slow = np.array([1.6, 1.4, 1.0, 0.7, 0.5])
+    assert E.check_sparse_rlhf_fewer_samples(_e4_rows(fast, slow, fast, slow)).status == "reproduced"
+    # the l2 family a tie (the rotation-only construction): no longer reproduced
+    v = E.check_sparse_rlhf_fewer_samples(_e4_rows(fast, slow, slow, slow))
+    assert v.status == "partly"
+    # DPO's l2 fit as good as RLHF's l1 fit: the l2-DPO control fails as well
+    v = E.check_sparse_rlhf_fewer_samples(_e4_rows(fast, slow, slow, fast))
+    assert v.status == "partly"
+    # a learner that does not improve with n fails the gate
+    flat = np.full(5, 1.0)
+    assert E.check_sparse_rlhf_fewer_samples(_e4_rows(fast, flat, fast, slow)).status == "not-checkable"
+    assert E.check_sparse_rlhf_fewer_samples(_e4_rows(slow, fast, slow, fast)).status == "not-reproduced"

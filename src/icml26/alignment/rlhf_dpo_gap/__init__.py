@@ -22,7 +22,8 @@ from icml26.core.registry import lazy_exports
 _COMMON = {"K": 6, "betas": (0.3, 1.0), "policy_dims": (1, 2), "reward_dim": 2,
            "ex_R": (1.0, 2.0, 4.0, 8.0), "ex_betas": (0.05, 0.3, 1.0),
            "K_iso": 8, "iso_dim": 2, "iso_beta": 1.0, "lr": 0.5, "steps": 600, "local_eps": 0.2,
-           "sparse_K": 400, "sparse_d": 100, "sparse_k": 3, "sparse_beta": 1.0}
+           "sparse_K": 400, "sparse_d": 100, "sparse_k": 3, "sparse_beta": 1.0,
+           "sparse_extra": 300}
 
 PAPER = Paper(
     slug="rlhf-dpo-gap",
@@ -43,10 +44,14 @@ PAPER = Paper(
         "examples built like the appendix ones (their exact numbers were not recoverable). The "
         "Sec. 4 sparse-reward construction was not recoverable either: it is rebuilt (400 "
         "responses, reward features in R^100 with a 3-sparse reward; the policy class uses the "
-        "same features rotated by a random orthogonal matrix, so the reward is dense there; RLHF "
-        "and DPO use the same l1-penalised BT fit with 5-fold CV, on their own features). The "
+        "same features rotated by a random orthogonal matrix, so the reward is dense there, plus "
+        "300 features the reward does not use, so the policy class holds every policy; RLHF and "
+        "DPO are each fitted with an l1- and an l2-penalised BT fit, 5-fold CV, on their own "
+        "features, and compared within each penalty family; the earlier construction, rotation "
+        "only, made the two l2 fits identical). The "
         "paper's LLM experiments (GPT-2, safe-RLHF) are not run. The probability with which PILAF "
-        "mixes its two pair sources could not be read in the stored PILAF text; we mix them 1 : "
+        "mixes its two pair sources could not be read in the stored PILAF text (searched again for "
+        "issue 16: PILAF's Table 1 names the two sources, not their probabilities); we mix them 1 : "
         "Z+Z- (Z+- = E_pi exp(+-h)), the only mix under which PILAF's first-order gradient "
         "property (expected DPO gradient = -c grad V) holds exactly, and report the half-and-half "
         "mix (normalised pi+-) that the earlier runs used: both give the same median gain over "
@@ -89,7 +94,8 @@ PAPER = Paper(
                         "can outperform both RLHF and DPO.",
               paper_value="Theorem (online DPO can be strictly better than RLHF = DPO); no numeric value"),
         Claim(id="sparse-rlhf-fewer-samples", kind="headline",
-              control="DPO with the same l1-penalised fit on the policy's features",
+              control="DPO with the same penalty family (l1, and l2) on the policy's features; "
+                      "and DPO with its better penalty per seed",
               statement="With a ground-truth reward that is sparse for the reward model but not for the "
                         "policy's parametrisation, RLHF needs significantly fewer samples than DPO to "
                         "reach a good policy (Sec. 4).",

@@ -25,12 +25,13 @@ random instances; the statements are checked instance by instance.
   (E3-local) where PILAF's first-order gradient argument applies.
 * E4, sparse reward, finite samples (Sec. 4): rebuilt, not the paper's construction
   (which we could not recover): K=400 responses, reward features ``Psi`` in R^100, a
-  3-sparse ``r* = Psi w*``; the policy class is log-linear in ``Phi = Psi Q`` (``Q`` a random
-  rotation), the same functions in coordinates where ``theta* = Q^T w*`` is dense. ``n``
-  comparisons drawn from ``pi_ref``. Both learners use the SAME l1-penalised BT fit with the
-  penalty chosen by 5-fold CV: RLHF on the reward features (then the exact policy step),
-  DPO on the policy features (its implicit-reward differences are linear in ``Phi``). The
-  l2 fit (identical for both parametrisations, since l2 is rotation invariant) is reported.
+  3-sparse ``r* = Psi w*``; the policy class is log-linear in ``Phi = [Psi Q, N]`` (``Q`` a random
+  rotation, ``N`` 300 Gaussian features that r* does not use), so r* is in the policy class but
+  dense there (``theta* = (Q^T w*, 0)``), and the policy class holds every policy over the 400
+  responses. ``n`` comparisons drawn from ``pi_ref``. Each learner is fitted with each penalty
+  family, chosen by 5-fold CV: RLHF's BT fit on the reward features (then the exact policy step),
+  DPO's fit of its implicit reward on the policy features. The verdict needs RLHF ahead under
+  the same family for l1 and for l2, and against DPO's better family (the l2-DPO control).
   Metric: ``V(pi*) - V(pi_hat)``.
 """
 
@@ -174,15 +175,16 @@ def _e3_local(rng, n, K, dim, beta, eps, lr, steps):
     return out
 
 
-def _e4(rng, ns, K, d, k, beta):
-    inst = sparse_instance(rng, K, d, k)
+def _e4(rng, ns, K, d, k, beta, extra):
+    inst = sparse_instance(rng, K, d, k, extra)
     Psi, Phi, r = inst["Psi"], inst["Phi"], inst["r_star"]
     pr = np.ones(K) / K
     v_star = value(optimal_policy(r, pr, beta), r, pr, beta)
-    learners = {  # name: (features, penalty); scores of the learned policy are features @ coef
-        "rlhf": (Psi, "l1"),        # sparse reward model on the reward features, exact policy step
-        "dpo": (Phi, "l1"),         # the same l1 fit of DPO's implicit reward on the policy features
-        "l2": (Psi, "l2"),          # l2 fit: rotation invariant, so RLHF and DPO coincide
+    learners = {  # key: (features, penalty); scores of the learned policy are features @ coef
+        "e4_gap_rlhf": (Psi, "l1"),     # sparse reward model on the reward features, exact policy step
+        "e4_gap_dpo": (Phi, "l1"),      # the same l1 fit of DPO's implicit reward on the policy features
+        "e4_gap_rlhf_l2": (Psi, "l2"),  # both learners again with the l2 penalty (same family for both)
+        "e4_gap_dpo_l2": (Phi, "l2"),
     }
     gaps = {m: [] for m in learners}
     for n in ns:
@@ -192,8 +194,7 @@ def _e4(rng, ns, K, d, k, beta):
                 warnings.simplefilter("ignore")  # liblinear/lbfgs convergence chatter at extreme C
                 coef = fit_bt_from_samples(F[a] - F[b], y, pen)
             gaps[m].append(v_star - value(optimal_policy(F @ coef, pr, beta), r, pr, beta))
-    return {"e4_n": list(ns), "e4_gap_rlhf": gaps["rlhf"], "e4_gap_dpo": gaps["dpo"],
-            "e4_gap_l2": gaps["l2"]}
+    return {"e4_n": list(ns), **gaps}
 
 
 def run(profile: Profile, seed: int) -> dict:
@@ -206,7 +207,8 @@ def run(profile: Profile, seed: int) -> dict:
     m.update(_e2(rng, p["n_e2"], p["K"], betas, p["reward_dim"]))
     m.update(_three_arm(list(p["ex_R"]), list(p["ex_betas"])))
     m.update(_e3(rng, p["n_e3"], p["K_iso"], p["iso_dim"], p["iso_beta"], p["lr"], p["steps"]))
-    m.update(_e4(rng, list(p["sparse_n"]), p["sparse_K"], p["sparse_d"], p["sparse_k"], p["sparse_beta"]))
+    m.update(_e4(rng, list(p["sparse_n"]), p["sparse_K"], p["sparse_d"], p["sparse_k"], p["sparse_beta"],
+                 p["sparse_extra"]))
     m.update(_e3_local(rng, p["n_e3_local"], p["K_iso"], p["iso_dim"], p["iso_beta"], p["local_eps"],
                        p["lr"], p["steps"]))
     return m
@@ -445,55 +447,82 @@ def _n_to_reach(ns, gaps, target):
     return float("inf")
 
 
-def check_sparse_rlhf_fewer_samples(ms) -> Verdict:
-    """Sec. 4 (rebuilt): with the same l1-penalised fit for both, RLHF's V-gap (reward features,
-    where r* is sparse) < DPO's (policy features, where it is dense) at every n <= 400 in >= 80%
-    of seeds, and DPO needs >= 2x RLHF's samples to reach RLHF's gap at the smallest n (mean
-    curves). ``partly`` if RLHF wins in more than half of the (seed, n) cells.
-
-    Revised after the full run by review (reported, not deciding): the same comparison against
-    DPO with the l2 fit, which is DPO's better regulariser here (rotation invariant, so it is
-    also RLHF's l2 fit), so that the control is not only the l1 fit on dense features."""
-    ns = np.asarray(ms[0]["e4_n"], float)
-    gr = np.asarray([m["e4_gap_rlhf"] for m in ms], float)
-    gd = np.asarray([m["e4_gap_dpo"] for m in ms], float)
-    g2 = np.asarray([m["e4_gap_l2"] for m in ms], float)
+def _family(ns, gr, gd, sel):
+    """RLHF (gaps ``gr``: seeds x n) vs DPO (``gd``): per-n win fractions, the sample ratio DPO
+    needs to reach RLHF's mean gap at the smallest n, and whether the rule is met."""
     win = (gr < gd).mean(axis=0)
-    sel = ns <= 400
-    mean_r, mean_d = gr.mean(0), gd.mean(0)
-    n_dpo = _n_to_reach(ns, mean_d, mean_r[0])
-    ratio = n_dpo / ns[0]
-    ok = bool(np.all(win[sel] >= 0.8)) and ratio >= 2.0
-    partly = bool(np.mean(win) > 0.5)
+    ratio = _n_to_reach(ns, gd.mean(0), gr.mean(0)[0]) / ns[0]
     ps = [sign_test(gr[:, j] - gd[:, j], alternative="less") for j in range(len(ns))]
-    curve = ", ".join(f"n={int(n)}: {a:.3f} vs {b:.3f}" for n, a, b in zip(ns, mean_r, mean_d))
+    ok = bool(np.all(win[sel] >= 0.8)) and ratio >= 2.0
     rtxt = f">{ns[-1] / ns[0]:.0f}" if not np.isfinite(ratio) else f"{ratio:.1f}"
-    win2 = (gr < g2).mean(axis=0)
-    r2 = _n_to_reach(ns, g2.mean(0), mean_r[0]) / ns[0]
-    r2txt = f">{ns[-1] / ns[0]:.0f}" if not np.isfinite(r2) else f"{r2:.1f}"
-    p2 = [sign_test(gr[:, j] - g2[:, j], alternative="less") for j in range(len(ns))]
+    return win, ratio, ps, ok, rtxt
+
+
+def check_sparse_rlhf_fewer_samples(ms) -> Verdict:
+    """Sec. 4 (rebuilt): r* is 3-sparse in the reward model's 100 features; the policy class is
+    log-linear in the same features rotated (dense there) plus 300 features r* does not use
+    (a full-capacity policy class). Both learners are fitted with each penalty family.
+
+    Pre-registered (rule of the re-run for issue 16, committed before the full run): RLHF needs
+    fewer samples than DPO under the SAME penalty family, for each family, and also against DPO's
+    better family. For each of (a) l1 for both and (b) l2 for both: RLHF's V-gap < DPO's at every
+    n <= 400 in >= 80% of seeds, and DPO needs >= 2x the samples to reach RLHF's mean gap at the
+    smallest n (mean curves, log-linear interpolation). (c) The l2-DPO control: RLHF (l1) against
+    DPO's better penalty per seed and n (min of its l1 and l2 gaps, a choice in DPO's favour), the
+    same rule. ``reproduced`` iff (a), (b) and (c); ``partly`` if one or two of them hold, or RLHF
+    wins more than half of the same-family (seed, n) cells; else ``not-reproduced``. Training
+    gate: every learner's mean gap at the largest n is below its mean gap at the smallest n
+    (each learns from data); otherwise ``not-checkable``."""
+    ns = np.asarray(ms[0]["e4_n"], float)
+    g = {k: np.asarray([m[k] for m in ms], float)
+         for k in ("e4_gap_rlhf", "e4_gap_dpo", "e4_gap_rlhf_l2", "e4_gap_dpo_l2")}
+    learns = {k: bool(v.mean(0)[-1] < v.mean(0)[0]) for k, v in g.items()}
+    if not all(learns.values()):
+        bad = ", ".join(k for k, v in learns.items() if not v)
+        return Verdict("not-checkable", f"no learning with n for: {bad}",
+                       f"gate: each learner's mean gap at n={int(ns[-1])} must be below that at n={int(ns[0])}")
+    sel = ns <= 400
+    r1, d1, r2, d2 = g["e4_gap_rlhf"], g["e4_gap_dpo"], g["e4_gap_rlhf_l2"], g["e4_gap_dpo_l2"]
+    dbest = np.minimum(d1, d2)
+    fa, fb, fc = _family(ns, r1, d1, sel), _family(ns, r2, d2, sel), _family(ns, r1, dbest, sel)
+    oks = [fa[3], fb[3], fc[3]]
+    same_cells = float(np.mean(np.concatenate([(r1 < d1).ravel(), (r2 < d2).ravel()])))
+    ok = all(oks)
+    partly = any(oks) or same_cells > 0.5
+
+    def curve(x, y):
+        return ", ".join(f"n={int(n)}: {a:.3f} vs {b:.3f}" for n, a, b in zip(ns, x.mean(0), y.mean(0)))
+
+    def rule(name, f):
+        return (f"{name}: RLHF wins per-seed fraction by n {np.round(f[0], 2).tolist()}, per-n sign tests "
+                f"{', '.join(fmt_p(p) for p in f[2])}, sample ratio {f[4]} ({'met' if f[3] else 'not met'})")
+
     return Verdict("reproduced" if ok else ("partly" if partly else "not-reproduced"),
-                   f"mean V-gap RLHF vs DPO, both l1 ({curve}); DPO needs {rtxt}x the samples to match "
-                   f"RLHF at n={int(ns[0])}; l2 fit (RLHF = DPO): {', '.join(f'{g:.3f}' for g in g2.mean(0))}",
-                   f"{len(ms)} seeds; RLHF wins per-seed fraction by n: {np.round(win, 2).tolist()}; "
-                   f"per-n sign tests {', '.join(fmt_p(p) for p in ps)}; pass iff win >= 0.8 at every "
-                   "n <= 400 and sample ratio >= 2 (our rebuilt construction: r* sparse in the reward "
-                   "features, dense in the policy's rotated features; not the paper's construction). "
-                   f"Against the l2 fit instead (added by review after the full run, reported): RLHF wins "
-                   f"per-seed fraction by n {np.round(win2, 2).tolist()}, per-n sign tests "
-                   f"{', '.join(fmt_p(p) for p in p2)}, the l2 fit needs {r2txt}x the samples to match RLHF "
-                   f"at n={int(ns[0])}",
-                   value=float(ratio) if np.isfinite(ratio) else float(ns[-1] / ns[0]),
-                   control="DPO (same l1 fit on the policy features): "
-                           + ", ".join(f"n={int(n)}: {b:.3f}" for n, b in zip(ns, mean_d)))
+                   f"mean V-gap RLHF vs DPO, both l1 ({curve(r1, d1)}); both l2 ({curve(r2, d2)}); "
+                   f"RLHF (l1) vs DPO's better penalty per seed ({curve(r1, dbest)}); DPO needs {fa[4]}x "
+                   f"(l1), {fb[4]}x (l2), {fc[4]}x (better of the two) the samples to match RLHF at "
+                   f"n={int(ns[0])}",
+                   f"{len(ms)} seeds; " + "; ".join([rule("(a) both l1", fa), rule("(b) both l2", fb),
+                                                      rule("(c) RLHF l1 vs DPO's better penalty", fc)])
+                   + f"; pass iff (a), (b), (c) each have win >= 0.8 at every n <= 400 and sample ratio >= 2 "
+                     "(our rebuilt construction: r* sparse in the reward features; policy features are "
+                     "those rotated plus 300 unused ones; not the paper's construction); gate: every "
+                     "learner's mean gap falls from the smallest to the largest n (met)",
+                   value=float(fa[1]) if np.isfinite(fa[1]) else float(ns[-1] / ns[0]),
+                   control="DPO with the same penalty family on the policy features: l1 "
+                           + ", ".join(f"{b:.3f}" for b in d1.mean(0)) + "; l2 "
+                           + ", ".join(f"{b:.3f}" for b in d2.mean(0)) + f" (n = {', '.join(str(int(n)) for n in ns)})")
 
 
 def contradict_sparse_rlhf_fewer_samples(ms):
-    return [{**m, "e4_gap_rlhf": m["e4_gap_dpo"], "e4_gap_dpo": m["e4_gap_rlhf"]} for m in ms]
+    return [{**m, "e4_gap_rlhf": m["e4_gap_dpo"], "e4_gap_dpo": m["e4_gap_rlhf"],
+             "e4_gap_rlhf_l2": m["e4_gap_dpo_l2"], "e4_gap_dpo_l2": m["e4_gap_rlhf_l2"]} for m in ms]
 
 
 def control_sparse_rlhf_fewer_samples(ms):
-    return [{**m, "e4_gap_rlhf": list(m["e4_gap_dpo"])} for m in ms]
+    """RLHF replaced by DPO with the same penalty family: every comparison is a tie."""
+    return [{**m, "e4_gap_rlhf": list(m["e4_gap_dpo"]), "e4_gap_rlhf_l2": list(m["e4_gap_dpo_l2"])}
+            for m in ms]
 
 
 # ----------------------------------------------------------------------------- figure
@@ -544,7 +573,7 @@ def figure(ms):
 
     ns = np.asarray(m0["e4_n"], float)
     for key, lab in (("e4_gap_rlhf", "RLHF (l1, reward features)"), ("e4_gap_dpo", "DPO (l1, policy features)"),
-                     ("e4_gap_l2", "l2 fit (RLHF = DPO)")):
+                     ("e4_gap_rlhf_l2", "RLHF (l2, reward features)"), ("e4_gap_dpo_l2", "DPO (l2, policy features)")):
         g = np.asarray([m[key] for m in ms], float)
         ax3.errorbar(ns, g.mean(0), yerr=g.std(0), marker="o", capsize=3, label=lab)
     ax3.set_xscale("log")

@@ -41,7 +41,11 @@ Learners (Sec. 3):
   is built on; symmetrised over the order of the pair these are the weights
   ``pi(a) pi(b) / sigmoid'(h_a - h_b)``). ``"pilaf-half"`` is the same two sources mixed
   half and half with normalised ``pi_plus``, ``pi_minus`` (equal to ``"pilaf"`` when
-  ``Z+ Z- = 1``); ``"on-policy"`` is ``pi ⊗ pi``, the control. That first-order property is
+  ``Z+ Z- = 1``); ``"on-policy"`` is ``pi ⊗ pi``, the control. What we could read of PILAF itself
+  (its Table 1, through a stored summary of its HTML page) names the two pair sources (first
+  response from pi_plus or pi_theta, second from pi_minus or pi_theta) but not the probability of
+  each; its Section 4 text and official code were not found in the stored sources (searched again
+  for issue 16), so the 1 : Z+ Z- mix stays derived, not read. That first-order property is
   why online DPO can beat both RLHF and DPO when both classes are mis-specified.
 
 Value maximisation inside a log-linear class is not concave in ``theta``; it is solved
@@ -374,10 +378,10 @@ def fit_bt_from_samples(X_diff, y, penalty: str = "l1", Cs=None, cv: int = 5) ->
     """Penalised Bradley-Terry fit from sampled comparisons (no intercept).
 
     ``X_diff: (n, d)`` feature differences ``psi(a_i) - psi(b_i)``, ``y: (n,)`` in {0, 1}
-    (1: ``a_i`` preferred). ``penalty="l1"`` is the sparse fit that both learners use in
-    E4 (RLHF on the reward features, DPO's implicit reward of a log-linear policy on the
-    policy's rotated features); ``penalty="l2"`` is weight decay, rotation invariant, so
-    the l2 fits of RLHF and DPO coincide. The inverse
+    (1: ``a_i`` preferred). ``penalty="l1"`` is the sparse fit, ``penalty="l2"`` weight decay; in
+    E4 each learner is fitted with both (RLHF on the reward features, DPO's implicit reward of a
+    log-linear policy on the policy's features). l2 is rotation invariant, so on rotated features
+    alone the two l2 fits coincide (unit-tested); E4's policy features also hold unused ones. The inverse
     penalty ``C`` is chosen from ``Cs`` by ``cv``-fold cross-validated log-loss
     (scikit-learn ``LogisticRegressionCV``; default grid ``C in 10^[-4, 1]``, 11 values, the
     same for both penalties). Returns the weights ``w: (d,)``.

@@ -8,9 +8,10 @@
 * :func:`sparse_instance`: the finite-sample setting of Sec. 4, rebuilt (the paper's exact
   construction was not recoverable): ``K`` responses with Gaussian reward features
   ``Psi: (K, d)`` and a ``k``-sparse reward ``r_star = Psi @ w_star``; the policy class is
-  parameterised by ``Phi = Psi @ Q`` with ``Q`` a random rotation, so the two classes hold the
-  same functions (they are isomorphic) but the reward is sparse only in the reward model's
-  coordinates: in the policy's coordinates ``theta_star = Q^T w_star`` is dense.
+  parameterised by ``Phi = [Psi @ Q, N]`` with ``Q`` a random rotation and ``N`` extra features
+  the reward does not use: the reward is in both classes, but it is sparse only in the reward
+  model's coordinates (in the policy's, ``theta_star = (Q^T w_star, 0)`` is dense), and the policy
+  class is larger than the reward class (with ``extra = K - d`` it holds every policy).
 * :func:`sample_comparisons`: ``n`` Bradley-Terry comparisons of pairs drawn from ``pi_ref``.
 """
 
@@ -50,21 +51,27 @@ def three_arm_example(R: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array([0.0, -R, 0.0]), np.array([[1.0], [0.0], [-1.0]]), np.ones(3) / 3
 
 
-def sparse_instance(rng, K: int, d: int, k: int) -> dict:
-    """Sec. 4 rebuilt: ``{"Psi" (K, d), "Phi" (K, d), "Q" (d, d), "w_star" (d,), "r_star" (K,)}``.
+def sparse_instance(rng, K: int, d: int, k: int, extra: int = 0) -> dict:
+    """Sec. 4 rebuilt: ``{"Psi" (K, d), "Phi" (K, d + extra), "Q" (d, d), "w_star" (d,), "r_star" (K,)}``.
 
-    ``w_star`` has ``k`` entries of +-1; ``Q`` is a Haar-random rotation, ``Phi = Psi @ Q``.
+    ``w_star`` has ``k`` entries of +-1; ``Q`` is a Haar-random rotation and ``Phi = [Psi @ Q, N]``
+    with ``N: (K, extra)`` Gaussian features the reward does not use (``extra = K - d`` makes the
+    policy class every policy over the ``K`` responses, as a full-capacity policy model).
     """
     rng = as_rng("rng", rng)
     K, d = check_int("K", K, minimum=2), check_int("d", d, minimum=1)
     k = check_int("k", k, minimum=1, maximum=d)
+    extra = check_int("extra", extra, minimum=0)
     Psi = rng.normal(size=(K, d))
     w = np.zeros(d)
     w[rng.choice(d, k, replace=False)] = rng.choice([-1.0, 1.0], k)
     A = rng.normal(size=(d, d))
     Q, Rm = np.linalg.qr(A)
     Q = Q * np.sign(np.diag(Rm))  # Haar measure
-    return {"Psi": Psi, "Phi": Psi @ Q, "Q": Q, "w_star": w, "r_star": Psi @ w}
+    Phi = Psi @ Q
+    if extra:
+        Phi = np.hstack([Phi, rng.normal(size=(K, extra))])
+    return {"Psi": Psi, "Phi": Phi, "Q": Q, "w_star": w, "r_star": Psi @ w}
 
 
 def sample_comparisons(rng, r_star, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
