@@ -22,6 +22,40 @@ def test_oracle_crop_holds_every_named_clue(seed):
     assert sum(t == S.COARSE0 + S.N_OBJ // 4 for t in g) == len(v.salient)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_oracle_think_names_the_missing_markers(seed):
+    v = S.make_video(seed, hops=1 + seed % 2, distractors=(seed // 2) % 2, ans_len=2)
+    tok, kin = S.oracle_episode(v)
+    thinks = [tok[i] for i in range(1, len(tok)) if kin[i] == 1 and kin[i - 1] != 1]
+    bins = S.oracle_bins(v)
+    assert len(thinks) == len(bins)
+    for k, t in enumerate(thinks):
+        missing = [m for m in v.asked if m not in v.salient_ids[:k]]
+        assert missing  # a tool turn is only taken while a named marker is unseen
+        assert t == (S.NEED_BOTH if len(missing) == 2 else S.NEED0 + missing[0])
+    # the last crop shows the last missing marker, so the answer follows
+    assert set(v.asked) <= set(v.salient_ids[:len(bins)])
+    bare, _ = S.oracle_episode(v, think_missing=False)
+    assert [x for x in bare if x in S.THINKS] == [S.THINK] * len(bins)
+    assert M.format_score(_turns(tok)) == 1.0 and M.format_score(_turns(bare)) == 1.0
+
+
+def _turns(tok):
+    out, i = [], S.PREFIX_LEN
+    while i < len(tok):
+        out.append(tok[i:i + S.TURN_LEN])
+        i += S.TURN_LEN + S.TOOL_LEN
+    return out
+
+
+def test_think_tokens_reject_bad_input():
+    v = S.make_video(3, hops=1)
+    with pytest.raises(ValueError, match="think"):
+        S.tool_turn(0, think=S.ANS)
+    with pytest.raises(ValueError, match="seen"):
+        S.missing_think(v, set(v.asked))
+
+
 def test_global_view_hides_marker_and_object():
     v = S.make_video(1, hops=1, distractors=0, ans_len=3)
     g = S.global_view(v.frames)

@@ -57,7 +57,7 @@ def _record(model, losses, held) -> dict:
 def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
             "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
-            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0), "v": 7}
+            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0), "v": 8}
 
 
 def _stage2_cfg(p: Profile, seed: int, tdam_ratio: float, steps: int) -> dict:

@@ -3,7 +3,8 @@
 What is implemented here, in our words:
 
 * **Native tool use in one context** (Sec. 3): one decoder sees ``[question | global view]``,
-  emits ``THINK GROUND <bin> <strategy> /GROUND``; the crop tool's fine frames are appended to the
+  emits ``<think> GROUND <bin> <strategy> /GROUND`` (the think token states the named marker
+  still missing); the crop tool's fine frames are appended to the
   *same* KV-cached context, and the loop repeats until ``ANS m1 a1 m2 a2`` or the turn cap
   (:func:`rollout`). :func:`replay_turns` runs a fixed trajectory either with the shared cache or
   re-encoding the whole context at every turn (the "decoupled" baseline of the speed claim).
@@ -137,7 +138,7 @@ def parse_turn(tokens: Sequence[int]) -> tuple[str, int, dict]:
     t = list(tokens)
     if len(t) != S.TURN_LEN:
         raise ValueError(f"tokens must hold {S.TURN_LEN} ids, got {len(t)}")
-    if t[0] == S.THINK and t[1] == S.GROUND and t[4] == S.EGROUND:
+    if t[0] in S.THINKS and t[1] == S.GROUND and t[4] == S.EGROUND:
         errors, fields = 0, {}
         if S.BIN0 <= t[2] < S.BIN0 + S.N_BINS:
             fields["bin"] = t[2] - S.BIN0
@@ -158,7 +159,8 @@ def parse_turn(tokens: Sequence[int]) -> tuple[str, int, dict]:
 def format_score(turns: Sequence[Sequence[int]]) -> float:
     """r_f: every non-final turn a tool call and the final turn an answer, else 0; minus 1/#turns per wrong field.
 
-    A tool turn is ``THINK GROUND <bin> <strategy> /GROUND``; an answer turn ``ANS m1 a1 m2 a2``.
+    A tool turn is ``<think> GROUND <bin> <strategy> /GROUND`` (any token of ``setting.THINKS``
+    opens it); an answer turn ``ANS m1 a1 m2 a2``.
     """
     if not turns:
         return 0.0

@@ -18,16 +18,19 @@ distractor (it also shows an object).
   global frames with the highest novelty score (``-log`` frequency of their coarse symbol in the
   video's own global view), no seeking and no feedback (the control a reviewer asks for).
 * ``oracle_episode``: the reference trajectory (crop every salient event in temporal order until
-  every named marker has been seen, then answer), used for SFT.
+  every named marker has been seen, then answer), used for SFT. Its think token states which
+  named marker is still missing (``NEED m``, or ``NEED_BOTH`` before either is seen): our
+  one-token stand-in for the reasoning text that says which clue the next crop must find.
 
 Token layout of one episode (fixed-size turns, so episodes batch without ragged caches)::
 
     prefix  = BOS Q m1 m2|NONE /Q  G c_0 .. c_31 /G                       (39 tokens)
-    tool    = THINK GROUND BIN_b STRAT_s /GROUND   CROP f_1 .. f_16 /CROP  (5 + 18)
+    tool    = NEED GROUND BIN_b STRAT_s /GROUND   CROP f_1 .. f_16 /CROP   (5 + 18)
     answer  = ANS m1 a1 m2|NONE a2|NONE                                   (5)
 
 The answer turn names each marker before its object (our stand-in for the reasoning text that
-states which clue the answer rests on).
+states which clue the answer rests on). Any think token (the bare ``THINK`` or a ``NEED`` token)
+opens a well-formed tool turn; its content is not rewarded.
 """
 
 from __future__ import annotations
@@ -58,7 +61,10 @@ MARK0 = OBJ0 + N_OBJ                 # 36
 MOBJ0 = MARK0 + N_MARK               # 40: marker m shown with object o
 COARSE0 = MOBJ0 + N_MARK * N_OBJ     # 104
 BIN0 = COARSE0 + N_OBJ // 4 + 1      # 109
-VOCAB = BIN0 + N_BINS                # 140
+NEED0 = BIN0 + N_BINS                # 140: think "marker m is still missing"
+NEED_BOTH = NEED0 + N_MARK           # 144: think "both named markers are still missing"
+VOCAB = NEED_BOTH + 1                # 145
+THINKS = (THINK, *range(NEED0, NEED_BOTH + 1))   # tokens that open a tool turn
 MARK_LEN = 8                         # frames of a marker event (= STRIDE: one global frame each)
 PREFIX_LEN = 5 + 2 + T // STRIDE     # 39
 
@@ -223,8 +229,18 @@ def answer_of(video: Video) -> list[int]:
     return answer_turn(video.asked, video.answer)
 
 
-def tool_turn(start_bin: int, strategy: str = "fine") -> list[int]:
-    return [THINK, GROUND, BIN0 + start_bin, STRAT0 + STRATEGIES.index(strategy), EGROUND]
+def tool_turn(start_bin: int, strategy: str = "fine", think: int = THINK) -> list[int]:
+    if think not in THINKS:
+        raise ValueError(f"think must be one of the think tokens {THINKS}, got {think!r}")
+    return [think, GROUND, BIN0 + start_bin, STRAT0 + STRATEGIES.index(strategy), EGROUND]
+
+
+def missing_think(video: Video, seen) -> int:
+    """The think token of a reference tool turn: which named marker(s) the crops so far have not shown."""
+    miss = [m for m in video.asked if m not in seen]
+    if not miss:
+        raise ValueError("seen must leave at least one named marker missing")
+    return NEED_BOTH if len(miss) == 2 else NEED0 + miss[0]
 
 
 def oracle_bins(video: Video) -> list[int]:
@@ -243,12 +259,22 @@ def oracle_bins(video: Video) -> list[int]:
     return bins
 
 
-def oracle_episode(video: Video) -> tuple[list[int], list[int]]:
-    """(tokens, kinds) of the reference trajectory; kinds: 0 context, 1 tool-call turn, 2 tool output, 3 answer turn, 4 global."""
+THINK_MISSING = True   # reference tool turns state the missing marker(s) (False: a bare THINK token)
+
+
+def oracle_episode(video: Video, think_missing: bool | None = None) -> tuple[list[int], list[int]]:
+    """(tokens, kinds) of the reference trajectory; kinds: 0 context, 1 tool-call turn, 2 tool output, 3 answer turn, 4 global.
+
+    With ``think_missing`` (default :data:`THINK_MISSING`) each tool turn opens with the think token
+    naming the named marker(s) not yet seen in the crops so far (:func:`missing_think`).
+    """
+    think_missing = THINK_MISSING if think_missing is None else bool(think_missing)
     toks = prefix_tokens(video)
     kinds = [0] * 5 + [4] * (len(toks) - 5)
-    for b in oracle_bins(video):
-        toks += tool_turn(b)
+    seen: set[int] = set()
+    for b, mid in zip(oracle_bins(video), video.salient_ids):
+        toks += tool_turn(b, think=missing_think(video, seen) if think_missing else THINK)
+        seen.add(mid)
         kinds += [1] * TURN_LEN
         toks += [CROP, *crop(video.frames, b), ECROP]
         kinds += [2] * TOOL_LEN
