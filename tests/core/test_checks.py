@@ -205,6 +205,19 @@ def test_bounds_allow_float32_rounding_of_counts():
     assert b([{"a": float(np.float32(17 / 600)), "b": 0.0}] * 5).status == "not-reproduced"
 
 
+def test_small_bounds_keep_their_meaning():
+    """The float32 slack is capped at 1% of a small non-zero bound: <= 1e-8 is not <= 5e-7, >= 1e-9 is not >= 0."""
+    g = C.gate("grad", at_most=1e-8, why="converged")
+    assert g.evaluate([{"grad": 1.0e-8}])[0]
+    assert not g.evaluate([{"grad": 3e-7}])[0]
+    pos = C.threshold("lo", at_least=1e-9)
+    assert pos([{"lo": 0.01}] * 3).status == "reproduced"
+    assert pos([{"lo": 0.0}] * 3).status == "not-reproduced"
+    zero = C.threshold("d", at_least=0.0)  # a bound of 0 keeps the absolute float32 slack
+    assert zero([{"d": -1e-8}] * 3).status == "reproduced"
+    assert zero([{"d": -1e-5}] * 3).status == "not-reproduced"
+
+
 def test_non_inferior_by_interval_and_by_mean():
     ms = [{"m": 10.0 + d, "c": 10.0} for d in (-0.5, 0.2, -0.1, 0.3, -0.2)]  # mean advantage -0.06
     ok = C.non_inferior("m", "c", margin=2.0)

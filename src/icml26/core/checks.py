@@ -44,11 +44,21 @@ At = int | str | None
 # ----------------------------------------------------------------------------- helpers
 
 FLOAT_TOL = 5e-7  # slack on bounds, above float32 rounding: an accuracy gain of 18/600 is stored as 0.02999997
+REL_TOL_CAP = 1e-2  # the slack never exceeds 1% of a non-zero bound
 
 
 def _tol(bound: float) -> float:
-    """Slack for comparing a stored metric with a bound (metrics are often float32 counts)."""
-    return FLOAT_TOL * max(1.0, abs(float(bound)))
+    """Slack for comparing a stored metric with a bound (metrics are often float32 counts).
+
+    ``FLOAT_TOL`` (scaled by the bound above 1) absorbs float32 rounding of differences of O(1)
+    quantities. For a small non-zero bound it is capped at ``REL_TOL_CAP`` of the bound, so that a bound
+    such as ``<= 1e-8`` (a gradient norm) or ``>= 1e-9`` ("strictly positive") keeps its meaning instead
+    of admitting values up to 5e-7 away. A bound of exactly 0 keeps the absolute slack.
+    """
+    b = abs(float(bound))
+    if b == 0.0:
+        return FLOAT_TOL
+    return min(FLOAT_TOL * max(1.0, b), REL_TOL_CAP * b)
 
 
 def _values(ms: Sequence[Metrics], key: str, at: At) -> np.ndarray:

@@ -139,7 +139,10 @@ PAPER = Paper(
                   C.threshold("flip/generative_lo", at_least=1e-9, frac=0.8,
                               label="paired bootstrap CI lower bound of (generative - decoupled) Monitor-label flips "
                                     "per episode (added by review after the full run: the issue's 'paired CI "
-                                    "excluding 0' applies to the flips too; met in 5/5 stored seeds)"),
+                                    "excluding 0' applies to the flips too; in the stored run the lower bound is 0 in seeds 3 and 4, "
+                                    "so this part is met in 3/5 seeds. It had read as met in 5/5 because core's checks then "
+                                    "gave every bound an absolute slack of 5e-7, which let 0 pass '>= 1e-9'; with the slack "
+                                    "capped at 1% of a small bound the claim reads partly, decided on the same rows)"),
               ).gated(_GATE)),
         Claim(id="decoupling-beats-resynchronised-simulator", kind="headline",
               statement="The decoupled environment's narrative also contradicts the executed state less often than "
