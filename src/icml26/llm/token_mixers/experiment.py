@@ -299,7 +299,11 @@ def check_multistate_recall(ms: list[dict]) -> Verdict:
     attention 3e-3). In the earlier 4-pair regime the first-order control reached 93 / 42 / 97 / 99%
     and two seeds sat at the ceiling, so the test had no room. The evidence also lists the per-seed
     accuracies and in how many seeds the first-order control was within the 0.05 margin of 100%
-    (no pattern can win by the margin there) or stalled below 50%."""
+    (no pattern can win by the margin there) or stalled below 50%.
+
+    Changed by review after the full run (rule unchanged, one precondition added): a not-reproduced
+    outcome becomes not-checkable when the rule would also fail with every pattern at 100% in every
+    seed, i.e. when the control's accuracies leave the test no room to show the claim."""
     from dataclasses import replace
 
     v = check_multistate_recall_rule()(ms)
@@ -318,6 +322,24 @@ def check_multistate_recall(ms: list[dict]) -> Verdict:
             f"{stalled}/{len(ms)}. Regime registered before this full run on dev seeds 100-105 (6 pairs, 12 keys, "
             f"12 values, length 32, {len(ms)} seeds; learning rates {lrs}), replacing the 4-pair regime in which "
             f"first-order reached the ceiling in 2 of 4 seeds")
+    # Room (changed by review after the full run; the pre-registered rule above is unchanged): the rule is applied
+    # once more with every multi-state pattern at 100% in every seed. If even that perfect method would not pass,
+    # the first-order control's accuracies leave the test no room to show the claim, and a failure to pass says
+    # nothing about the patterns: not-checkable rather than not-reproduced.
+    perfect = [{**m, **{f"acc_{x}": 1.0 for x in ("dyadic", "quadratic", "fenwick")}} for m in ms]
+    best = check_multistate_recall_rule()(perfect)
+    if v.status == "not-reproduced" and best.status != "reproduced":
+        from icml26.llm.token_mixers import _beats_first_order
+
+        p_best = _beats_first_order("fenwick")(perfect)
+        return replace(v, status="not-checkable", evidence=(
+            "no room (changed by review after the full run: not-reproduced -> not-checkable; the pre-registered rule "
+            "and the stored rows are unchanged): with the first-order control's accuracies of this run, a multi-state "
+            "pattern at 100% in every seed would not pass the rule either (its paired gain over first-order, "
+            f"tested against the 0.05 margin: {p_best.evidence.split('; ')[-1].strip()}), so the test could not "
+            "show the claim whatever the patterns did; Fenwick reached exactly that "
+            f"(100% in every seed). On these numbers the pre-registered rule says not-reproduced: {v.evidence}. "
+            f"{note}"))
     return replace(v, evidence=f"{v.evidence}. {note}")
 
 
