@@ -451,6 +451,10 @@ def check_better_modelling(ms):
     import dataclasses
 
     v = _count_rule(ms, "bpb", "bits per bar")
+    allv = {n: np.array([m[f"bpb/{n}"] for m in ms]) for n in LMS}
+    lowest = {c: int(np.sum(np.logical_and.reduce([(allv[c] <= w) & np.isfinite(allv[c])
+                                                   for o, w in allv.items() if o != c]))) for c in LMS}
+    counts = ", ".join(f"{LABELS[c]} {lowest[c]}/{len(ms)}" for c in LMS)
     d = {c: np.array([m[f"bpb/{c}"] - m[f"bpb/beat"] for m in ms]) for c in CONTROLS}
     margins = "per-seed margin (control minus BEAT-C, positive = BEAT lower): " + "; ".join(
         f"{LABELS[c]} {np.nanmin(x):+.3f} to {np.nanmax(x):+.3f}" for c, x in d.items())
@@ -462,7 +466,10 @@ def check_better_modelling(ms):
         "claim was not-checkable, BEAT lowest there too in 3/3 seeds (bits per bar 85.8 vs REMI 114.0 vs REMI + "
         "BPE 109.0); a second run at 240 x 4 without the matched control gave BEAT lowest in 3/3 seeds (93.6 vs "
         "130.5 vs 102.6); the matched REMI + BPE control was added before this run, at review's request. "
-        f"Note added after the full run (text only; rule and verdict unchanged): {margins}"))
+        f"Note added after the full run (text only; rule and verdict unchanged): {margins}. Review after the full run "
+        f"(verdict unchanged): no control passes the count equally (lowest in: {counts}); the margin over the matched "
+        "REMI + BPE is 0.02 bits per bar in seed 0 (a tie within noise) and 3.4 and 5.3 bits (3.5% and 5.5%) in seeds 1 and 2, so 2/3 "
+        "seeds carry the verdict; the 22 evaluation excerpts are the same in every seed (seeds vary the LMs only)"))
 
 
 def contradict_better_modelling(ms):
@@ -477,6 +484,23 @@ def check_long_range(ms):
     import dataclasses
 
     v = _count_rule(ms, "aba", "NLL(second A) / NLL(first A)")
+    # Changed by review after the full run (the pre-registered count is unchanged): a claim a control passes equally
+    # is not reproduced. Each control is counted the way BEAT is (seeds in which it is at or below every other
+    # model, BEAT included); if some control is lowest in as many seeds as BEAT, the count does not single BEAT out.
+    allv = {n: np.array([m[f"aba/{n}"] for m in ms]) for n in LMS}
+    lowest = {c: int(np.sum(np.logical_and.reduce([(allv[c] <= w) & np.isfinite(allv[c])
+                                                   for o, w in allv.items() if o != c]))) for c in LMS}
+    equal = [c for c in CONTROLS if lowest[c] >= lowest["beat"]]
+    counts = ", ".join(f"{LABELS[c]} {lowest[c]}/{len(ms)}" for c in LMS)
+    if v.status in ("reproduced", "partly") and equal:
+        v = dataclasses.replace(v, status="not-reproduced", evidence=(
+            f"changed by review after the full run ({v.status} -> not-reproduced): a control passes the rule's count "
+            f"equally: counted the same way, {' and '.join(LABELS[c] for c in equal)} {'is' if len(equal) == 1 else 'are'}"
+            f" lowest in as many seeds as BEAT (lowest in: {counts}), so the pre-registered partly band (BEAT lowest "
+            f"in >= 1 seed) would be met by a control in BEAT's place and does not single BEAT out; on these numbers "
+            f"the pre-registered rule says {v.status}; " + v.evidence))
+    else:
+        v = dataclasses.replace(v, evidence=v.evidence + f"; lowest in (review's control-equality count): {counts}")
     old_wins = sum(m["aba/beat"] <= min(m["aba/remi"], m["aba/remi_bpe"]) for m in ms)
     d = {c: np.array([m[f"aba/{c}"] - m[f"aba/beat"] for m in ms]) for c in CONTROLS}
     margins = "per-seed margin (control minus BEAT-C, positive = BEAT lower): " + "; ".join(
@@ -487,7 +511,7 @@ def check_long_range(ms):
         "tokenization (no header, no EOS; both spans decode to A's notes, checked per item). History: an earlier "
         "run measured the second A as the first A's token count from the end of A B, which put EOS into BEAT's "
         "span and cut REMI + BPE's short, and was not-checkable (review); the spans were fixed before this run. "
-        f"Note added after the full run (text only; rule and verdict unchanged): {margins}; every "
+        f"Note added after the full run by the run's author (text only; rule unchanged): {margins}; every "
         "model's mean ratio lies within a few percent of 1, i.e. at this scale no model gains much from having "
         "seen A before, and the ordering is decided by small differences; against REMI and REMI + BPE (7,138) "
         f"alone (the earlier controls) BEAT would be lowest in {old_wins}/{len(ms)} seeds"))
