@@ -148,6 +148,36 @@ def test_train_weighted_runs_and_lowers_loss(world, tok):
     assert len(h["loss"]) == 30 and np.mean(h["loss"][-5:]) < h["loss"][0]
 
 
+def test_reusing_the_m_step_forward_gives_the_same_weights(world, model):
+    # third session: the E-step reuses the M-step's log-probs with the profile instead of a second forward pass
+    _, data = world
+    b = S.drop_profile(data, 0.3, seed=1).subset(torch.arange(8))
+    with torch.no_grad():
+        lp, _ = M.response_logprobs(model, b.ids, b.start, b.length)
+    for scheme in ("loss", "perce", "random"):
+        for removal in M.REMOVALS:
+            kw = {"w_max": 5.0, "removal": removal}
+            w0 = M.token_weights(scheme, model, b, generator=torch.Generator().manual_seed(2), **kw)
+            w1 = M.token_weights(scheme, model, b, generator=torch.Generator().manual_seed(2), logp=lp, **kw)
+            assert torch.allclose(w0, w1, atol=1e-6), (scheme, removal)
+    z0 = M.personal_influence(model, b.ids, b.start, b.ids_masked, b.start, b.length)
+    z1 = M.personal_influence(model, b.ids, b.start, b.ids_masked, b.start, b.length, logp_with=lp)
+    assert torch.allclose(z0, z1, atol=1e-6)
+    with pytest.raises(ValueError, match="logp"):
+        M.token_weights("perce", model, b, logp=lp[:, :-1])
+    with pytest.raises(ValueError, match="logp_with"):
+        M.personal_influence(model, b.ids, b.start, b.ids_masked, b.start, b.length, logp_with=lp[:4])
+
+
+def test_lr_factor_constant_and_cosine():
+    # the constant schedule stays at 1 after the warm-up (it silently decayed before the third session)
+    f = [M._lr_factor(t, steps=100, lr_warmup=10, schedule="constant") for t in range(100)]
+    assert f[0] == pytest.approx(0.1) and f[9] == pytest.approx(1.0) and set(f[10:]) == {1.0}
+    c = [M._lr_factor(t, steps=100, lr_warmup=10, schedule="cosine") for t in range(101)]
+    assert c[10] == pytest.approx(1.0) and c[55] == pytest.approx(0.55) and c[100] == pytest.approx(0.1)
+    assert all(a >= b for a, b in zip(c[10:], c[11:]))
+
+
 def test_bad_input():
     valid = torch.ones(2, 3, dtype=torch.bool)
     with pytest.raises(ValueError, match="transform"):

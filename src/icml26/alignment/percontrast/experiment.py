@@ -6,16 +6,22 @@ One seed:
    ``recommend`` family (A) for training and testing, and of the ``review`` family (B) for the
    cross-task test; the personal tokens of every response are known. ``profile_dropout`` of
    the training examples come without their profile (``setting.drop_profile``).
-2. ``base``: a TinyLM trained with plain CE on A for ``base_steps`` steps (the shared starting
-   point, standing in for the pretrained LLM the paper fine-tunes; also the CE warm-up the
-   bootstrap needs). Its held-out loss before and after is the training gate.
+2. ``base``: a TinyLM trained with plain CE on A (lr with a cosine decay over ``base_steps``)
+   until its validation slot accuracy reaches ``base_target`` (at most ``base_steps`` steps; the shared starting point,
+   standing in for the pretrained LLM the paper fine-tunes; also the CE warm-up the bootstrap
+   needs). Its held-out loss before and after is the training gate.
 3. ``arms``: from a copy of the base, ``steps`` more steps of each scheme at learning rate
    ``lr`` (same batches, same schedule): CE, PerCE (PerContrast weights re-estimated every step,
    profile masked), random weights with PerCE's distribution, loss-ratio weights (Rho-1/focal
    style), oracle weights on the true personal tokens (upper reference), and optionally
-   (``perce_delete``) PerCE with the profile deleted instead of masked. CE and PerCE again at
-   ``lr_mult`` x ``lr``; CE
-   from the base trained on family B (the in-domain reference for transfer).
+   (``perce_delete``) PerCE with the profile deleted instead of masked. The weight-transform
+   sweep (``sweep``): PerCE with one unspecified choice changed at a time (log transform
+   w = min(1 + log PIR+, w_max); a milder clip w_max = 2; normalisation by the number of tokens
+   instead of the sum of the weights; the profile deleted instead of masked), reported as
+   ``sweep/<variant>/*`` and a figure panel, with no verdict. CE and PerCE again at ``lr_mult`` x
+   ``lr`` (the learning-rate stress) and at each multiplier of ``lr_grid`` (the lr choice on
+   validation users); CE from the base trained on family B (the in-domain reference for
+   transfer).
 4. ``evaluate``: teacher-forced personal-slot accuracy on held-out users (the learning curve at
    four checkpoints and the end), generic-token perplexity, held-out loss, slot accuracy on
    family B, and free generation scored by ROUGE-L (``rouge-score``) and METEOR (``nltk``).
@@ -164,7 +170,12 @@ class _StopBase(Exception):
 
 
 def train_base(tok, train: Batch, test: Batch, p: Profile, seed: int, val: Batch | None = None) -> tuple[TinyLM, dict]:
-    """The shared starting model: plain CE at a constant learning rate (with its held-out loss before/after).
+    """The shared starting model: plain CE, its lr decaying along a cosine over ``base_steps`` (with its held-out
+    loss before/after).
+
+    The first two sessions asked for a constant lr here, but a shadowed name in ``train_weighted`` gave
+    this cosine instead (found and fixed in the third session, which keeps the schedule that was
+    actually run, now asked for explicitly, so that the base reads the profile as in the second run).
 
     With ``base_target`` in the profile (and a validation set of held-out users ``val``, disjoint from
     ``test``), training stops at the first multiple of ``base_check`` steps from ``base_min`` on at which the
@@ -188,7 +199,7 @@ def train_base(tok, train: Batch, test: Batch, p: Profile, seed: int, val: Batch
 
     try:
         train_weighted(model, train, scheme="ce", steps=p["base_steps"], batch_size=p["batch"], lr=p["lr"],
-                       warmup_steps=0, schedule="constant", seed=seed, on_step=on_step)
+                       warmup_steps=0, schedule="cosine", seed=seed, on_step=on_step)
     except _StopBase:
         pass
     model.eval()
@@ -200,22 +211,24 @@ def train_base(tok, train: Batch, test: Batch, p: Profile, seed: int, val: Batch
 
 
 def train_arm(base, data: Batch, curve_data: Batch, scheme: str, p: Profile, seed: int, lr: float,
-              removal: str = "mask") -> tuple[TinyLM, dict]:
-    """One scheme from a copy of the base; slot accuracy on ``curve_data`` at four checkpoints."""
+              removal: str = "mask", *, curve: bool = True, **variant) -> tuple[TinyLM, dict]:
+    """One scheme from a copy of the base; slot accuracy on ``curve_data`` at four checkpoints (``curve``)
+    or at the end only. ``variant`` overrides the weight transform's options (``transform``, ``w_max``,
+    ``gamma``, ``normalise``) for the sweep; the profile's values otherwise."""
     model = copy.deepcopy(base)
     steps = p["steps"]
-    marks = {int(round(steps * f)) - 1 for f in (0.25, 0.5, 0.75)}
-    curve: list[float] = []
+    marks = {int(round(steps * f)) - 1 for f in (0.25, 0.5, 0.75)} if curve else set()
+    points: list[float] = []
 
     def on_step(step, m):
         if step in marks:
-            curve.append(slot_accuracy(m, curve_data))
+            points.append(slot_accuracy(m, curve_data))
 
+    opts = {"transform": "clip", "w_max": p["w_max"], "gamma": 1.0, "normalise": p["normalise"], **variant}
     hist = train_weighted(model, data, scheme=scheme, steps=steps, batch_size=p["batch"], lr=lr, warmup_steps=0,
-                          w_max=p["w_max"], removal=removal, normalise=p["normalise"], seed=seed + 1,
-                          on_step=on_step)
-    curve.append(slot_accuracy(model, curve_data))
-    return model, {"curve": curve, "mean_weight_personal": hist["mean_weight_by_kind"][KIND_PERSONAL],
+                          removal=removal, seed=seed + 1, on_step=on_step, **opts)
+    points.append(slot_accuracy(model, curve_data))
+    return model, {"curve": points, "mean_weight_personal": hist["mean_weight_by_kind"][KIND_PERSONAL],
                    "mean_weight_generic": hist["mean_weight_by_kind"][KIND_GENERIC]}
 
 
@@ -264,8 +277,16 @@ def run(profile: Profile, seed: int) -> dict:
     m["ppl_ratio"] = m["generic_ppl/perce"] / m["generic_ppl/ce"]
     m["gate/ce_loss_ratio"] = m["base/heldout_loss_init"] / m["heldout_loss/ce"]
     m["gate/oracle_gain"] = m["slot/oracle"] - m["slot/ce"]
+    for name, variant in p.get("sweep", {}).items():  # the weight-transform sweep (reported, no verdict)
+        variant = dict(variant)
+        model, info = train_arm(base, train, test, "perce", p, seed, p["lr"], variant.pop("removal", "mask"),
+                                curve=False, **variant)
+        m[f"sweep/{name}/slot"] = info["curve"][-1]
+        m[f"sweep/{name}/generic_ppl"] = token_losses(model, test)["generic_ppl"]
+        m[f"sweep/{name}/weight_personal"] = info["mean_weight_personal"]
+        m[f"sweep/{name}/weight_generic"] = info["mean_weight_generic"]
     for arm in ("ce", "perce"):  # learning-rate stress
-        model, info = train_arm(base, train, test, arm, p, seed, p["lr"] * p["lr_mult"])
+        model, info = train_arm(base, train, test, arm, p, seed, p["lr"] * p["lr_mult"], curve=False)
         m[f"lr/{arm}_high"] = info["curve"][-1]
         m[f"lr/{arm}_drop"] = m[f"slot/{arm}"] - info["curve"][-1]
         if val is not None:
@@ -276,19 +297,17 @@ def run(profile: Profile, seed: int) -> dict:
             if float(mult) == float(p["lr_mult"]):  # trained above as the stress arm
                 cands[float(mult)] = (m[f"lr/{arm}_high_val"], m[f"lr/{arm}_high"])
                 continue
-            model, info = train_arm(base, train, test, arm, p, seed, p["lr"] * mult)
+            model, info = train_arm(base, train, test, arm, p, seed, p["lr"] * mult, curve=False)
             cands[float(mult)] = (slot_accuracy(model, val), info["curve"][-1])
         best = max(cands, key=lambda k: (cands[k][0], -k))  # ties: the smaller lr
         m[f"tuned/{arm}_lr_mult"] = best
         m[f"slot/{arm}_tuned"] = cands[best][1]
         for mult, (v, t) in cands.items():
             m[f"lr_grid/{arm}/{mult:g}/val"], m[f"lr_grid/{arm}/{mult:g}/test"] = v, t
-    _, info = train_arm(base, train_b, test_b, "ce", p, seed, p["lr"])  # CE in-domain on family B
+    _, info = train_arm(base, train_b, test_b, "ce", p, seed, p["lr"], curve=False)  # CE in-domain on family B
     m["transfer/ce_in_domain"] = info["curve"][-1]
     for k, v in identification(models["ce"], test, rarity_table(train)).items():
         m[f"auroc/{k}"] = v
-    for k, v in identification(models["perce"], test, rarity_table(train)).items():
-        m[f"auroc_perce_model/{k}"] = v
     m.update(identities(base, test))
     return m
 
@@ -300,7 +319,8 @@ def figure(metrics: list[dict]):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    sweep = sorted({k.split("/")[1] for k in metrics[0] if k.startswith("sweep/")})
+    fig, axes = plt.subplots(1, 4 if sweep else 3, figsize=(17 if sweep else 13, 3.8))
     arms = [a for a in ("ce", "perce", "random", "loss", "oracle", "perce_delete") if f"curve/{a}" in metrics[0]]
     ax = axes[0]
     for a in arms:
@@ -325,6 +345,18 @@ def figure(metrics: list[dict]):
     ax.set_ylabel("free-generation score vs reference")
     ax.set_xlabel("training scheme")
     ax.legend(fontsize=7)
+    if sweep:  # the weight-transform sweep: slot accuracy of each variant (seed mean, min-max bars)
+        ax = axes[3]
+        names = ["CE", "PerCE (clip 5, mask, /sum w)", *sweep]
+        vals = [[mm["slot/ce"] for mm in metrics], [mm["slot/perce"] for mm in metrics],
+                *[[mm[f"sweep/{n}/slot"] for mm in metrics] for n in sweep]]
+        mean = np.array([np.mean(v) for v in vals])
+        err = np.array([[mu - np.min(v) for mu, v in zip(mean, vals)], [np.max(v) - mu for mu, v in zip(mean, vals)]])
+        ax.bar(np.arange(len(names)), mean, yerr=err, capsize=3, color=["gray", "C1"] + ["C0"] * len(sweep))
+        ax.axhline(mean[0], ls=":", c="gray")
+        ax.set_xticks(np.arange(len(names)), names, rotation=30, fontsize=7, ha="right")
+        ax.set_ylabel("personal-slot accuracy (held-out users)")
+        ax.set_xlabel("PerCE weight variant (sweep, reported)")
     fig.tight_layout()
     return fig
 

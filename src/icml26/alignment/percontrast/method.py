@@ -90,15 +90,27 @@ def response_logprobs(model, ids: torch.Tensor, start: torch.Tensor, length: tor
 
 @torch.no_grad()
 def personal_influence(model, ids: torch.Tensor, start: torch.Tensor, ids_without: torch.Tensor,
-                       start_without: torch.Tensor, length: torch.Tensor) -> torch.Tensor:
+                       start_without: torch.Tensor, length: torch.Tensor, *,
+                       logp_with: torch.Tensor | None = None) -> torch.Tensor:
     """PerContrast: log PIR (N, L) of every response token, with no gradient (0 past the end).
 
     ``ids``/``start`` hold the input with the user profile, ``ids_without``/``start_without`` the
-    same response with the profile removed (masked or deleted).
+    same response with the profile removed (masked or deleted). ``logp_with`` (N, L), when given,
+    is :func:`response_logprobs` of ``ids`` already computed by the caller (the M-step's forward
+    pass in :func:`train_weighted`): it is used instead of a second forward pass with the profile,
+    which gives the same numbers for a model without dropout (TinyLM's default).
     """
     was_training = model.training
     model.eval()
-    lp_u, valid = response_logprobs(model, ids, start, length)
+    if logp_with is None:
+        lp_u, valid = response_logprobs(model, ids, start, length)
+    else:
+        _check_tensor("logp_with", logp_with, 2, "float")
+        valid = torch.arange(logp_with.shape[1])[None, :] < length[:, None]
+        if logp_with.shape != (ids.shape[0], int(length.max())):
+            raise ValueError(f"logp_with must have shape {(ids.shape[0], int(length.max()))} (N, max length), "
+                             f"got {tuple(logp_with.shape)}")
+        lp_u = logp_with.detach() * valid
     lp_0, _ = response_logprobs(model, ids_without, start_without, length)
     model.train(was_training)
     return (lp_u - lp_0) * valid
@@ -165,26 +177,53 @@ def weighted_ce(logp: torch.Tensor, weights: torch.Tensor, valid: torch.Tensor, 
 
 
 def token_weights(scheme: str, model, batch, *, transform: str = "clip", w_max: float = 5.0, gamma: float = 1.0,
-                  removal: str = "mask", generator: torch.Generator | None = None) -> torch.Tensor:
-    """The E-step: weights (N, L) of one batch under ``scheme`` (one of :data:`SCHEMES`) with the current model."""
+                  removal: str = "mask", generator: torch.Generator | None = None,
+                  logp: torch.Tensor | None = None) -> torch.Tensor:
+    """The E-step: weights (N, L) of one batch under ``scheme`` (one of :data:`SCHEMES`) with the current model.
+
+    ``logp`` (N, L): the batch's response log-probabilities with the profile, if the caller has them
+    (the M-step's forward pass); the loss-ratio and PerContrast weights then reuse them instead of
+    running that forward pass again (same numbers without dropout)."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     if removal not in REMOVALS:
         raise ValueError(f"removal must be one of {REMOVALS}, got {removal!r}")
     valid = batch.valid
+    if logp is not None:
+        _check_tensor("logp", logp, 2, "float")
+        if logp.shape != valid.shape:
+            raise ValueError(f"logp {tuple(logp.shape)} must have the shape of the batch's responses {tuple(valid.shape)}")
     if scheme == "ce":
         return valid.float()
     if scheme == "oracle":
         return torch.where(batch.personal, float(w_max), 1.0) * valid
     if scheme == "loss":
-        with torch.no_grad():
-            lp, _ = response_logprobs(model, batch.ids, batch.start, batch.length)
+        if logp is None:
+            with torch.no_grad():
+                lp, _ = response_logprobs(model, batch.ids, batch.start, batch.length)
+        else:
+            lp = logp.detach() * valid
         return loss_ratio_weights(-lp, valid, w_max=w_max)
     without, start_wo = ((batch.ids_masked, batch.start) if removal == "mask"
                          else (batch.ids_deleted, batch.start_deleted))
-    lpir = personal_influence(model, batch.ids, batch.start, without, start_wo, batch.length)
+    lpir = personal_influence(model, batch.ids, batch.start, without, start_wo, batch.length, logp_with=logp)
     w = perce_weights(lpir, valid, transform=transform, w_max=w_max, gamma=gamma)
     return shuffled_weights(w, valid, generator) if scheme == "random" else w
+
+
+def _lr_factor(step: int, *, steps: int, lr_warmup: int, schedule: str) -> float:
+    """Multiplier of the base lr at ``step``: linear warm-up over ``lr_warmup`` steps, then constant
+    (``schedule="constant"``) or a cosine decay to 10% at ``steps``.
+
+    A module-level function since the third session: it was an inner function named ``schedule``,
+    which shadowed the argument of that name, so ``schedule="constant"`` silently gave the cosine
+    decay (the shared base was trained with a cosine over its 800-step horizon, stopped early)."""
+    if step < lr_warmup:
+        return (step + 1) / lr_warmup
+    if schedule == "constant":
+        return 1.0
+    frac = (step - lr_warmup) / max(1, steps - lr_warmup)
+    return 0.5 * (1 + float(np.cos(np.pi * frac))) * 0.9 + 0.1
 
 
 def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batch_size: int = 32, lr: float = 3e-3,
@@ -211,15 +250,8 @@ def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batc
     gen = torch.Generator().manual_seed(int(seed))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
 
-    def schedule(step: int) -> float:
-        if step < lr_warmup:
-            return (step + 1) / lr_warmup
-        if schedule == "constant":
-            return 1.0
-        frac = (step - lr_warmup) / max(1, steps - lr_warmup)
-        return 0.5 * (1 + float(np.cos(np.pi * frac))) * 0.9 + 0.1
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda step: _lr_factor(step, steps=steps, lr_warmup=lr_warmup, schedule=schedule))
     n = len(data)
     losses, wsum, wcount = [], torch.zeros(4), torch.zeros(4)
     model.train()
@@ -227,8 +259,9 @@ def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batc
         idx = torch.randint(n, (min(batch_size, n),), generator=gen)
         b = data.subset(idx)
         s = "ce" if step < warmup_steps else scheme
-        w = token_weights(s, model, b, transform=transform, w_max=w_max, gamma=gamma, removal=removal, generator=gen)
-        lp, valid = response_logprobs(model, b.ids, b.start, b.length)
+        lp, valid = response_logprobs(model, b.ids, b.start, b.length)  # one forward pass serves both steps
+        w = token_weights(s, model, b, transform=transform, w_max=w_max, gamma=gamma, removal=removal, generator=gen,
+                          logp=lp.detach())
         loss = weighted_ce(lp, w, valid, normalise=normalise)
         opt.zero_grad(set_to_none=True)
         loss.backward()
