@@ -1,7 +1,7 @@
 """Unit tests for PINNfluence (arXiv:2409.08958): derivatives, DeepXDE agreement, influence sign and
 first-order accuracy on a quadratic loss, damped influence against the proximal LOO response on a real
 PINN, Newton polishing, diagnostics on hand-made influence arrays, the good/bad pair and the refit
-schedule, the LOO check's same-basin exclusion and gate, validation."""
+schedule, the LOO check (all refits decide, basin view reported) and its gate, validation."""
 
 import math
 import os
@@ -338,28 +338,31 @@ def _loo_metrics(rho_if, rho_gd, dist, log10_grad=-9.0):
              "good/loo_log10_grad_max": log10_grad} for a, b, d in zip(rho_if, rho_gd, dist)]
 
 
-def test_loo_check_excludes_refits_outside_the_basin_and_counts_them():
+def test_loo_check_decides_on_all_refits_and_reports_the_basin_view():
     from icml26.science.pinnfluence.experiment import (check_loo_agreement, contradict_loo_agreement,
                                                        control_loo_agreement)
 
     n = 8
     rho_if = [[0.95 + 0.001 * i, -0.5] for i in range(n)]   # the second refit of every seed is wrong...
     rho_gd = [[0.1 - 0.01 * i, 0.9] for i in range(n)]
-    dist = [[1e-3, 5.0] for _ in range(n)]                    # ...but it left the basin, so it is excluded
+    dist = [[1e-3, 5.0] for _ in range(n)]                    # ...and it left the basin: still counted
     ms = _loo_metrics(rho_if, rho_gd, dist)
     v = check_loo_agreement(ms)
-    assert v.status == "reproduced", v
-    assert f"{n}/{2 * n} refits from scratch left the basin" in v.evidence
-    assert check_loo_agreement(contradict_loo_agreement(ms)).status != "reproduced"
-    assert check_loo_agreement(control_loo_agreement(ms)).status != "reproduced"
-    # the same numbers inside the basin decide against influence on those refits
-    v_in = check_loo_agreement(_loo_metrics(rho_if, rho_gd, [[1e-3, 1e-3]] * n))
-    assert v_in.status != "reproduced"
-    # too few seeds with an in-basin refit: not decided
-    few = _loo_metrics(rho_if, rho_gd, [[1e-3, 5.0]] * 5 + [[5.0, 5.0]] * 3)
-    assert check_loo_agreement(few).status == "not-checkable"
+    assert v.status == "not-reproduced", v                    # per-seed mean 0.23 vs 0.48
+    assert f"{n}/{2 * n} refits from scratch left the warm-started refit's basin" in v.evidence
+    # influence right on every refit: reproduced, whatever the basin distances say
+    good = _loo_metrics([[0.95 + 0.001 * i, 0.9] for i in range(n)], [[0.1 - 0.01 * i, 0.2] for i in range(n)],
+                        dist)
+    assert check_loo_agreement(good).status == "reproduced"
+    assert check_loo_agreement(contradict_loo_agreement(good)).status != "reproduced"
+    assert check_loo_agreement(control_loo_agreement(good)).status != "reproduced"
+    # ahead of grad-dot but below 0.6 in most seeds: partly
+    mid = _loo_metrics([[0.5 + 0.001 * i, 0.5] for i in range(n)], [[0.1 - 0.01 * i, 0.1] for i in range(n)], dist)
+    assert check_loo_agreement(mid).status == "partly"
     # the convergence gate reads log10 |grad L| (not the absolute slack of bounds)
-    assert check_loo_agreement(_loo_metrics(rho_if, rho_gd, dist, log10_grad=-7.5)).status == "not-checkable"
+    assert check_loo_agreement(_loo_metrics([[0.95 + 0.001 * i, 0.9] for i in range(n)],
+                                            [[0.1 - 0.01 * i, 0.2] for i in range(n)], dist,
+                                            log10_grad=-7.5)).status == "not-checkable"
 
 
 def test_trust_region_newton_polish_finishes_where_trust_exact_stops():

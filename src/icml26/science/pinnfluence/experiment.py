@@ -25,8 +25,11 @@ needed) is reported and drives the diagnostics.
 Same-minimum reference: a first-order influence estimate describes the minimum of the reduced loss
 in the basin of the fitted one. Each LOO point is therefore also refitted warm-started at the fitted
 optimum (trust-region Newton on the reduced loss); a refit from scratch whose change of ``u`` differs
-from the warm-started one by more than 10% has landed in another minimum, is excluded from the LOO
-claim and counted (the rule reads no attribution score).
+from the warm-started one by more than 10% has landed in another minimum and is counted (the rule
+reads no attribution score). Pre-registered as the LOO claim's exclusion rule; changed by review after
+the full run to reported only (reproduced -> partly): a kept refit equals the warm-started one, whose
+agreement with the influence estimate holds by derivation, so the claim decides on all refits from
+scratch.
 
 Parts of ``run``: :func:`fit_pair` (train the good and bad PINN), :func:`attribute` (influence,
 grad-dot and the diagnostics), :func:`leave_one_out` (LOO refits and the correlations).
@@ -241,50 +244,78 @@ def _loo_in_basin(ms: list[dict], basin_tol: float) -> tuple[np.ndarray, np.ndar
 
 
 def check_loo_agreement(ms: list[dict]) -> Verdict:
-    """Pre-registered. Reference: the authors' LOO refit from scratch (same initialisation, one IC point
-    removed), counted only where it reached the same minimum as a refit warm-started at the full-data
-    optimum: ``|du_scratch - du_warm| / |du_warm| <= 0.1`` over the test points (a rule that uses no
-    attribution score). Refits that left the basin are excluded and counted. Per seed, the mean over its
-    in-basin refits (both PDEs) of Spearman(influence, du_scratch) and of Spearman(grad-dot, du_scratch).
-    Reproduced if influence reaches Spearman >= 0.6 in >= 80% of the seeds with an in-basin refit AND
-    beats grad-dot there (one-sided Wilcoxon over those seeds, p < 0.05); partly if one of the two;
-    not-reproduced if neither. Not decided (not-checkable) unless (i) the fit and every refit (scratch
-    and warm) reached |grad L| <= 1e-8 (log10 <= -8) in >= 80% of all seeds, and (ii) >= 6 seeds have an
-    in-basin refit (fewer: the from-scratch protocol mostly lands elsewhere, and a Wilcoxon test over
-    < 5 seeds cannot reach p < 0.05). The warm-start reference over all refits is reported, not decisive."""
+    """Reference: the authors' LOO protocol, the refit from scratch (same initialisation, one IC point
+    removed), over ALL refits. Per seed, the mean over its refits (both PDEs) of Spearman(influence,
+    du_scratch) and of Spearman(grad-dot, du_scratch). Reproduced if influence reaches Spearman >= 0.6
+    in >= 80% of the seeds AND beats grad-dot (one-sided Wilcoxon over seeds, p < 0.05); partly if one
+    of the two; not-reproduced if neither. Not decided (not-checkable) unless the fit and every refit
+    (scratch and warm) reached |grad L| <= 1e-8 (log10 <= -8) in >= 80% of the seeds.
+
+    Changed by review after the full run (old outcome reproduced, new outcome partly). The pre-registered
+    rule (8d39101) counted only the refits from scratch that reached the minimum of the refit
+    warm-started at the fitted optimum (``|du_scratch - du_warm| / |du_warm| <= 0.1``). In the full run
+    every kept refit equals its warm-started refit to <= 1.2e-7 (every excluded one differs by >= 0.28),
+    so the deciding number was Spearman(influence, warm-started refit) on a subset, the number the same
+    rule had declared "not decisive". That number holds by derivation: the influence function is the
+    first-order change of the local minimiser of the reduced loss, the Newton refit from theta_hat
+    converges to that minimiser, and the remaining difference after removing one of 16 IC points is
+    mostly a common scale (predicted/actual norm 0.62-0.94), which a rank correlation ignores; Spearman
+    with the warm-started refit is >= 0.96 in all 40 refits, the 22 excluded ones included. It verifies
+    the implementation (an identity-type check) and is still reported, with the exclusion counts per PDE;
+    the headline decides on the protocol the paper's claim is about."""
     from icml26.core import checks as C
 
-    basin_tol, need_seeds, frac, at_least = 0.1, 6, 0.8, 0.6
-    rho_if, rho_gd, notes = _loo_in_basin(ms, basin_tol)
-    have = np.isfinite(rho_if)
-    n_ref = sum(len(m["good/loo_basin_dist"]) for m in ms)
-    n_out = sum(int(np.sum(~(np.asarray(m["good/loo_basin_dist"], float) <= basin_tol))) for m in ms)
+    basin_tol, frac, at_least = 0.1, 0.8, 0.6
+    qs = [q for q in PROBLEMS if ms and f"{q}/good/loo_basin_dist" in ms[0]]
+    rho_if = np.asarray([np.mean(m["good/loo_spearman_if"]) for m in ms], float)
+    rho_gd = np.asarray([np.mean(m["good/loo_spearman_gd"]) for m in ms], float)
+    rho_ifd = np.asarray([np.mean(m["good/loo_spearman_ifd"]) for m in ms], float) \
+        if ms and "good/loo_spearman_ifd" in ms[0] else None
+    have = np.isfinite(rho_if) & np.isfinite(rho_gd)
     a, b = rho_if[have], rho_gd[have]
     n = int(have.sum())
     hit = int(np.sum(a >= at_least))
     p = paired_test(a, b, alternative="greater", method="wilcoxon") if n else 1.0
     part_a, part_b = n > 0 and hit >= frac * n, p < 0.05
     status = "reproduced" if part_a and part_b else ("partly" if part_a or part_b else "not-reproduced")
-    warm_if = float(np.nanmean([np.mean(m["good/loo_spearman_if_warm"]) for m in ms]))
-    warm_gd = float(np.nanmean([np.mean(m["good/loo_spearman_gd_warm"]) for m in ms]))
-    scratch_all = float(np.nanmean([np.mean(m["good/loo_spearman_if"]) for m in ms]))
     mean_if = float(np.mean(a)) if n else float("nan")
     mean_gd = float(np.mean(b)) if n else float("nan")
+    # the same-minimum view (reported, not deciding)
+    in_if, in_gd, notes = _loo_in_basin(ms, basin_tol)
+    n_in = int(np.isfinite(in_if).sum())
+    n_ref = sum(len(m["good/loo_basin_dist"]) for m in ms)
+    n_out = sum(int(np.sum(~(np.asarray(m["good/loo_basin_dist"], float) <= basin_tol))) for m in ms)
+    per_pde = []
+    for q in qs:
+        d = np.concatenate([np.asarray(m[f"{q}/good/loo_basin_dist"], float) for m in ms])
+        s_if = np.concatenate([np.asarray(m[f"{q}/good/loo_spearman_if"], float) for m in ms])
+        s_gd = np.concatenate([np.asarray(m[f"{q}/good/loo_spearman_gd"], float) for m in ms])
+        ok = d <= basin_tol
+        per_pde.append(f"{q}: {int((~ok).sum())}/{len(d)} refits left the basin; mean Spearman over all its "
+                       f"refits influence {np.mean(s_if):.2f} vs grad-dot {np.mean(s_gd):.2f}"
+                       + (f", over the excluded ones {np.mean(s_if[~ok]):.2f} vs {np.mean(s_gd[~ok]):.2f}"
+                          if (~ok).any() else ""))
+    warm = np.concatenate([np.asarray(m["good/loo_spearman_if_warm"], float) for m in ms])
+    warm_gd = float(np.nanmean(np.concatenate([np.asarray(m["good/loo_spearman_gd_warm"], float) for m in ms])))
     measured = (f"Spearman(influence, LOO refit from scratch) {mean_if:.3g} vs grad-dot {mean_gd:.3g} "
-                f"(mean over the {n} seeds with an in-basin refit)" if n else
-                "no refit from scratch reached the fitted minimum's basin")
-    evidence = (f"rule: Spearman >= {at_least} in >= {frac:.0%} of in-basin seeds AND influence > grad-dot "
-                f"(one-sided Wilcoxon p < 0.05); influence >= {at_least} in {hit}/{n} seeds, {fmt_p(p)}; "
-                f"per seed influence " + ", ".join(f"{x:.2f}" for x in rho_if) + "; grad-dot "
-                + ", ".join(f"{x:.2f}" for x in rho_gd)
-                + f"; {n_out}/{n_ref} refits from scratch left the basin (|du_scratch - du_warm|/|du_warm| > "
-                f"{basin_tol}) and are excluded" + (f" ({'; '.join(notes)})" if notes else "")
-                + f"; all refits from scratch, none excluded: influence {scratch_all:.3g}; warm-start reference "
-                f"(all refits, not decisive): influence {warm_if:.3g} vs grad-dot {warm_gd:.3g}")
-    if n < need_seeds:
-        status, evidence = "not-checkable", (f"only {n} seeds have a refit from scratch in the basin of the "
-                                             f"fitted minimum (need >= {need_seeds}), so it does not decide; "
-                                             + evidence)
+                f"(per-seed means over all {n_ref} refits, {n} seeds)")
+    evidence = (f"rule: Spearman >= {at_least} in >= {frac:.0%} of seeds AND influence > grad-dot (one-sided "
+                f"Wilcoxon p < 0.05), over all refits from scratch (the authors' protocol); influence >= "
+                f"{at_least} in {hit}/{n} seeds, {fmt_p(p)}; per seed influence "
+                + ", ".join(f"{x:.2f}" for x in rho_if) + "; grad-dot " + ", ".join(f"{x:.2f}" for x in rho_gd)
+                + (f"; damped influence {np.nanmean(rho_ifd):.3g}" if rho_ifd is not None else "")
+                + "; " + "; ".join(per_pde)
+                + f". Same-minimum view (pre-registered as the decider; changed by review after the full run to "
+                f"reported, not deciding: old outcome reproduced, new partly): {n_out}/{n_ref} refits from "
+                f"scratch left the warm-started refit's basin (|du_scratch - du_warm|/|du_warm| > {basin_tol})"
+                + (f" ({'; '.join(notes)})" if notes else "")
+                + (f"; on the {n_ref - n_out} kept refits ({n_in} seeds) influence {np.nanmean(in_if):.3g} vs "
+                   f"grad-dot {np.nanmean(in_gd):.3g}" if n_in else "; no refit was kept")
+                + "; a kept refit is the warm-started one, and Spearman(influence, "
+                f"warm-started refit) is >= {np.nanmin(warm):.2f} over all {len(warm)} refits (grad-dot "
+                f"{warm_gd:.2f}): the first-order estimate against the local minimiser it is the derivative of, "
+                "true by derivation once the fit has converged (identity-type; it separates the exact inverse "
+                "from damping and from grad-dot, not influence from the LOO retraining of the claim)")
     v = Verdict(status, measured, evidence, value=mean_if, control=f"grad-dot: {mean_gd:.3g}")
     return C.apply_gates(v, ms, [C.gate("good/loo_log10_grad_max", at_most=-8.0, frac=0.8,
                                         why="the good PINN and all its LOO refits converged to |grad L| <= 1e-8 "
