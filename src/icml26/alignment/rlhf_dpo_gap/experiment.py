@@ -386,7 +386,12 @@ def check_online_dpo_wins(ms) -> Verdict:
     p_ctl = sign_test(np.where(nz, pc, 0.0), alternative="greater") if nz.any() else 1.0
     beats_ctl = p_ctl < 0.05 and float(np.median(pc)) > 0
     ok = ok_off and beats_ctl
-    partly = ok_off or better >= 0.1
+    # changed by review after the full run (partly -> not-reproduced): 'partly' needs a part the control
+    # fails. Before: partly = ok_off or better >= 0.1, which the on-policy control meets as well (full run:
+    # PILAF better than offline in 64%, worse in 6%; on-policy 63% / 8%, both p<1e-4), while PILAF does
+    # not beat on-policy (ahead 41%, behind 59%, p=0.986). Now partly = PILAF beats the control, or PILAF
+    # passes the comparison with offline and the control does not.
+    partly = beats_ctl or (ok_off and not c_ok) or (not ok_off and better >= 0.1 and cb < 0.1)
     share = float(np.median(d[up > STRICT] / up[up > STRICT])) if np.any(up > STRICT) else float("nan")
     sh_op = float(np.median(op[up > STRICT] / up[up > STRICT])) if np.any(up > STRICT) else float("nan")
     lp, lo = _pool(ms, "e3l_share_pilaf"), _pool(ms, "e3l_share_onpolicy")
@@ -412,7 +417,9 @@ def check_online_dpo_wins(ms) -> Verdict:
                    f"{'met' if ok_off else 'not met'}; the on-policy control "
                    f"{'meets' if c_ok else 'does not meet'} the same rule (better {cb:.0%}, worse {cw:.0%}, "
                    f"{fmt_p(cp)}); PILAF vs on-policy: sign test {fmt_p(p_ctl)} "
-                   f"({'beats' if beats_ctl else 'does not beat'} the control); gate: max |grad| of the "
+                   f"({'beats' if beats_ctl else 'does not beat'} the control); partly needs a part the control "
+                   f"fails: PILAF beats on-policy, or PILAF meets the rule vs offline and on-policy does not "
+                   f"(changed by review after the full run: partly -> not-reproduced); gate: max |grad| of the "
                    f"online-DPO fixed points {gmax:.1e} < {GATE_GRAD:g}",
                    value=float(np.median(d)),
                    control=f"online DPO with on-policy pairs: V - max(V_RLHF,V_DPO) median {np.median(op):.3g}, "
@@ -490,6 +497,26 @@ def check_sparse_rlhf_fewer_samples(ms) -> Verdict:
     ok = all(oks)
     partly = any(oks) or same_cells > 0.5
 
+    def _review_note(ns, r1, d1, r2, d2, dbest) -> str:
+        """Added by review after the full run (reported, not deciding): the sample ratio with RLHF's mean gap
+        at each n as the target instead of only the smallest n, and the two effects the comparisons mix."""
+        def ratios(r, d):
+            out = []
+            for j, n in enumerate(ns):
+                q = _n_to_reach(ns, d.mean(0), r.mean(0)[j]) / n
+                out.append(f">{ns[-1] / n:.0f}" if not np.isfinite(q) else f"{q:.1f}")
+            return "[" + ", ".join(out) + "]"
+
+        def pair(x, y):
+            return ", ".join(f"{a:.2f} vs {b:.2f}" for a, b in zip(x.mean(0), y.mean(0)))
+
+        return ("; review after the full run (reported, not deciding): sample ratio DPO needs to reach RLHF's mean "
+                f"gap at n = {', '.join(str(int(n)) for n in ns)}: (a) {ratios(r1, d1)}, (b) {ratios(r2, d2)}, "
+                f"(c) {ratios(r1, dbest)} (the pre-registered rule reads the first entry); with l2 for both the "
+                "rotation is invisible, so (b) "
+                "compares 100 with 400 features (a dimension effect, RLHF l2 vs DPO l2: " + pair(r2, d2) + "), not "
+                "sparsity (the sparsity effect, RLHF l1 vs RLHF l2: " + pair(r1, r2) + ")")
+
     def curve(x, y):
         return ", ".join(f"n={int(n)}: {a:.3f} vs {b:.3f}" for n, a, b in zip(ns, x.mean(0), y.mean(0)))
 
@@ -507,7 +534,8 @@ def check_sparse_rlhf_fewer_samples(ms) -> Verdict:
                    + f"; pass iff (a), (b), (c) each have win >= 0.8 at every n <= 400 and sample ratio >= 2 "
                      "(our rebuilt construction: r* sparse in the reward features; policy features are "
                      "those rotated plus 300 unused ones; not the paper's construction); gate: every "
-                     "learner's mean gap falls from the smallest to the largest n (met)",
+                     "learner's mean gap falls from the smallest to the largest n (met)"
+                   + _review_note(ns, r1, d1, r2, d2, dbest),
                    value=float(fa[1]) if np.isfinite(fa[1]) else float(ns[-1] / ns[0]),
                    control="DPO with the same penalty family on the policy features: l1 "
                            + ", ".join(f"{b:.3f}" for b in d1.mean(0)) + "; l2 "
