@@ -115,9 +115,28 @@ def check_log_regret(ms: list[dict]) -> Verdict:
         ctl_all &= ok_c
         g = np.median(_vals(ms, f"{run}/greedy/ratio"))
         ctl.append(f"{run}: passive {txt_c}, greedy {g:.2f}, uniform {np.median(_vals(ms, f'{run}/uniform/ratio')):.2f}")
-    status = "reproduced" if ok_all and not ctl_all else ("partly" if ok_any else "not-reproduced")
+    # changed by review after the full run (partly -> not-reproduced): 'partly' needs a part the control
+    # fails, and that part must tell the method from the control: the method passes a run where passive
+    # sampling fails AND its ratio is below the control's in >= 80% of the seeds (paired). In the full run
+    # the only such run (uniform/reverse_kl, passive 3/5 <= 2.2) has the method below passive in 2/5
+    # (optimism) and 3/5 (sensitivity) seeds, passive's median 1.92 below optimism's 2.12; the method
+    # fails poor/reverse_kl/sensitivity (2/5), where passive passes (4/5).
+    dist = []
+    for run in ms[0]["runs"]:
+        if _log_ok(ms, run, "passive", need)[0]:
+            continue
+        rc = _vals(ms, f"{run}/passive/ratio")
+        for a in ALGOS:
+            ra = _vals(ms, f"{run}/{a}/ratio")
+            if _log_ok(ms, run, a, need)[0] and int(np.sum(ra < rc)) >= need:
+                dist.append(f"{run}/{a}")
+    status = ("reproduced" if ok_all and not ctl_all and dist else
+              ("partly" if ok_any and dist else "not-reproduced"))
     note = ("; the passive control passes the same rule in every run, so the rate does not single out the "
             "paper's sampling" if ok_all and ctl_all else "")
+    note += ("; parts the method passes and the control fails, with the method's ratio below the control's in "
+             f">= {need} seeds: {', '.join(dist) if dist else 'none'} (partly needs one; changed by review after the "
+             "full run: partly -> not-reproduced)")
     return Verdict(
         status,
         measured="median R(T)/R(T/8): " + ", ".join(parts),
@@ -170,13 +189,22 @@ def check_subopt_rate(ms: list[dict]) -> Verdict:
         ctl.append(f"{run}: uniform {u:.2f}, passive {_slope(ms, f'{run}/passive/subopt')[0]:.2f}")
     slopes, ctl_slopes = np.asarray(slopes), np.asarray(ctl_slopes)
     ok_all, ctl_all = bool(np.all(slopes <= -0.6)), bool(np.all(ctl_slopes <= -0.6))
-    status = "reproduced" if ok_all and not ctl_all else ("partly" if np.any(slopes <= -0.6) else "not-reproduced")
+    # changed by review after the full run (partly -> not-reproduced): 'partly' needs a run in which the
+    # method's slope is <= -0.6 and the uniform-exploration control's is not; in the full run the control's
+    # slope is -0.93 to -0.98 in every run (the algorithms' -0.79 to -1.22), so no part tells them apart.
+    ctl_fail = [i for i, u in enumerate(ctl_slopes) if u > -0.6]
+    n_alg = len(ALGOS)
+    dist = [i for i in ctl_fail if np.any(slopes[i * n_alg:(i + 1) * n_alg] <= -0.6)]
+    status = ("reproduced" if ok_all and not ctl_all else
+              ("partly" if dist else "not-reproduced"))
     return Verdict(
         status,
         measured="slope of log suboptimality vs log t: " + ", ".join(parts),
         evidence=(f"least-squares slope (± s.e.) over {len(ms[0]['checkpoints'])} checkpoints of the mean over "
                   f"n={len(ms)} seeds; pass if all <= -0.6 and the uniform-exploration control is not "
-                  f"<= -0.6 in every run (it {'is' if ctl_all else 'is not'})"),
+                  f"<= -0.6 in every run (it {'is' if ctl_all else 'is not'}); partly needs a run where the "
+                  f"method's slope passes and the control's does not ({len(dist)} such runs; changed by review "
+                  f"after the full run: partly -> not-reproduced)"),
         value=float(np.max(slopes)), control="; ".join(ctl))
 
 
