@@ -201,6 +201,47 @@ def test_cached_suite_is_read_back(tmp_path):
         assert a[name].kind == M.train_suite(TEXTS, SIZES, members=[name])[name].kind
 
 
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_profiles_use_the_shipped_fit(tmp_path, profile):
+    """Each profile's corpus has a shipped fit, read back the same whatever the cache directory (machine)."""
+    from icml26.llm.toksuite import PAPER
+
+    prof = PAPER.profiles[profile]
+    texts = S.corpus(int(prof["n_territories"]))
+    sizes = {k: int(prof[f"vocab_{k}"]) for k in ("small", "mid", "large")}
+    shipped = M.shipped_suite(texts, sizes)
+    assert shipped is not None, "run method.write_fits for this profile's corpus"
+    a = M.cached_suite(texts, sizes, tmp_path / "machine_a")
+    b = M.cached_suite(texts, sizes, tmp_path / "machine_b")
+    assert not (tmp_path / "machine_a").exists()  # nothing fitted, nothing written
+    fresh = M.train_suite(texts, sizes)
+    for name in M.SUITE:
+        assert a[name].backend.to_str() == b[name].backend.to_str() == shipped[name].backend.to_str()
+        assert a[name].kind == fresh[name].kind
+        assert a[name].vocab_size == fresh[name].vocab_size
+        if name in ("bytes", "chars", "bpe_s", "bpe_m", "bpe_l"):  # deterministic trainers: the shipped fit is theirs
+            assert a[name].encode_batch(texts) == fresh[name].encode_batch(texts)
+
+
+def test_suite_key_and_write_fits(tmp_path):
+    k = M.suite_key(TEXTS, SIZES)
+    assert k == M.suite_key(list(TEXTS), dict(reversed(list(SIZES.items()))))  # order of sizes is irrelevant
+    assert k != M.suite_key(TEXTS, {**SIZES, "large": SIZES["large"] + 1})
+    assert k != M.suite_key(TEXTS[:-1], SIZES)
+    suite = M.train_suite(TEXTS, SIZES)
+    path = tmp_path / "fits.json.gz"
+    M.write_fits([(TEXTS, SIZES, suite)], path=path)
+    back = M.shipped_suite(TEXTS, SIZES, path=path)
+    for name in M.SUITE:  # (Unigram scores may print differently after a round trip; the fit is the same)
+        assert back[name].backend.get_vocab() == suite[name].backend.get_vocab()
+        assert back[name].encode_batch(TEXTS) == suite[name].encode_batch(TEXTS)
+    assert M.shipped_suite(TEXTS[:-1], SIZES, path=path) is None
+    with pytest.raises(ValueError, match="suites"):
+        M.write_fits([(TEXTS, SIZES, {"bytes": suite["bytes"]})], path=path)
+    with pytest.raises(TypeError, match="sizes"):
+        M.suite_key(TEXTS, [300, 400, 800])
+
+
 def test_effect_over_noise_has_no_partly_tier():
     """A spread between 1 x and 2 x the seed std is not a reproduction (the issue's rule has no 'partly' tier)."""
     names = ["bytes", "bpe_l", "unigram"]

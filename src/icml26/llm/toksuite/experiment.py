@@ -2,9 +2,10 @@
 
 Parts of one seed (``run`` composes them):
 
-* ``suite``: the eight tokenizers fitted on the corpus (:func:`method.train_suite`), their
+* ``suite``: the eight tokenizers fitted on the corpus (the fit shipped in ``fits.json.gz``,
+  :func:`method.cached_suite`; a fresh fit of Unigram/WordPiece differs per process), their
   vocabulary sizes and bytes per token, and the super vocabulary;
-* ``superset``: one LM over the super vocabulary trained briefly on the corpus as every member
+* ``superset``: one LM over the super vocabulary trained on the corpus as every member
   tokenizes it (TokSuite's phase 1);
 * ``members``: one TinyLM per tokenizer, warm-started from the superset (phase 2) and trained
   for the same steps x batch x window tokens (phase 3, the paper's equal token budget; bytes

@@ -11,7 +11,7 @@
    super vocabulary SV is the union of the keys, sorted by bytes, and each member gets a map
    ``V_i -> SV``.
 3. **Shared initialisation** (:func:`init_from_superset`). One *superset* LM with an embedding table
-   over SV is trained briefly on the corpus as tokenized by every member (TokSuite's phase 1);
+   over SV is trained on the corpus as tokenized by every member (TokSuite's phase 1);
    every member model then starts from that checkpoint, its embedding (and tied output) rows
    sliced through its map (phase 2), so shared tokens start from the same vector and the
    non-embedding weights are identical across members.
@@ -29,6 +29,8 @@ Shapes: token ids are lists of ints; a model maps (batch, seq) ids to (batch, se
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -118,21 +120,85 @@ def train_suite(texts: Sequence[str], sizes: Mapping[str, int], members: Sequenc
     return out
 
 
-def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir) -> dict[str, Tokenizer]:
-    """:func:`train_suite`, stored on disk once per (corpus, sizes) and always read back from there.
+#: Fitted suites shipped with the package: {suite_key: {member: tokenizer JSON}}. The Unigram and
+#: WordPiece trainers of ``tokenizers`` are not reproducible across processes (Rust hash-map order
+#: breaks ties: the same corpus gives different Unigram ids and scores and a different WordPiece
+#: vocabulary in each process), so a fit made on one machine differs from a fit made on another and
+#: with it the super vocabulary, the superset and every member. Shipping one fit per profile corpus
+#: (like the paper's off-the-shelf tokenizers) makes a seed's metrics the same on every machine.
+FITS = Path(__file__).with_name("fits.json.gz")
+
+
+def suite_key(texts: Sequence[str], sizes: Mapping[str, int]) -> str:
+    """The key of a fitted suite: a hash of the corpus, the vocabulary sizes and :data:`SUITE`."""
+    import hashlib
+
+    texts = _texts(texts)
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping small/mid/large -> int, got {type(sizes).__name__}")
+    blob = json_dumps([texts, {k: int(v) for k, v in sizes.items()}, sorted(SUITE.items())])
+    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def _load_fits(path: str) -> dict:
+    import gzip
+    import json
+
+    p = Path(path)
+    if not p.exists():
+        return {}
+    with gzip.open(p, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def shipped_suite(texts: Sequence[str], sizes: Mapping[str, int], path=FITS) -> dict[str, Tokenizer] | None:
+    """The fitted suite shipped in ``fits.json.gz`` for this corpus and sizes, or ``None`` if there is none."""
+    import tokenizers
+
+    entry = _load_fits(str(path)).get(suite_key(texts, sizes))
+    if entry is None or set(entry) != set(SUITE):
+        return None
+    return {name: Tokenizer(tokenizers.Tokenizer.from_str(entry[name]), "char" if kind == "char" else kind)
+            for name, (kind, _, _) in SUITE.items()}
+
+
+def write_fits(suites: Sequence[tuple[Sequence[str], Mapping[str, int], Mapping[str, Tokenizer]]],
+               path=FITS) -> None:
+    """Write ``fits.json.gz``: one entry per (texts, sizes, fitted suite), keyed by :func:`suite_key`."""
+    import gzip
+    import json
+
+    out = {}
+    for texts, sizes, suite in suites:
+        if set(suite) != set(SUITE):
+            raise ValueError(f"suites: each fitted suite must hold exactly the members {list(SUITE)}")
+        out[suite_key(texts, sizes)] = {name: suite[name].backend.to_str() for name in SUITE}
+    with gzip.GzipFile(path, "wb", mtime=0) as f:
+        f.write(json.dumps(out, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    _load_fits.cache_clear()
+
+
+def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir, *, shipped: bool = True
+                 ) -> dict[str, Tokenizer]:
+    """The shipped fit of :func:`train_suite` (:func:`shipped_suite`), else a fit stored on disk once and read back.
 
     The Unigram and WordPiece trainers of ``tokenizers`` are not bit-for-bit reproducible (hash-map
-    order decides ties and float sums), so a seed re-run must reuse the fitted files. The first
-    writer wins (an atomic hard link), so parallel workers agree on one fit.
+    order decides ties and float sums), so a seed re-run must reuse one fit: the shipped one where
+    the corpus and sizes are a profile's, otherwise the first fit written under ``cache_dir`` (an
+    atomic hard link, so parallel workers agree on one fit; it still differs between machines).
     """
     import hashlib
     import os
     import tempfile
-    from pathlib import Path
 
     import tokenizers
 
     texts = _texts(texts)
+    if shipped:
+        fit = shipped_suite(texts, sizes)
+        if fit is not None:
+            return fit
     key = hashlib.sha1(json_dumps([texts, dict(sizes), tokenizers.__version__, sorted(SUITE.items())]).encode())
     root = Path(cache_dir) / key.hexdigest()[:16]
     root.mkdir(parents=True, exist_ok=True)
