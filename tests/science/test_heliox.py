@@ -182,6 +182,73 @@ def test_network_forward_shapes_and_gradient_reaches_the_hidden_layer():
     assert point.morph.n == 1 and point.syn_node == 0
 
 
+def test_network_gradient_matches_finite_differences():
+    """BPTT through the simulator (adjoint tree solves inside) equals central differences."""
+    from dataclasses import replace
+
+    from icml26.science.heliox.network import init_weights, make_network, run_network
+
+    spec = replace(make_network(2, (2, 2), nseg=2), v_gap0=-90.0)  # every synapse transmits: no kink
+    params = init_weights(spec, 3, scale=1.0)
+    x = torch.tensor([[0.8, 0.3], [0.2, 0.7]], dtype=torch.float64)
+    w = torch.tensor([[1.0, -0.5], [0.3, 0.7]], dtype=torch.float64)
+    (run_network(spec, params, x, t_stop=2.0, dt=0.25) * w).sum().backward()
+    eps = 1e-6
+    for j, idx in ((0, (1, 0)), (2, (0, 1)), (3, (1,))):
+        hi = [p.detach().clone() for p in params]
+        lo = [p.detach().clone() for p in params]
+        hi[j][idx] += eps
+        lo[j][idx] -= eps
+        fd = ((run_network(spec, hi, x, 2.0, 0.25) * w).sum() - (run_network(spec, lo, x, 2.0, 0.25) * w).sum()) / (2 * eps)
+        assert float(params[j].grad[idx]) == pytest.approx(float(fd), rel=1e-5, abs=1e-9)
+
+
+def test_silent_synapses_cut_the_hidden_layer_off():
+    """With the transmission threshold above any voltage, the hidden layer passes nothing: the logits
+    do not depend on the input and the first layer gets exactly zero gradient."""
+    from dataclasses import replace
+
+    from icml26.science.heliox.network import init_weights, make_network, run_network
+
+    spec = replace(make_network(2, (3, 2), nseg=2), v_gap0=200.0)
+    params = init_weights(spec, 1, scale=2.0)
+    x = torch.tensor([[0.9, 0.1], [0.1, 0.9]], dtype=torch.float64)
+    logits = run_network(spec, params, x, t_stop=3.0, dt=0.25)
+    torch.testing.assert_close(logits[0], logits[1], rtol=0, atol=1e-12)
+    logits.sum().backward()
+    assert torch.count_nonzero(params[0].grad) == 0 and torch.count_nonzero(params[2].grad) == 0
+
+
+def test_rate_network_is_a_relu_mlp():
+    from icml26.science.heliox.network import init_weights, make_network, rate_network
+
+    spec = make_network(3, (4, 5, 2), nseg=2)
+    params = init_weights(spec, 2, scale=1.0)
+    x = np.random.default_rng(0).uniform(size=(6, 3))
+    W = [p.detach().numpy() for p in params]
+    h = np.maximum(x @ W[0] + W[1], 0)
+    h = np.maximum(h @ W[2] + W[3], 0)
+    np.testing.assert_allclose(rate_network(params, x).detach().numpy(), h @ W[4] + W[5], atol=1e-12)
+    with pytest.raises(ValueError, match="x must have 3 columns"):
+        rate_network(params, np.ones((2, 4)))
+    with pytest.raises(ValueError, match="params"):
+        rate_network(params[:3], x)
+
+
+def test_digits_task_split():
+    from icml26.science.heliox.setting import digits_task
+
+    x_tr, y_tr, x_te, y_te = digits_task(100, 50, np.random.default_rng(0))
+    assert x_tr.shape == (100, 64) and x_te.shape == (50, 64) and y_tr.shape == (100,)
+    assert x_tr.min() >= 0 and x_tr.max() <= 1 and set(np.unique(y_tr)) <= set(range(10))
+    rows = {tuple(r) for r in x_tr}
+    assert sum(tuple(r) in rows for r in x_te) <= 2  # disjoint indices (a few images are exact duplicates)
+    again = digits_task(100, 50, np.random.default_rng(0))
+    np.testing.assert_array_equal(again[0], x_tr)
+    with pytest.raises(ValueError, match="n_train"):
+        digits_task(1700, 200, 0)
+
+
 def test_bad_inputs_raise_named_errors():
     from icml26.science.heliox.method import Section
 

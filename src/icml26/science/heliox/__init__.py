@@ -20,7 +20,7 @@ from icml26.core.registry import lazy_exports
 _COMMON = {"solve_threads": [1, 4, 32], "small_threads": [2, 3, 4], "bound_threads": [1, 4, 16],
            "grad_n": 25, "fit_nseg": 3, "fit_lr": 0.05, "fit_init_sd": 0.3,
            "overhead_k": 8, "overhead_batch": 8, "overhead_repeats": 3, "trace_stride": 4,
-           "net_task": "threshold", "net_hidden": 4, "net_lr": 0.05, "net_init_scale": 2.0,
+           "net_hidden": [16, 16], "net_lr": 0.003, "net_rate_lr": 0.03, "net_init_scale": 0.1, "net_init_bias": 0.0,
            "net_t": 10.0, "net_dt": 0.25}
 
 PAPER = Paper(
@@ -49,23 +49,27 @@ PAPER = Paper(
             **_COMMON, "n_systems": 20, "solve_sizes": [50, 200], "n_small_trees": 6,
             "small_n": [4, 9], "bound_sizes": [50, 200], "grad_t": 2.0, "neuron_nseg": 11,
             "neuron_t": 20.0, "fit_replicas": 2, "fit_t": 3.0, "fit_iters": 8,
-            "net_trials": 8, "net_test": 16, "net_iters": 3,
+            "net_train": 40, "net_test": 20, "net_batch": 8, "net_iters": 2,
             "overhead_n": 100, "speed_cells": 16, "speed_t": 5.0, "timing": False}),
         "full": Profile("full", seeds=4, timeout_s=900, params={
             **_COMMON, "n_systems": 100, "solve_sizes": [50, 200, 1000], "n_small_trees": 12,
             "small_n": [5, 12], "bound_sizes": [50, 200, 1000], "grad_t": 3.0, "neuron_nseg": 51,
             "neuron_t": 50.0, "fit_replicas": 2, "fit_t": 4.0, "fit_iters": 25,
-            "net_trials": 24, "net_test": 100, "net_iters": 30,
+            "net_train": 500, "net_test": 300, "net_batch": 32, "net_iters": 100,
             "overhead_n": 300, "speed_cells": 64, "speed_t": 10.0, "timing": True}),
     },
     claims=(
         Claim(id="trains-network", kind="headline",
-              statement="Networks of biophysically detailed (multi-compartment) neurons can be trained end to "
-                        "end by gradient descent through the simulator.",
-              paper_value="trains deep biophysical networks and BAAIWorm on one consumer GPU (abstract; no "
-                          "numbers read)",
-              control="the same network, initialisation, data and optimiser with only the readout layer "
-                      "trained (no gradient into the hidden biophysical layer)"),
+              statement="A deep (multi-layer) network of biophysically detailed, multi-compartment Hodgkin-Huxley "
+                        "neurons can be trained end to end by gradient through the simulator on an image "
+                        "classification task: its held-out accuracy is far above chance, above the same network "
+                        "with only its readout trained, and not worse than a rate-model network of the same size "
+                        "by more than 0.1.",
+              paper_value="trains deep (3-5 layer) biophysical MLPs on MNIST 'with stable accuracy' and BAAIWorm "
+                          "on one consumer GPU (abstract and the authors' project page; no accuracy read)",
+              control="a rate-model MLP of the same shapes (ReLU units in place of the biophysical neurons; the "
+                      "same parameters, initial values, minibatches and optimiser), and the same biophysical "
+                      "network with only its readout layer trained (no gradient into the hidden layers)"),
         Claim(id="no-autodiff-overhead", kind="headline", gpu=True,
               statement="A hand-written DHS backward avoids the runtime overhead of generic "
                         "automatic differentiation.",
@@ -110,12 +114,14 @@ __getattr__ = lazy_exports(__name__, {
     "Biophysics": ".method", "soma_hh_dend_pas": ".method", "Stimulus": ".method",
     "simulate": ".method", "spike_times": ".method", "random_tree": ".method",
     "tree_depth": ".method", "make_network": ".network", "init_weights": ".network",
-    "run_network": ".network", "random_system": ".setting", "threshold_task": ".setting",
+    "run_network": ".network", "rate_network": ".network", "random_system": ".setting",
+    "threshold_task": ".setting", "digits_task": ".setting",
     "xor_task": ".setting", "dhs_solve_autograd": ".method",
 })
 __all__ = ["PAPER", "dhs_schedule", "serial_schedule", "check_schedule", "optimal_steps_bruteforce",
            "hines_solve", "make_plan", "dhs_solve", "tree_solve", "hines_matrix", "Section",
            "Morphology", "build_morphology", "ball_and_stick", "y_neuron", "hh_rates", "Biophysics",
            "soma_hh_dend_pas", "Stimulus", "simulate", "spike_times", "random_tree", "tree_depth",
-           "make_network", "init_weights", "run_network", "random_system", "threshold_task", "xor_task",
+           "make_network", "init_weights", "run_network", "rate_network", "random_system", "threshold_task",
+           "digits_task", "xor_task",
            "dhs_solve_autograd"]

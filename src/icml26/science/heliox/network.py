@@ -1,26 +1,30 @@
 """A small multi-layer network of biophysically detailed neurons, trainable by gradient through
-the simulator (the HelioX use case of "training deep biophysical networks", ICML 2026).
+the simulator (the HelioX use case of "training deep biophysical MLPs", ICML 2026), and the
+rate-model network of the same size used as its control.
 
 Every neuron is the same multi-compartment cell (:func:`~icml26.science.heliox.method.ball_and_stick`
 by default: an HH soma and a passive dendrite). Layer ``l`` has ``sizes[l]`` neurons; the input
-``x`` (features in [0, 1]) drives layer 0 and layer ``l`` drives layer ``l + 1`` through
-current-based synapses onto the distal dendritic compartment:
+``x`` (features in [0, 1], e.g. pixel intensities) drives layer 0 and layer ``l`` drives layer
+``l + 1`` through fully connected current synapses onto the distal dendritic compartment:
 
-    I_0(t)     = W_0^T x + b_0                          (nA, constant over the trial)
-    I_l(t)     = W_l^T s_{l-1}(t) + b_l                 (nA)
-    ds/dt      = (sigmoid((V_soma - theta) / kappa) - s) / tau_syn     (graded synapse)
+    I_0(t) = W_0^T x + b_0                                  (nA, constant over the trial)
+    I_l(t) = W_l^T s_{l-1}(t) + b_l,  s(t) = max(V_soma(t) - v_gap0, 0) / 10 mV
 
-with the synaptic activation ``s`` of each presynaptic neuron driven by its somatic voltage
-(graded transmission, the form differentiable biophysical simulators use so that gradients
-exist through spikes). The readout of the last layer is ``(mean_t V_soma - v_rest) / 10`` over
-the second half of the trial, one logit per output neuron. Each step integrates every
-neuron's cable equation exactly as :func:`~icml26.science.heliox.method.simulate` does
-(NEURON's backward-Euler voltage step solved over the DHS schedule with the adjoint
-:func:`~icml26.science.heliox.method.tree_solve`, then cnexp gate updates), for a batch of
-trials at once; the synapse state is advanced by exponential Euler.
+i.e. graded transmission of the presynaptic depolarisation, rectified at ``v_gap0`` (the form of
+HelioX's fully connected learning synapse, whose current is ``g w v_gap`` for ``v_gap > 0``;
+spikes pass as large, brief depolarisations). The readout of the last layer is
+``(mean_t V_soma - v_rest) / 10`` over the second half of the trial, one logit per output neuron.
+Each step integrates every neuron's cable equation exactly as
+:func:`~icml26.science.heliox.method.simulate` does (NEURON's backward-Euler voltage step solved
+over the DHS schedule with the adjoint :func:`~icml26.science.heliox.method.tree_solve`, then
+cnexp gate updates), for a batch of trials at once; the gradient of a loss on the logits with
+respect to every ``W_l, b_l`` is exact back-propagation through time through the simulator
+(HelioX's own fully connected synapses accumulate a time-local gradient instead: the error is
+passed back through the weights at every step, not through the membrane dynamics).
 
-``point_neuron=True`` gives the control with the same network, synapses and training but
-one-compartment (point) neurons: the soma alone, input injected there.
+``point_neuron=True`` gives one-compartment (point) neurons: the soma alone, input injected there.
+:func:`rate_network` is the rate model of the same shapes: ``h_l = relu(h_{l-1} W_l + b_l)``,
+linear last layer.
 """
 
 from __future__ import annotations
@@ -43,16 +47,14 @@ class NetworkSpec:
 
     sizes: neurons per layer (the last layer is the readout, one neuron per class); n_in:
     input features; morph: the cell shared by every neuron; syn_node: the compartment receiving
-    synaptic current; theta/kappa (mV) and tau_syn (ms): the graded synapse.
+    synaptic current; v_gap0 (mV): the presynaptic voltage above which a synapse transmits.
     """
 
     sizes: tuple[int, ...]
     n_in: int
     morph: Morphology
     syn_node: int
-    theta: float = -20.0
-    kappa: float = 4.0
-    tau_syn: float = 2.0
+    v_gap0: float = -65.0
     v_rest: float = -65.0
 
 
@@ -71,14 +73,20 @@ def make_network(n_in: int, sizes, nseg: int = 3, dend_L: float = 150.0, point_n
     return NetworkSpec(sizes, n_in, morph, syn_node=morph.n - 1)
 
 
-def init_weights(spec: NetworkSpec, rng, scale: float = 1.0) -> list[torch.Tensor]:
-    """[W_0, b_0, W_1, b_1, ...] as float64 leaf tensors (W_l: (fan_in, sizes[l]), nA)."""
+def init_weights(spec: NetworkSpec, rng, scale: float = 1.0, bias: float = 0.4) -> list[torch.Tensor]:
+    """[W_0, b_0, W_1, b_1, ...] as float64 leaf tensors (W_l: (fan_in, sizes[l]), nA).
+
+    ``W_l ~ N(0, scale^2 / fan_in)``, ``b_l ~ U(0, bias)`` (``bias = 0``: zero biases, every cell
+    starts at rest without input)."""
     rng = as_rng("rng", rng)
     scale = check_positive("scale", scale)
+    bias = float(bias)
+    if not np.isfinite(bias) or bias < 0:
+        raise ValueError(f"bias must be finite and >= 0, got {bias!r}")
     params, fan_in = [], spec.n_in
     for size in spec.sizes:
         params.append(torch.tensor(rng.normal(0.0, scale / np.sqrt(fan_in), (fan_in, size))))
-        params.append(torch.tensor(rng.uniform(0.0, 0.4, size)))
+        params.append(torch.tensor(rng.uniform(0.0, bias, size)))
         fan_in = size
     return [p.requires_grad_() for p in params]
 
@@ -87,7 +95,8 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
     """Simulate a batch of trials and return the readout logits ``(batch, sizes[-1])``.
 
     x: ``(batch, n_in)`` inputs; params: ``[W_0, b_0, ...]`` as from :func:`init_weights`.
-    Differentiable in ``params`` (adjoint tree solves inside back-propagation through time).
+    Differentiable in ``params`` by exact back-propagation through time through the simulator
+    (adjoint tree solves inside).
     """
     x = as_array("x", x, ndim=2)
     x = x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
@@ -124,13 +133,12 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
     v = torch.full((n, B), spec.v_rest, dtype=T)
     m, _, h, _, ng, _ = hh_rates(v)
     s = torch.zeros((S, offs[-1]), dtype=T)                    # synaptic activation per neuron
-    decay = float(np.exp(-dt / spec.tau_syn))
     drive0 = x @ params[0] + params[1]                          # (S, sizes[0]) constant input current
     n_steps = int(round(t_stop / dt))
     readout, count = 0.0, 0
     for step in range(n_steps):
         currents = [drive0] + [s[:, offs[l - 1]:offs[l]] @ params[2 * l] + params[2 * l + 1] for l in range(1, L)]
-        i_syn = torch.cat(currents, dim=1).reshape(1, B)      # (1, B), cells ordered (trial, neuron)
+        i_syn = torch.cat(currents, dim=1).reshape(1, B)      # (1, B) nA, cells ordered (trial, neuron)
         g_na, g_k = gna * m ** 3 * h, gk * ng ** 4
         i_ion = g_na * (v - ENA) + g_k * (v - EK) + gl * (v - EL) + gp * (v - spec.v_rest)
         i_ax = g_own_c * (v[par] - v)
@@ -142,9 +150,28 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
         h = h + (1.0 - torch.exp(-dt / h_tau)) * (h_inf - h)
         ng = ng + (1.0 - torch.exp(-dt / n_tau)) * (n_inf - ng)
         v_soma = v[0].reshape(S, offs[-1])
-        target = torch.sigmoid((v_soma - spec.theta) / spec.kappa)
-        s = target + (s - target) * decay
+        s = torch.relu(v_soma - spec.v_gap0) / 10.0
         if step >= n_steps // 2:
             readout = readout + v_soma[:, offs[-2]:]
             count += 1
     return (readout / count - spec.v_rest) / 10.0
+
+
+def rate_network(params, x) -> torch.Tensor:
+    """The rate-model network of the same shapes: logits ``(batch, n_out)`` of a ReLU MLP.
+
+    params: ``[W_0, b_0, ...]`` as from :func:`init_weights` (so the two networks have the same
+    parameters and can start from the same values); x: ``(batch, n_in)``.
+    """
+    if not isinstance(params, (list, tuple)) or len(params) < 2 or len(params) % 2:
+        raise ValueError("params must be a list [W_0, b_0, W_1, b_1, ...] of an even length >= 2")
+    x = as_array("x", x, ndim=2)
+    h = x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
+    if h.shape[1] != params[0].shape[0]:
+        raise ValueError(f"x must have {params[0].shape[0]} columns (the rows of W_0), got shape {tuple(h.shape)}")
+    n_layers = len(params) // 2
+    for layer in range(n_layers):
+        h = h @ params[2 * layer] + params[2 * layer + 1]
+        if layer < n_layers - 1:
+            h = torch.relu(h)
+    return h

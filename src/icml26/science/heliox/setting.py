@@ -5,8 +5,10 @@ and the classification task the biophysical network is trained on.
   off-diagonals, as axial coupling gives), the test bed of the DHS solve and its adjoint;
 * :func:`neuron_ball_and_stick`: the same ball-and-stick cell(s) built and run in NEURON (the
   reference simulator HelioX uses as front end), returning soma traces, geometry and CPU time;
-* :func:`xor_task` / :func:`threshold_task`: inputs in [0, 1]^2
-  with labels for the network-training claim.
+* :func:`digits_task`: 8x8 handwritten digits (scikit-learn's copy of the UCI set, shipped with
+  the package, no download), pixels scaled to [0, 1], 10 classes: the small stand-in for the
+  MNIST task HelioX trains its deep biophysical MLPs on;
+* :func:`xor_task` / :func:`threshold_task`: inputs in [0, 1]^2 with labels (unit tests).
 """
 
 from __future__ import annotations
@@ -53,6 +55,23 @@ def threshold_task(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
     rng = as_rng("rng", rng)
     x = rng.uniform(0.0, 1.0, (n, 2))
     return x, (x[:, 0] > x[:, 1]).astype(np.int64)
+
+
+def digits_task(n_train: int, n_test: int, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A random disjoint train/test split of the 1797 8x8 digits: ``(x_train, y_train, x_test, y_test)``,
+    inputs ``(n, 64)`` in [0, 1] (pixel / 16), labels ``(n,)`` in 0..9."""
+    from sklearn.datasets import load_digits
+
+    n_train = check_int("n_train", n_train, minimum=1)
+    n_test = check_int("n_test", n_test, minimum=1)
+    rng = as_rng("rng", rng)
+    data = load_digits()
+    if n_train + n_test > data.target.size:
+        raise ValueError(f"n_train + n_test must be <= {data.target.size}, got {n_train + n_test}")
+    perm = rng.permutation(data.target.size)
+    x, y = data.data / 16.0, data.target.astype(np.int64)
+    tr, te = perm[:n_train], perm[n_train:n_train + n_test]
+    return x[tr], y[tr], x[te], y[te]
 
 
 def neuron_ball_and_stick(nseg: int, dend_L: float, stim: Stimulus, t_stop: float, batch_amps=None):
