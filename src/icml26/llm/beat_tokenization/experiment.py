@@ -537,9 +537,16 @@ def check_shorter_sequences(ms):
                 f"at 7,138 {p:.2f} (REMI + BPE with BEAT's LM vocabulary, MidiTok size {su}: {u:.2f}; MidiTok size "
                 f"{sz} = BEAT's used count: {z:.2f})")
     control = f"REMI {r:.2f}; REMI + BPE (7,138) {p:.2f}"
-    status = "reproduced" if (b < r and b < p) else ("partly" if (b < r or b < p) else "not-reproduced")
+    # changed by review after the full run (partly -> not-reproduced): 'partly' needs a part the control
+    # fails. Before: partly if below one of them; in the full run BEAT-C (27.76) is below REMI (56.62) only,
+    # and REMI + BPE (14.12), put in BEAT's place, is below REMI as well: the same partly. Now partly needs
+    # BEAT below one baseline that the other baseline does not beat too.
+    status = ("reproduced" if (b < r and b < p) else
+              ("partly" if ((b < r and p >= r) or (b < p and r >= p)) else "not-reproduced"))
     return Verdict(status, measured, "rule: BEAT-C below REMI and below REMI + BPE trained with MidiTok to BEAT-C's "
-                   "vocabulary size, on the test-set mean (deterministic); partly if below one of them",
+                   "vocabulary size, on the test-set mean (deterministic); partly if below one of them and that one "
+                   "is not beaten by the other baseline too (changed by review after the full run: partly -> "
+                   "not-reproduced; REMI + BPE in BEAT's place read the same partly: it is below REMI too)",
                    value=float(b), control=control)
 
 
