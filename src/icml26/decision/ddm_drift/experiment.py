@@ -363,16 +363,33 @@ def check_optimal_timing(metrics: list[dict]) -> Verdict:
     if few:
         return Verdict("not-checkable", measured, f"{few.replace('seeds', 'configurations')}; {len(metrics)} seeds",
                        value=frac, control=control)
+    # changed by review after the full run (partly -> not-reproduced): 'partly' needs, against each
+    # control, a part the control fails: our shortfall below that control's (one-sided paired Wilcoxon
+    # p < 0.05), or (i) met at its level (0.9, or 0.7 for partly) where the control's fraction is not.
+    # In the full run the signal-blind tau is within 0.01 in 19/20 configurations (ours 18/20), ours is
+    # below it in 10/20 and above in 10/20 (p=0.261), and it beats the time-averaged drift as we do
+    # (p=0.0413 vs our 0.0379): the signal-blind choice in our place read the same partly.
+    from icml26.core.stats import paired_test
+
+    dist = {}
+    for c, g in gaps_ctl.items():
+        fc = float((g <= 0.01).mean())
+        beats_c = np.mean(g - gap) > 0 and paired_test(gap, g, alternative="less") < 0.05
+        dist[c] = bool(beats_c or (frac >= 0.9 > fc) or (frac >= 0.7 > fc))
     if frac >= 0.9 and ctl_ok:
         status = "reproduced"
-    elif frac >= 0.7:
+    elif frac >= 0.7 and all(dist.values()):
         status = "partly"
     else:
         status = "not-reproduced"
     return Verdict(status, measured,
                    f"a in {{4, 8}}, Delta*kappa <= a/2, MC with common random numbers over the tau grid; (i) fraction "
                    f"within 0.01 = {frac:.2f} (pass >= 0.9); (ii) shortfall below the controls': {ctl_txt}; "
-                   f"pass = (i) and (ii); {len(metrics)} seeds", value=frac, control=control)
+                   f"pass = (i) and (ii); partly needs (i) >= 0.7 and, against each control, a part it fails "
+                   f"(ours significantly below it, or (i) met where it is not): "
+                   + ", ".join(f"{c} {'yes' if d else 'no'}" for c, d in dist.items())
+                   + f" (changed by review after the full run: partly -> not-reproduced); {len(metrics)} seeds",
+                   value=frac, control=control)
 
 
 def contradict_optimal_timing(metrics: list[dict]) -> list[dict]:
