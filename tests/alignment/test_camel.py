@@ -212,14 +212,46 @@ def test_copying_reflection_earns_half_the_cpa_reward_and_the_gates_hold_it():
     claims = {c.id: c for c in PAPER.claims}
     base = {"gate/sft_acc": 0.8, "gated/acc30": 0.80, "random/acc30": 0.70, "gated/acc50": 0.80,
             "random/acc50": 0.70, "sft/fast_acc": 0.75, "gated/gap_to_always_le50": 0.0,
-            "cpa/p_correct_wrong_prefix": 0.9, "own/p_correct_wrong_prefix": 0.1, "cpa/flip_correct_prefix": 0.0}
-    trained = [dict(base, **{"cpa/grpo_reward_gain": 0.1, "reflect/always_gain": 0.05}) for _ in range(5)]
-    copying = [dict(base, **{"cpa/grpo_reward_gain": 0.0, "reflect/always_gain": 0.0}) for _ in range(5)]
+            "cpa/p_correct_wrong_prefix": 0.9, "own/p_correct_wrong_prefix": 0.1, "cpa/flip_correct_prefix": 0.0,
+            "scalar_rm/acc": 0.7}
+    trained = [dict(base, **{"cpa/heldout_reward_gain": 0.1, "reflect/always_gain": 0.05}) for _ in range(5)]
+    copying = [dict(base, **{"cpa/heldout_reward_gain": 0.0, "reflect/always_gain": 0.0}) for _ in range(5)]
     for cid in ("gated-frontier", "cpa-revisions"):
         assert PAPER.verdict(claims[cid], trained).status == "reproduced"
         assert PAPER.verdict(claims[cid], copying).status == "not-checkable"
     below_sft = [dict(r, **{"sft/fast_acc": 0.85}) for r in trained]  # the plain SFT judge is a named baseline
     assert PAPER.verdict(claims["gated-frontier"], below_sft).status == "partly"
+    below_rm = [dict(r, **{"scalar_rm/acc": 0.85}) for r in trained]  # so is the scalar BT peer
+    assert PAPER.verdict(claims["gated-frontier"], below_rm).status == "partly"
+    rm_failed = [dict(r, **{"scalar_rm/acc": 0.5}) for r in trained]  # a peer that did not learn decides nothing
+    assert PAPER.verdict(claims["gated-frontier"], rm_failed).status == "not-checkable"
+    # a rise of the training reward alone (an early dip recovered) no longer opens cpa-revisions
+    dip = [dict(r, **{"cpa/grpo_reward_gain": 0.08, "cpa/heldout_reward_gain": -0.01}) for r in trained]
+    assert PAPER.verdict(claims["cpa-revisions"], dip).status == "not-checkable"
+
+
+def test_heldout_cpa_reward_counts_correct_final_verdicts(monkeypatch):
+    from icml26.alignment.camel import experiment
+    from icml26.alignment.camel.method import Reflection
+
+    items = make_items(5, seed=4)
+    y = np.array([it.label for it in items])
+    seen = {}
+
+    def copier(model, prompts, **kw):  # copies the opening: right after the gold opening, wrong after the other
+        seen.update(kw, n=len(prompts))
+        a, _ = verdict_ids()
+        return Reflection(np.array([0 if p[-1] == a else 1 for p in prompts]), np.ones(len(prompts)))
+
+    monkeypatch.setattr(experiment, "reflect", copier)
+    assert experiment.heldout_cpa_reward(None, items, temperature=1.5, k=3, seed=0) == 0.5
+    assert seen["n"] == 2 * 3 * len(items) and seen["greedy"] is False and seen["temperature"] == 1.5
+
+    def oracle(model, prompts, **kw):
+        return Reflection(np.repeat(np.repeat(y, 2), 3), np.ones(len(prompts)))
+
+    monkeypatch.setattr(experiment, "reflect", oracle)
+    assert experiment.heldout_cpa_reward(None, items, temperature=1.0, k=3, seed=0) == 1.0
 
 
 def test_revision_traces_open_wrongly_unscored_and_sft_schedules_run():
@@ -260,3 +292,79 @@ def test_sft_model_passes_the_profile_recipe_and_keys_the_cache_by_it(monkeypatc
     assert seen[0]["revise_frac"] == PAPER.profiles["quick"]["revise_frac"] > 0
     experiment.sft_model(0, PAPER.profiles["quick"])  # now read from the cache
     assert len(seen) == 1 and len(list((tmp_path / "camel_judge").glob("*.pt"))) == 1
+
+
+# ----------------------------------------------------------------------------- the scalar reward-model peer (trl)
+def test_preference_pairs_are_the_correct_and_the_wrong_answer():
+    from icml26.alignment.camel.setting import answer_text, preference_pairs
+
+    it = make_items(1, seed=5)[0]
+    chosen, rejected = preference_pairs([it])
+    assert chosen == [f"{it.problem.prompt}{it.problem.answer}"]
+    assert rejected == [f"{it.problem.prompt}{it.candidates[1 - it.label]}"]
+    assert answer_text(it, it.label) == chosen[0]
+    with pytest.raises(ValueError, match="k"):
+        answer_text(it, 2)
+    with pytest.raises(TypeError, match="item"):
+        answer_text("3+4=7", 0)
+    with pytest.raises(ValueError, match="items"):
+        preference_pairs([])
+
+
+@pytest.fixture(scope="module")
+def tiny_rm():
+    from icml26.alignment.camel.method import train_scalar_rm
+
+    torch.manual_seed(123)
+    before = torch.rand(3)
+    torch.manual_seed(123)
+    rm = train_scalar_rm(make_items(400, levels=(1,), offsets=(10, 20), seed=7), steps=40, batch=16, lr=3e-3,
+                         d_model=16, n_layers=1, n_heads=2, seed=0)
+    return rm, before, torch.rand(3)
+
+
+def test_scalar_rm_trains_with_trl_and_leaves_the_global_rng_alone(tiny_rm):
+    rm, before, after = tiny_rm
+    assert torch.equal(before, after)  # the Trainer reseeds; train_scalar_rm restores the caller's state
+    assert rm.logs and all(np.isfinite(r["loss"]) for r in rm.logs)
+    assert rm.logs[-1]["loss"] < rm.logs[0]["loss"]
+
+
+def test_scalar_rm_scores_do_not_depend_on_padding_and_verdicts_flip_with_the_candidates(tiny_rm):
+    from icml26.alignment.camel.method import scalar_rm_verdicts
+    from icml26.alignment.camel.setting import JudgeItem, answer_text
+
+    rm = tiny_rm[0]
+    items = make_items(12, levels=(1, 2), seed=8)
+    texts = [answer_text(it, k) for it in items for k in (0, 1)]
+    batched = rm.score(texts)
+    single = np.array([rm.score([t])[0] for t in texts])
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+    v = scalar_rm_verdicts(rm, items)
+    swapped = [JudgeItem(it.problem, it.candidates[::-1], 1 - it.label) for it in items]
+    tie = np.isclose(batched[0::2], batched[1::2])
+    assert np.all((scalar_rm_verdicts(rm, swapped) == 1 - v) | tie)
+    with pytest.raises(TypeError, match="rm"):
+        scalar_rm_verdicts("rm", items)
+    with pytest.raises(ValueError, match="texts"):
+        rm.score([])
+
+
+def test_scalar_rm_learns_an_easy_pair_task(tiny_rm):
+    from icml26.alignment.camel.method import scalar_rm_verdicts
+
+    test = make_items(200, levels=(1,), offsets=(10, 20), seed=9)
+    acc = (scalar_rm_verdicts(tiny_rm[0], test) == np.array([it.label for it in test])).mean()
+    assert acc > 0.75  # offsets of 10 or 20 are told apart by magnitude alone
+
+
+def test_train_scalar_rm_rejects_bad_arguments():
+    from icml26.alignment.camel.method import train_scalar_rm
+
+    items = make_items(8, seed=0)
+    with pytest.raises(ValueError, match="steps"):
+        train_scalar_rm(items, steps=0)
+    with pytest.raises(ValueError, match="d_model"):
+        train_scalar_rm(items, steps=1, d_model=10, n_heads=4)
+    with pytest.raises(ValueError, match="items"):
+        train_scalar_rm([], steps=1)

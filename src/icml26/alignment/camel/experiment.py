@@ -7,11 +7,14 @@ Each seed:
    of them opened with the wrong verdict as unscored context (revision traces), cached on disk
    by (seed, config) like the shared arithmetic policy;
 2. GRPO on the reflection (binary reward 1[final verdict correct], groups of 8, rollouts at
-   temperature 1.5, KL to the SFT judge) in two arms from the same SFT judge and the same number
+   temperature 1.5, no KL term in the full profile) in two arms from the same SFT judge and the same number
    of rollouts: CAMEL with counterfactual prefix augmentation (every item opened with both
    verdicts) and the control opened with the model's own verdict only. A reflection that copies
    its opening earns a CPA reward of exactly 0.5 at every step, so ``cpa-revisions`` is gated on
-   the rise of the CPA reward (``cpa/grpo_reward_gain``), and ``gated-frontier`` on reflecting
+   the rise of GRPO's objective on held-out items, the CPA reward of reflections sampled at the
+   GRPO temperature on the validation items after CPA GRPO minus the SFT judge's
+   (``cpa/heldout_reward_gain``; the training reward's quarter-to-quarter rise,
+   ``cpa/grpo_reward_gain``, is still reported), and ``gated-frontier`` on reflecting
    helping at all (``reflect/always_gain`` = always - never reflecting); with a copying
    reflection gated, random, never and always reflecting give the same accuracy by construction;
 3. measurements on held-out items:
@@ -27,7 +30,10 @@ Each seed:
   both GRPO arms (claim ``cpa-revisions``);
 * the operating point: tau fixed on validation items at a 30% reflection rate, and the test
   accuracy and rate it gives;
-* identities of the gate and of the prefix construction (``gate-identities``).
+* identities of the gate and of the prefix construction (``gate-identities``);
+* the scalar peer: a Bradley-Terry reward model of the judge's size trained with trl's
+  ``RewardTrainer`` on the same items as (correct answer, wrong answer) pairs, one pass, and
+  its held-out pairwise accuracy (``scalar_rm/acc``, a control of ``gated-frontier``).
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from icml26.core.paper import Profile
 from icml26.core.seeding import seed_everything
 
 from .method import (auroc, camel_judge, confidence_gate, counterfactual_prefixes, grpo_judge, reflect,
-                     sampled_agreement, sft_judge, tau_for_rate, verdict_logits)
+                     sampled_agreement, scalar_rm_verdicts, sft_judge, tau_for_rate, train_scalar_rm, verdict_logits)
 from .setting import OFFSETS, JudgeItem, encode_prompts, make_items, new_judge
 
 RATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0)
@@ -95,6 +101,21 @@ def revision_metrics(model, items: list[JudgeItem], tag: str) -> dict:
     right = reflect(model, encode_prompts(items, y)).verdicts
     return {f"{tag}/p_correct_wrong_prefix": float((wrong == y).mean()),
             f"{tag}/flip_correct_prefix": float((right != y).mean())}
+
+
+def heldout_cpa_reward(model, items: list[JudgeItem], *, temperature: float, k: int, seed: int) -> float:
+    """GRPO's CPA reward on held-out items: both openings each, ``k`` reflections sampled at ``temperature``.
+
+    The mean of 1[final verdict correct] over 2 k n rollouts; measured on the same items, with
+    the same sampling seed, for the SFT judge and for the judge after GRPO, so their difference
+    is the rise of GRPO's objective (an early dip and its recovery within training cancel).
+    """
+    y = np.array([it.label for it in items])
+    which, prefix = counterfactual_prefixes(y, y, cpa=True)
+    prompts = [r for r in encode_prompts([items[i] for i in which], prefix) for _ in range(k)]
+    ref = reflect(model, prompts, greedy=False, temperature=temperature,
+                  generator=torch.Generator().manual_seed(seed))
+    return float((ref.verdicts == np.repeat(y[which], k)).mean())
 
 
 def frontier(model, items: list[JudgeItem]) -> dict:
@@ -147,6 +168,17 @@ def operating_point(model, val: list[JudgeItem], test: list[JudgeItem], rate: fl
             "camel/tokens": float(j.tokens.mean())}
 
 
+def scalar_rm_peer(train: list[JudgeItem], test: list[JudgeItem], p: Profile, seed: int) -> dict:
+    """The scalar Bradley-Terry judge (trl ``RewardTrainer``) on the same pairs: test accuracy, training record."""
+    rm = train_scalar_rm(train, steps=p["rm_steps"], batch=p["rm_batch"], lr=p["rm_lr"], d_model=p["d_model"],
+                         seed=seed)
+    y = np.array([it.label for it in test])
+    acc = [float(r["accuracy"]) for r in rm.logs if "accuracy" in r]
+    return {"scalar_rm/acc": float((scalar_rm_verdicts(rm, test) == y).mean()),
+            "scalar_rm/train_loss": [float(r["loss"]) for r in rm.logs],
+            "scalar_rm/train_acc_last": acc[-1] if acc else float("nan")}
+
+
 def identities(seed: int) -> dict:
     """Exact properties of the gate and the prefixes: 0 when they hold."""
     rng = np.random.default_rng(seed)
@@ -178,6 +210,8 @@ def run(profile: Profile, seed: int) -> dict:
     out.update(fast_metrics(sft, test, "sft"))
     out.update(revision_metrics(sft, test, "sft"))  # does SFT alone revise a wrong opening (the premise of GRPO's signal)
     out["gate/sft_acc"] = out["sft/fast_acc"]
+    heldout = dict(temperature=p["grpo_temperature"], k=p["heldout_k"], seed=seed + 2)
+    out["sft/heldout_cpa_reward"] = heldout_cpa_reward(sft, val, **heldout)
     arms = {}
     for arm, cpa in (("cpa", True), ("own", False)):
         model = copy.deepcopy(sft)
@@ -188,6 +222,9 @@ def run(profile: Profile, seed: int) -> dict:
         out[f"{arm}/grpo_reward_first"], out[f"{arm}/grpo_reward_last"] = float(np.mean(r[:w])), float(np.mean(r[-w:]))
         out[f"{arm}/grpo_reward_gain"] = out[f"{arm}/grpo_reward_last"] - out[f"{arm}/grpo_reward_first"]
         out[f"{arm}/grpo_reward"] = r
+        if cpa:  # GRPO's objective on held-out items, before (the SFT judge) and after: did training raise it?
+            out["cpa/heldout_cpa_reward"] = heldout_cpa_reward(model, val, **heldout)
+            out["cpa/heldout_reward_gain"] = out["cpa/heldout_cpa_reward"] - out["sft/heldout_cpa_reward"]
         out.update(fast_metrics(model, test, arm))
         out.update(revision_metrics(model, test, arm))
         arms[arm] = model
@@ -196,6 +233,7 @@ def run(profile: Profile, seed: int) -> dict:
     out.update(frontier(camel, test))
     out.update(margin_vs_proxy(camel, test[: p["n_proxy"]], p["proxy_k"], seed))
     out.update(operating_point(camel, val, test, p["rate"]))
+    out.update(scalar_rm_peer(train, test, p, seed))  # last: the Trainer reseeds the global RNGs (restored on return)
     return out
 
 

@@ -19,7 +19,8 @@ are integer arrays with 0 = A and 1 = B; margins are float arrays (n,).
 
 Public: :func:`verdict_logits`, :func:`confidence_gate`, :func:`tau_for_rate`,
 :func:`reflect`, :func:`camel_judge`, :func:`sampled_agreement`, :func:`counterfactual_prefixes`,
-:func:`sft_judge`, :func:`grpo_judge`, :func:`auroc`, :func:`EXAMPLES`.
+:func:`sft_judge`, :func:`grpo_judge`, :func:`auroc`, :func:`EXAMPLES`; the scalar Bradley-Terry peer
+trained with trl's ``RewardTrainer``: :func:`train_scalar_rm`, :func:`scalar_rm_verdicts`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from icml26.core.validate import as_array, check_int, check_positive
 from icml26.nn.lm import sample
 from icml26.nn.rl import GRPOConfig, GRPOHistory, grpo_step
 
-from .setting import MAX_REFLECT, JudgeItem, encode_prompts, final_verdict, sft_batch, tokenizer, verdict_ids
+from .setting import (MAX_REFLECT, JudgeItem, answer_text, encode_prompts, final_verdict, preference_pairs, sft_batch,
+                      tokenizer, verdict_ids)
 
 
 def _check_prompts(prompts: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -314,6 +316,110 @@ def grpo_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int
                                     prompt_info=[int(labels[i]) for i in which], generator=gen))
     model.eval()
     return hist
+
+
+# ----------------------------------------------------------------------------- the scalar reward-model peer
+@dataclass
+class ScalarRM:
+    """A scalar Bradley-Terry reward model: a tiny ``LlamaForSequenceClassification`` (one output) and its tokenizer.
+
+    ``logs`` holds trl's logged training records (loss, batch accuracy, margin) per logging window.
+    """
+
+    model: torch.nn.Module
+    tokenizer: object
+    logs: list[dict]
+
+    @torch.no_grad()
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        """The scalar reward of each text (eos appended, as in training): (n,)."""
+        if isinstance(texts, str) or not isinstance(texts, (list, tuple)) or not texts:
+            raise ValueError("texts must be a non-empty list of strings")
+        if not all(isinstance(t, str) and t for t in texts):
+            raise TypeError("texts must contain only non-empty strings")
+        was = self.model.training
+        self.model.eval()
+        eos = self.tokenizer.eos_token  # trl's RewardTrainer ends every training text with eos: score the same way
+        texts = [t if t.endswith(eos) else t + eos for t in texts]
+        out = []
+        for i in range(0, len(texts), 512):
+            enc = self.tokenizer(texts[i: i + 512], return_tensors="pt", padding=True)
+            out.append(self.model(**enc).logits[:, 0].float().numpy())
+        self.model.train(was)
+        return np.concatenate(out).astype(float)
+
+
+def train_scalar_rm(items: Sequence[JudgeItem], *, steps: int, batch: int = 64, lr: float = 3e-3, d_model: int = 48,
+                    n_layers: int = 2, n_heads: int = 4, seed: int = 0) -> ScalarRM:
+    """The scalar discriminative judge CAMEL is set against, trained with trl's ``RewardTrainer``.
+
+    Preference data: each item's (correct answer, wrong answer) texts (:func:`~.setting.preference_pairs`),
+    the first ``steps * batch`` items of a seeded permutation, one pass, so the RM sees each
+    pair once. The model is a ``LlamaForSequenceClassification`` built from a config (no
+    download) with the judge's width, depth and heads and its character tokenizer
+    (``Tokenizer.to_transformers``); trl's loss is -log sigmoid(r_chosen - r_rejected) (the
+    shared ``reward_model_loss``), optimised by the Trainer's AdamW with a 20-step warm-up and
+    then a constant ``lr``. The global torch/numpy/random states, which the Trainer reseeds,
+    are restored on return.
+    """
+    import random
+    import tempfile
+
+    pool = _check_items(items)
+    steps = check_int("steps", steps, minimum=1)
+    batch = check_int("batch", batch, minimum=1)
+    lr = check_positive("lr", lr)
+    d_model = check_int("d_model", d_model, minimum=1)
+    n_layers = check_int("n_layers", n_layers, minimum=1)
+    n_heads = check_int("n_heads", n_heads, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    if d_model % n_heads:
+        raise ValueError(f"d_model must be a multiple of n_heads, got {d_model} and {n_heads}")
+
+    import datasets
+    import transformers
+    from transformers import LlamaConfig, LlamaForSequenceClassification
+    from trl import RewardConfig, RewardTrainer
+
+    datasets.disable_progress_bars()
+    transformers.logging.set_verbosity_error()
+    order = np.random.default_rng(seed).permutation(len(pool))[: steps * batch]
+    chosen, rejected = preference_pairs([pool[i] for i in order])
+    tok = tokenizer().to_transformers()
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=d_model, intermediate_size=4 * d_model,
+                      num_hidden_layers=n_layers, num_attention_heads=n_heads, num_key_value_heads=n_heads,
+                      max_position_embeddings=64, num_labels=1, pad_token_id=tok.pad_token_id,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    states = (torch.random.get_rng_state(), np.random.get_state(), random.getstate())
+    try:
+        torch.manual_seed(seed)
+        model = LlamaForSequenceClassification(cfg)
+        with tempfile.TemporaryDirectory() as out:
+            args = RewardConfig(output_dir=out, max_steps=steps, per_device_train_batch_size=batch, learning_rate=lr,
+                                lr_scheduler_type="constant_with_warmup", warmup_steps=min(20, steps),
+                                logging_steps=max(1, steps // 10), save_strategy="no", report_to=[], seed=seed,
+                                data_seed=seed, use_cpu=True, dataloader_num_workers=0, disable_tqdm=True,
+                                max_length=64)
+            trainer = RewardTrainer(model=model, args=args, processing_class=tok,
+                                    train_dataset=datasets.Dataset.from_dict({"chosen": chosen, "rejected": rejected}))
+            trainer.remove_callback(transformers.trainer_callback.PrinterCallback)  # its logs are kept in ``logs``
+            trainer.train()
+            logs = [dict(r) for r in trainer.state.log_history if "loss" in r]
+    finally:
+        torch.random.set_rng_state(states[0])
+        np.random.set_state(states[1])
+        random.setstate(states[2])
+    model.eval()
+    return ScalarRM(model, tok, logs)
+
+
+def scalar_rm_verdicts(rm: ScalarRM, items: Sequence[JudgeItem]) -> np.ndarray:
+    """The scalar judge's verdicts (n,): 0 (A) where r(A) >= r(B), else 1 (B)."""
+    if not isinstance(rm, ScalarRM):
+        raise TypeError(f"rm must be a ScalarRM, got {type(rm).__name__}")
+    pool = _check_items(items)
+    r = rm.score([answer_text(it, k) for it in pool for k in (0, 1)]).reshape(len(pool), 2)
+    return (r[:, 0] < r[:, 1]).astype(int)
 
 
 # ----------------------------------------------------------------------------- evaluation

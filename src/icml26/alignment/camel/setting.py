@@ -19,7 +19,7 @@ an opening verdict that the reflection must overturn.
 
 Public: :class:`JudgeItem`, :func:`tokenizer`, :func:`make_items`, :func:`prompt_text`,
 :func:`reflection_text`, :func:`encode_prompts`, :func:`sft_batch`, :func:`final_verdict`,
-:func:`new_judge`.
+:func:`new_judge`, :func:`answer_text`, :func:`preference_pairs`.
 """
 
 from __future__ import annotations
@@ -93,6 +93,22 @@ def prompt_text(item: JudgeItem) -> str:
 def reflection_text(item: JudgeItem) -> str:
     """The supervised reflection: the scratchpad recomputing the answer, ``>`` and the gold verdict."""
     return f"{item.problem.scratchpad}>{FINAL[item.label]}"
+
+
+def answer_text(item: JudgeItem, k: int) -> str:
+    """``expr=answer`` with candidate ``k`` (0 = A, 1 = B): one response as a scalar reward model reads it."""
+    if not isinstance(item, JudgeItem):
+        raise TypeError(f"item must be a JudgeItem, got {type(item).__name__}")
+    if k not in (0, 1) or isinstance(k, bool):
+        raise ValueError(f"k must be 0 (A) or 1 (B), got {k!r}")
+    return f"{item.problem.prompt}{item.candidates[k]}"
+
+
+def preference_pairs(items: list[JudgeItem]) -> tuple[list[str], list[str]]:
+    """(chosen, rejected) texts of ``items``: the correct and the wrong answer (the pairs as BT preference data)."""
+    if not isinstance(items, (list, tuple)) or not items:
+        raise ValueError("items must be a non-empty list of JudgeItem")
+    return ([answer_text(it, it.label) for it in items], [answer_text(it, 1 - it.label) for it in items])
 
 
 def encode_prompts(items: list[JudgeItem], prefixes: list[int] | np.ndarray | None = None) -> list[list[int]]:
