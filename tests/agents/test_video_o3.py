@@ -274,3 +274,49 @@ def test_single_pass_rejects_bad_salient_flag():
     with pytest.raises(TypeError, match="salient"):
         M.answer_single_pass(model, vids, 8, salient=1)
 
+
+
+# ---------------------------------------------------------------- time-aligned initialisation
+def test_sinusoidal_positions_known_values():
+    pe = M.sinusoidal_positions(40, 8, std=0.02)
+    c = 0.02 * np.sqrt(2.0)
+    assert pe.shape == (40, 8)
+    # position 0: sin 0 = 0 on even channels, cos 0 = 1 on odd channels
+    assert torch.allclose(pe[0, 0::2], torch.zeros(4)) and torch.allclose(pe[0, 1::2], torch.full((4,), c))
+    # channel pair 0 has frequency 1: position p holds (sin p, cos p)
+    assert torch.allclose(pe[3, :2], torch.tensor([np.sin(3.0), np.cos(3.0)], dtype=torch.float32) * c, atol=1e-7)
+    # every row has the same norm (sin^2 + cos^2 = 1 per pair)
+    assert torch.allclose(pe.norm(dim=1), torch.full((40,), c * 2.0), atol=1e-6)
+    for bad in ({"length": 0, "d_model": 8}, {"length": 4, "d_model": 7}, {"length": 4, "d_model": 8, "std": 0.0}):
+        with pytest.raises(ValueError):
+            M.sinusoidal_positions(**bad)
+
+
+def test_global_position_points_at_the_global_view():
+    v = S.make_video(5, hops=2, distractors=1, ans_len=2)
+    pre, g = S.prefix_tokens(v), S.global_view(v.frames)
+    assert [pre[M.global_position(i)] for i in range(len(g))] == g
+    with pytest.raises(ValueError, match="frame"):
+        M.global_position(32)
+
+
+@pytest.mark.parametrize("init", ["aligned", "sin_aligned"])
+def test_aligned_init_ties_each_bin_to_the_frame_it_centres_on(init):
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0, init=init)
+    base = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    W, P = model.tok.weight, model.pos.weight
+    for b in range(S.N_BINS):
+        assert torch.equal(W[S.BIN0 + b], P[M.global_position(b + 1)])
+        # the crop window of bin b holds the frames of global frame b + 1 at its centre
+        lo, hi = S.crop_interval(b)
+        assert lo < S.STRIDE * (b + 1) < hi
+    # every other token embedding is the default draw
+    other = torch.ones(S.VOCAB, dtype=torch.bool)
+    other[S.BIN0:S.BIN0 + S.N_BINS] = False
+    assert torch.equal(W[other], base.tok.weight[other])
+    if init == "sin_aligned":
+        assert torch.allclose(P, M.sinusoidal_positions(P.shape[0], 16))
+    else:
+        assert torch.equal(P, base.pos.weight)
+    with pytest.raises(ValueError, match="init"):
+        M.make_policy(d_model=16, n_layers=1, n_heads=2, init="xavier")

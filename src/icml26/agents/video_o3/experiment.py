@@ -57,7 +57,8 @@ def _record(model, losses, held) -> dict:
 def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
             "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
-            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0), "v": 8}
+            "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0),
+            "init": p.params.get("init", "default"), "v": 9}
 
 
 def _stage2_cfg(p: Profile, seed: int, tdam_ratio: float, steps: int) -> dict:
@@ -120,7 +121,7 @@ def _stage1(p: Profile, seed: int, tdam_ratio: float) -> dict:
     from . import method as M
 
     def build():
-        model = M.make_policy(p["d_model"], p["n_layers"], seed=seed)
+        model = M.make_policy(p["d_model"], p["n_layers"], seed=seed, init=p.params.get("init", "default"))
         losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"], salient_frac=p.params.get("salient_frac", 0.0)),
                              steps=p["sft_steps"], batch=p["sft_batch"],
                              lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
@@ -380,4 +381,6 @@ def EXAMPLES():
         (M.clue_score, {"crops": [(0.0, 16.0)], "clues": [(4.0, 12.0)]}),
         (M.turn_decay, {"n_calls": 2, "lam": 0.05}),
         (M.trajectory_reward, {"turns": [S.answer_of(v)], "video": v}),
+        (M.sinusoidal_positions, {"length": 8, "d_model": 8, "std": 0.02}),
+        (M.global_position, {"frame": 3}),
     ]

@@ -8,6 +8,11 @@ What is implemented here, in our words:
   *same* KV-cached context, and the loop repeats until ``ANS m1 a1 m2 a2`` or the turn cap
   (:func:`rollout`). :func:`replay_turns` runs a fixed trajectory either with the shared cache or
   re-encoding the whole context at every turn (the "decoupled" baseline of the speed claim).
+* **Time-aligned crop-bin tokens** (our initialisation, :func:`make_policy` ``init="sin_aligned"``):
+  positions start from a sinusoidal code and the embedding of the token that names a crop window
+  starts equal to the position code of the global frame at the window's centre, so the time the
+  policy writes and the time of what it saw share one code (Qwen2.5-VL aligns position ids with
+  absolute time for the same reason); both remain trained parameters.
 * **Task-Decoupled Attention Masking** (SFT only): on a fraction ρ of the tool-use samples,
   positions that predict a tool-call token may not attend to crop tokens, and positions that
   predict an answer token may not attend to the global view (:func:`tdam_mask`), realised as an
@@ -66,12 +71,64 @@ class TDAMAttention(CausalSelfAttention):
         return self.proj(y.transpose(1, 2).reshape(b, t, d)), (k, v)
 
 
-def make_policy(d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0) -> TinyLM:
-    """The tiny decoder policy over the episode vocabulary, with TDAM-capable attention."""
+def sinusoidal_positions(length: int, d_model: int, std: float = 0.02) -> torch.Tensor:
+    """Sinusoidal position code (length, d_model), sin on even and cos on odd channels, rescaled to ``std``.
+
+    Row p is ``sin(p w_i), cos(p w_i)`` with ``w_i = 10000^(-2i/d)`` (Vaswani et al.); each entry
+    of such a code has standard deviation ~ 1/sqrt(2), so it is multiplied by ``std sqrt(2)``.
+    """
+    length = check_int("length", length, minimum=1)
+    d_model = check_int("d_model", d_model, minimum=2)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    check_positive("std", std)
+    pos = torch.arange(length, dtype=torch.float32)[:, None]
+    w = torch.exp(-np.log(10000.0) * torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+    pe = torch.zeros(length, d_model)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * w), torch.cos(pos * w)
+    return pe * std * np.sqrt(2.0)
+
+
+def global_position(frame: int) -> int:
+    """Context position of global frame ``frame`` (0..31): after ``BOS Q m1 m2 /Q G``."""
+    frame = check_int("frame", frame, minimum=0, maximum=S.T // S.STRIDE - 1)
+    return 6 + frame
+
+
+def align_time_tokens(model: TinyLM) -> None:
+    """Start each crop-bin token's embedding at the position code of the global frame its window centres on.
+
+    Bin ``b`` (0..30) covers frames ``[8 b, 8 b + 16)``, centred on global frame ``b + 1`` (1..31),
+    the frame where the reference trajectory saw the event it crops. The time the model writes in a tool
+    call and the time of the global frame it looks at then share one code at the start of
+    training (our stand-in for Qwen2.5-VL's absolute-time position ids, under which a written
+    timestamp and the frames at that time are aligned); both stay free parameters.
+    """
+    with torch.no_grad():
+        for b in range(S.N_BINS):
+            model.tok.weight[S.BIN0 + b] = model.pos.weight[global_position(b + 1)]
+
+
+def make_policy(d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0, *,
+                init: str = "default") -> TinyLM:
+    """The tiny decoder policy over the episode vocabulary, with TDAM-capable attention.
+
+    ``init``: ``"default"`` (the house's normal(0, 0.02) for every embedding), ``"aligned"``
+    (crop-bin embeddings start at their global frame's position code, :func:`align_time_tokens`)
+    or ``"sin_aligned"`` (sinusoidal position code, :func:`sinusoidal_positions`, then aligned).
+    """
     torch.manual_seed(check_int("seed", seed, minimum=0))
+    if init not in ("default", "aligned", "sin_aligned"):
+        raise ValueError(f"init must be 'default', 'aligned' or 'sin_aligned', got {init!r}")
     cfg = LMConfig(vocab_size=S.VOCAB, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
                    max_len=S.PREFIX_LEN + 4 * (S.TURN_LEN + S.TOOL_LEN) + S.TURN_LEN)
-    return TinyLM(cfg, mixer=TDAMAttention)
+    model = TinyLM(cfg, mixer=TDAMAttention)
+    if init == "sin_aligned":
+        with torch.no_grad():
+            model.pos.weight.copy_(sinusoidal_positions(cfg.max_len, d_model))
+    if init != "default":
+        align_time_tokens(model)
+    return model
 
 
 def set_extra_mask(model: TinyLM, mask: torch.Tensor | None) -> None:
