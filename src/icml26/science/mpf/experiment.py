@@ -430,10 +430,31 @@ def check_learnable_beta(ms: list[dict]) -> Verdict:
     if not (drops >= 2).all():
         return Verdict("not-checkable", measured, "precondition failed: MPF training did not drop 2x; " + evidence,
                        control=control)
+    # changed by review after the full run (partly -> not-reproduced): the 'within 10% on >= half of the
+    # shapes' partly needs a part the control (beta fixed at its start, control_learnable_beta) fails: a
+    # shape where the learnable beta is within 10% of the best fixed beta and beta0 is not, with the
+    # learnable Chamfer below beta0's in >= 80% of seeds (paired). Full run: learnable within 10% on
+    # halfcircle and rings, beta = 10 on plate2d and halfcircle (2/3 each); on rings the learnable arm is
+    # below beta = 10 in 2/5 seeds only (seed means 0.0138 vs 0.0154, one seed of beta = 10 at 0.0241).
+    b0 = ms[0].get("beta0", 10.0)
+    need = int(np.ceil(0.8 * len(ms)))
+    dist = []
+    for s, o in zip(shapes, ok):
+        k0 = f"{s}/mpf_beta{b0:g}/chamfer"
+        if not o or not _has(ms, s, f"mpf_beta{b0:g}"):
+            continue
+        fixed = {b: _vals(ms, f"{s}/mpf_beta{b:g}/chamfer").mean() for b in betas}
+        c0 = _vals(ms, k0)
+        if c0.mean() > 1.1 * min(fixed.values()) and int(np.sum(_vals(ms, f"{s}/mpf/chamfer") < c0)) >= need:
+            dist.append(s)
+    evidence += (f"; partly (when not every shape is within 10%) needs a shape where the learnable arm is within 10% "
+                 f"and beta = {b0:g} is not, with the learnable arm below it in >= {need} seeds: "
+                 f"{', '.join(dist) if dist else 'none'} (changed by review after the full run: partly -> "
+                 "not-reproduced)")
     if all(ok) and any(moved):
         status = "partly" if one_best else "reproduced"
     else:
-        status = "partly" if np.mean(ok) >= 0.5 else "not-reproduced"
+        status = "partly" if np.mean(ok) >= 0.5 and dist else "not-reproduced"
     return Verdict(status, measured, evidence, value=float(np.mean(ok)), control=control)
 
 
