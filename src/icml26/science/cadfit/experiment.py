@@ -268,15 +268,36 @@ def check_beats_controls(ms: list[dict]) -> Verdict:
         test_pass.append(p < BEAT_ALPHA)
         parts.append(f"{LABELS[arm]} IoU {ctl.mean():.3f}, CD {np.nanmean(_pool(ms, f'cd/{arm}')):.3f}: "
                      f"CADFit higher on {frac:.0%}, {fmt_p(p)}")
+    # changed by review after the full run (partly -> not-reproduced): 'partly' needs a part the strongest
+    # control (the best single candidate, put in CADFit's place by control_beats_controls) fails: CADFit
+    # passes against a control that the best single candidate does not pass against, or CADFit's Wilcoxon
+    # test against the best single candidate itself is met. Full run: CADFit passes against the open-loop
+    # union and the bounding box only, and the best single candidate passes against both too (80%,
+    # p=0.0034 and 80%, p=0.0004); CADFit vs the best single candidate: higher on 20% of parts, p=0.112.
+    bs = _pool(ms, "iou/best_single")
+    dist = []
+    for arm, fp, tp in zip(CONTROLS, full_pass, test_pass):
+        if arm == "best_single":
+            if tp:
+                dist.append(LABELS[arm])
+            continue
+        ctl = _pool(ms, f"iou/{arm}")
+        bs_pass = (float(np.mean(bs > ctl + 1e-4)) >= BEAT_FRAC
+                   and paired_test(bs, ctl, alternative="greater", method="wilcoxon") < BEAT_ALPHA)
+        if fp and not bs_pass:
+            dist.append(LABELS[arm])
     reason = _n_seeds_reason(ms, 2)
     if reason:
         status = "not-checkable"
     elif iou_ok and all(full_pass):
         status = "reproduced"
-    elif iou_ok and (any(full_pass) or all(test_pass)):
+    elif iou_ok and (any(full_pass) or all(test_pass)) and dist:
         status = "partly"
     else:
         status = "not-reproduced"
+    dist_txt = ("; partly needs a part the best single candidate, in CADFit's place, fails (a control CADFit passes "
+                "against and it does not, or CADFit's test against it): " + (", ".join(dist) if dist else "none")
+                + " (changed by review after the full run: partly -> not-reproduced)")
     lo, hi = bootstrap_ci(cf)
     notes = _review_notes_beats(ms, cf)
     return Verdict(
@@ -285,7 +306,7 @@ def check_beats_controls(ms: list[dict]) -> Verdict:
         f"CD {np.nanmean(_pool(ms, 'cd/cadfit')):.4f}",
         (reason + "; " if reason else "") + "rule: " + (check_beats_controls.__doc__ or "").split("Pre-registered: ")[1]
         .split("\n\n")[0].replace("\n   ", "").replace("  ", " ") + " | " + "; ".join(parts)
-        + f"; {len(ms)} seeds; passes all rules against {sum(full_pass)}/{len(CONTROLS)} controls" + notes,
+        + f"; {len(ms)} seeds; passes all rules against {sum(full_pass)}/{len(CONTROLS)} controls" + dist_txt + notes,
         value=float(cf.mean()), ci=(lo, hi),
         control="; ".join(f"{LABELS[a]}: {_pool(ms, f'iou/{a}').mean():.3f}" for a in CONTROLS))
 
