@@ -389,6 +389,26 @@ def check_diagnostics_separate(ms: list[dict]) -> Verdict:
     Good and bad PINNs share training points and initialisation; the bad one stops after Adam. Overall: reproduced if every deciding PDE reproduces, not-reproduced if every one does not, partly
     otherwise; not-checkable if no PDE decides."""
     per = [_diagnostics_one(ms, q) for q in _problems(ms)]
+    # changed by review after the full run (partly -> not-reproduced): a PDE's 'partly' needs a part the
+    # control fails, i.e. a diagnostic that the influence scores separate and the grad-dot scores do not.
+    # Full run: influence separates 2/3 on diffusion and 3/3 on drift-diffusion, grad-dot 3/3 on both, so
+    # grad-dot in influence's place read the same partly (better on diffusion).
+    if len(ms) >= 3:
+        def _sep(tag: str, q: str) -> dict[str, bool]:
+            return {d: paired_test(seeds_of(ms, f"{q}/good/{tag}_{d}"), seeds_of(ms, f"{q}/bad/{tag}_{d}"),
+                                   alternative="two-sided", method="t") < 0.05 for d in DIAGNOSTICS}
+
+        revised = []
+        for q, r in zip(_problems(ms), per):
+            if r[0] == "partly":
+                si, sg = _sep("ifd", q), _sep("gd", q)
+                only = [d for d in DIAGNOSTICS if si[d] and not sg[d]]
+                note = (f"; partly needs a diagnostic influence separates and grad-dot does not: "
+                        f"{', '.join(only) if only else 'none'} (changed by review after the full run: partly -> "
+                        "not-reproduced)")
+                r = ("partly" if only else "not-reproduced", r[1], r[2] + note, r[3])
+            revised.append(r)
+        per = revised
     deciding = [r[0] for r in per if r[0] != "not-checkable"]
     if not deciding:
         status = "not-checkable"
@@ -407,8 +427,9 @@ def check_diagnostics_separate(ms: list[dict]) -> Verdict:
                 if _n_separating(ms, "gd", q)[0] >= _n_separating(ms, "ifd", q)[0] > 0]
         if tied:
             evidence += (f" | grad-dot (no H^-1) separates at least as many diagnostics on {', '.join(tied)}: "
-                         "the separation does not need the inverse Hessian, so 'partly' holds for the "
-                         "literal statement only")
+                         "the separation does not need the inverse Hessian (the literal statement holds; the "
+                         "comparison with the control does not: not-reproduced where no diagnostic separates "
+                         "with influence alone)")
     # what the accuracy gate separates from (added by review after the full run; reported, not deciding)
     refs = []
     for q in _problems(ms):
