@@ -147,12 +147,19 @@ PAPER = Paper(
             id="zero-shot",
             statement=("A ridge head fit on training subjects, applied with no update to unseen subjects, decodes "
                        "continuous behaviour with R^2 > 0.3 and better than pooled ridge on raw parcel traces, the "
-                       "grid-token model and a per-session-stitcher model given 300 unlabelled frames."),
+                       "grid-token model and a per-session-stitcher model given 300 unlabelled frames. (Changed by "
+                       "review after the full run: partly -> not-reproduced, the control put in the method's place "
+                       "reads the same partly (pooled ridge on raw traces in WiCAT's place: R^2 0.408 >= 0.3, above "
+                       "the grid-token model, p=0.0312, and above the stitcher, p=0.0312 -- every part WiCAT passes; "
+                       "WiCAT 0.420 vs ridge 0.408, +0.0126 [-0.0078, 0.0332], p=0.219, higher in 3/5 seeds). The "
+                       "check is now hand-written (check_zero_shot: the same declarative rule, partly needing a part "
+                       "each control fails) and the common test puts the pooled ridge, not the stitcher, in WiCAT's "
+                       "place.)"),
             paper_value="qualitative (abstract): robust zero-shot continuous behaviour decoding on unseen subjects",
             kind="headline",
             control=("pooled ridge on raw traces; grid-patch-token model; per-session stitcher model (300 frames) "
                      "(reported outside the rule: random-init frozen encoder + pooled ridge, zeroshot/A/randinit/r2)"),
-            check=_zero_shot("A")),
+            check=None),
         Claim(
             id="left-out-region",
             statement=("With every token of one atlas region hidden, the pretrained model reconstructs that region "

@@ -358,3 +358,52 @@ def EXAMPLES():
         (method.ridge_fit, {"features": traces, "y": traces[:, 0].copy()}),
         (method.pretrain, {"windows": win, "cfg": cfg, "steps": 2, "batch": 2, "lr": 1e-3}),
     ]
+
+
+# ----------------------------------------------------------------------------- zero-shot (review)
+def check_zero_shot(ms: list[dict]):
+    """The pre-registered declarative rule of ``_zero_shot("A")`` (R^2 >= 0.3 and above each control,
+    one-sided Wilcoxon), with 'partly' tightened by review after the full run (partly -> not-reproduced):
+    partly needs, against each control put in WiCAT's place, a part of the rule that WiCAT passes and
+    that control fails. In the full run the pooled ridge on raw traces, in WiCAT's place, passes every
+    part WiCAT passes (R^2 0.408 >= 0.3; above the grid-token model, p=0.0312; above the stitcher,
+    p=0.0312), and WiCAT is not above it (+0.0126 [-0.0078, 0.0332], p=0.219). The common test had put
+    the stitcher (the last control of the chain) in WiCAT's place, which read partly through the R^2
+    threshold alone (0.305)."""
+    from dataclasses import replace
+
+    from icml26.core.checks import control_in_method
+    from icml26.science.wicat import _zero_shot
+
+    chk = _zero_shot("A")
+    v = chk(ms)
+    if v.status != "partly":
+        return v
+    parts = chk.inner.parts
+    mine = [p(ms).status == "reproduced" for p in parts]
+    key = "zeroshot/A/wicat/r2"
+    found = []
+    for ctl, label in (("raw", "pooled ridge on traces"), ("grid", "grid-token model"),
+                       ("stitch", "stitcher model (300 frames)")):
+        sub = control_in_method(ms, key, f"zeroshot/A/{ctl}/r2")
+        theirs = [p(sub).status == "reproduced" for p in parts]
+        found.append((label, any(a and not b for a, b in zip(mine, theirs))))
+    ok = all(f for _, f in found)
+    note = ("; partly needs, against each control in WiCAT's place, a part WiCAT passes and it fails: "
+            + ", ".join(f"{label} {'yes' if f else 'no'}" for label, f in found)
+            + " (changed by review after the full run: partly -> not-reproduced)")
+    return replace(v, status="partly" if ok else "not-reproduced", evidence=v.evidence + note)
+
+
+def contradict_zero_shot(ms: list[dict]) -> list[dict]:
+    from icml26.science.wicat import _zero_shot
+
+    return _zero_shot("A").contradict(ms)
+
+
+def control_zero_shot(ms: list[dict]) -> list[dict]:
+    """The strongest control, pooled ridge on raw parcel traces, in WiCAT's place (review after the full
+    run; the declarative chain had left the stitcher, the weakest, there)."""
+    from icml26.core.checks import control_in_method
+
+    return control_in_method(ms, "zeroshot/A/wicat/r2", "zeroshot/A/raw/r2")
