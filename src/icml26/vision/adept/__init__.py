@@ -80,19 +80,22 @@ PAPER = Paper(
                        "Rule revised after the full run by review: also compared with the supervised warm start "
                        "with every tool (the same pipeline without GRPO, the inquiry or the gate); a loss there "
                        "caps the verdict at partly, so partly says only that the tool pipeline beats the audio-only "
-                       "encoder, not that GRPO or the gate helps."),
+                       "encoder, not that GRPO or the gate helps. (Changed by review after the full run: partly "
+                       "-> not-reproduced, the control put in the method's place reads the same partly (the "
+                       "declarative substitution had put a mix there, the warm start's accuracy with the text-only "
+                       "model's conflict accuracy; the supervised warm start wholly in ADEPT's place passes every "
+                       "part: accuracy 0.710 vs the encoder's 0.527, conflict items above text-only by >= 0.2 in "
+                       "5/5 seeds, 0.519 vs 0.085, where ADEPT has 0.667, 3/5 seeds at 0.353, and -0.043 "
+                       "[-0.077, -0.009] against the warm start): what ADEPT passes is the tool pipeline's, "
+                       "not GRPO's. The check is now hand-written (check_primary_accuracy: the same rule, needing a "
+                       "part each control, wholly in ADEPT's place, fails) and the common test puts the warm start "
+                       "there.)"),
             paper_value="qualitative: 'improves in most cases the primary emotion accuracy' over SLLM and SSL baselines",
             kind="headline",
             control=("log-mel MLP on consensus labels (SSL-encoder analogue), a text-only classifier (SLLM text "
                      "bias), and the supervised warm start with every tool (added by review)"),
-            check=C.all_of(
-                C.non_inferior("test/adept/acc", "test/encoder/acc", margin=0.01, by="mean", partly_margin=0.03,
-                               label="ADEPT accuracy", control_label="log-mel encoder accuracy"),
-                C.beats_in_seeds("test/adept/conflict_acc", "test/text/conflict_acc", margin=0.20, frac=0.8,
-                                 label="ADEPT on conflict items", control_label="text-only on conflict items"),
-                C.non_inferior("test/adept/acc", "test/sft/acc", margin=0.01, by="mean", partly_margin=0.03,
-                               label="ADEPT accuracy", control_label="warm-start (all tools, no GRPO) accuracy"),
-            ).gated(*_GRPO_GATES, _ENCODER_GATE)),
+            # the pre-registered rule, unchanged, is check_primary_accuracy_rule in experiment.py
+            check=None),
         Claim(
             id="minor-emotions",
             statement=("With minority votes as reward, ADEPT's minor-emotion macro-F1 exceeds both ADEPT trained without "

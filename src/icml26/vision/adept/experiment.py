@@ -290,3 +290,69 @@ def EXAMPLES() -> list:
         (S.prosody, {"mixture": np.array([0.7, 0.3, 0.0, 0.0]), "speaker": S.sample_speaker(rng), "rng": rng}),
         (S.make_corpus, {"n": 2, "seed": 0, "dur": 0.2}),
     ]
+
+
+# ----------------------------------------------------------------------------- primary-accuracy (review)
+def check_primary_accuracy_rule():
+    """The pre-registered declarative rule of primary-accuracy (as revised by the earlier review)."""
+    from icml26.core import checks as C
+    from icml26.vision.adept import _ENCODER_GATE, _GRPO_GATES
+
+    return C.all_of(
+        C.non_inferior("test/adept/acc", "test/encoder/acc", margin=0.01, by="mean", partly_margin=0.03,
+                       label="ADEPT accuracy", control_label="log-mel encoder accuracy"),
+        C.beats_in_seeds("test/adept/conflict_acc", "test/text/conflict_acc", margin=0.20, frac=0.8,
+                         label="ADEPT on conflict items", control_label="text-only on conflict items"),
+        C.non_inferior("test/adept/acc", "test/sft/acc", margin=0.01, by="mean", partly_margin=0.03,
+                       label="ADEPT accuracy", control_label="warm-start (all tools, no GRPO) accuracy"),
+    ).gated(*_GRPO_GATES, _ENCODER_GATE)
+
+
+def control_primary_accuracy_arm(ms: list[dict], arm: str) -> list[dict]:
+    """``arm`` wholly in ADEPT's place: its accuracy and its conflict-item accuracy."""
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        for k in ("acc", "conflict_acc"):
+            m[f"test/adept/{k}"] = m[f"test/{arm}/{k}"]
+    return out
+
+
+def check_primary_accuracy(ms: list[dict]):
+    """The pre-registered rule (:func:`check_primary_accuracy_rule`), with 'reproduced'/'partly' needing,
+    against each control put wholly in ADEPT's place (its accuracy and its conflict-item accuracy), a
+    part that ADEPT passes and that control fails (changed by review after the full run: partly ->
+    not-reproduced). The declarative chain had put a mix in ADEPT's place (the warm start's accuracy
+    with the text-only model's conflict accuracy), which read partly; the warm start alone, put wholly
+    in ADEPT's place, passes every part (accuracy 0.710 vs the encoder's 0.527; conflict items above
+    text-only by >= 0.2 in 5/5 seeds, 0.519 vs 0.085; non-inferior to itself), while ADEPT passes the
+    first part, the second in 3/5 seeds and fails the third (-0.043 [-0.077, -0.009])."""
+    from dataclasses import replace
+
+    chk = check_primary_accuracy_rule()
+    v = chk(ms)
+    if v.status not in ("reproduced", "partly"):
+        return v
+    parts = chk.inner.parts
+    mine = [p(ms).status for p in parts]
+    rank = {"reproduced": 2, "partly": 1}
+    found = []
+    for arm, label in (("sft", "warm start (all tools, no GRPO)"), ("encoder", "log-mel encoder"),
+                       ("text", "text-only classifier")):
+        sub = control_primary_accuracy_arm(ms, arm)
+        theirs = [p(sub).status for p in parts]
+        found.append((label, any(rank.get(a, 0) > rank.get(b, 0) for a, b in zip(mine, theirs))))
+    ok = all(f for _, f in found)
+    note = ("; partly or reproduced needs, against each control put wholly in ADEPT's place, a part ADEPT passes "
+            "better: " + ", ".join(f"{label} {'yes' if f else 'no'}" for label, f in found)
+            + " (changed by review after the full run: partly -> not-reproduced)")
+    return replace(v, status=v.status if ok else "not-reproduced", evidence=v.evidence + note)
+
+
+def contradict_primary_accuracy(ms: list[dict]) -> list[dict]:
+    return check_primary_accuracy_rule().contradict(ms)
+
+
+def control_primary_accuracy(ms: list[dict]) -> list[dict]:
+    """The supervised warm start with every tool (the same pipeline without GRPO, the inquiry or the
+    gate), wholly in ADEPT's place: its accuracy and its conflict-item accuracy."""
+    return control_primary_accuracy_arm(ms, "sft")
