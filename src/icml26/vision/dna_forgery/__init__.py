@@ -106,18 +106,21 @@ PAPER = Paper(
                        "measurable AUC. Not a pre-registered control, reported by review: the probe on ALL units of "
                        "l* has a higher unseen AUC than the FDUs, 0.693 vs 0.641 at 8 shots and 0.760 vs 0.723 at 32 "
                        "(higher in 5/5 seeds at 32), so DNA's gain over the final-layer probe comes from the layer, "
-                       "not from the sparse selection.)"),
+                       "not from the sparse selection.) (Changed by review after the full run: partly -> "
+                       "not-reproduced, the control put in the method's place reads the same partly (the top-k* "
+                       "units by |d| alone, put in DNA's place at both shot counts, read exactly DNA's part "
+                       "verdicts: above random units at 8 shots and 32 shots, above the final-layer probe at 32 "
+                       "shots in >= 4/5 seeds and at 8 shots in 3/5 -- AUC 0.608 and 0.728 against DNA's 0.641 "
+                       "and 0.723; the declarative chain had put the final-layer probe there, which read partly "
+                       "through beating random units at 8 shots). The check is now hand-written "
+                       "(check_anchors_beat_controls: the same rule, needing a part each control, put in DNA's "
+                       "place, fails) and the common test puts the |d|-only selection there.)"),
             paper_value="qualitative: superior detection from the anchors alone, also few-shot; ~96.4% accuracy on "
                         "unseen generation architectures (aggregator summary)",
             kind="headline",
             control="random k* units of l*; top-k* by |Cohen's d| only; probe on all final-layer units",
-            check=C.all_of(*(_above(n, c, lab, 0.005) for n in (8, 32)
-                             for c, lab in (("random", "random k* units"), ("disc_only", "top-k* by |d| only"),
-                                            ("final_probe", "final-layer probe"))), partly="any"
-                           ).gated(_BACKBONE, (_GENS_45 := C.gate(
-                               _GENS.key, at_least=_GENS.at_least, frac=0.8,
-                               why=_GENS.why + " in >= 4/5 seeds (revised after the full run by review from all "
-                                               "seeds)")))),
+            # the pre-registered rule, unchanged, is check_anchors_beat_controls_rule in experiment.py
+            check=None),
         Claim(
             id="beats-fine-tuning",
             statement=("The anchors' detector matches or beats full fine-tuning of the backbone on the same shots: "
@@ -134,7 +137,10 @@ PAPER = Paper(
             kind="headline",
             control="full fine-tuning of the CNN plus a linear head on the same shots (Adam, BCE)",
             check=C.all_of(_above(8, "finetune", "fine-tuning", 0.001), _above(32, "finetune", "fine-tuning", 0.001)
-                           ).gated(_BACKBONE, _GENS_45, (_FT_45 := C.gate(
+                           ).gated(_BACKBONE, (_GENS_45 := C.gate(
+                               _GENS.key, at_least=_GENS.at_least, frac=0.8,
+                               why=_GENS.why + " in >= 4/5 seeds (revised after the full run by review from all "
+                                               "seeds)")), (_FT_45 := C.gate(
                                _FT.key, at_least=_FT.at_least, frac=0.8,
                                why=_FT.why + " in >= 4/5 seeds (revised after the full run by review from all "
                                              "seeds)")))),

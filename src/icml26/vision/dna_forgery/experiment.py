@@ -304,3 +304,62 @@ def EXAMPLES() -> list:
         (jpeg, {"x": x, "quality": 50}),
         (sample_crops, {"n": 2, "seed": 0}),
     ]
+
+
+# ----------------------------------------------------------------------------- anchors-beat-controls (review)
+def check_anchors_beat_controls_rule():
+    """The pre-registered declarative rule of anchors-beat-controls (gates as revised by the earlier review)."""
+    from icml26.core import checks as C
+    from icml26.vision.dna_forgery import _BACKBONE, _GENS_45, _above
+
+    return C.all_of(*(_above(n, c, lab, 0.005) for n in (8, 32)
+                      for c, lab in (("random", "random k* units"), ("disc_only", "top-k* by |d| only"),
+                                     ("final_probe", "final-layer probe"))), partly="any"
+                    ).gated(_BACKBONE, _GENS_45)
+
+
+def control_anchors_beat_controls_arm(ms: list[dict], arm: str) -> list[dict]:
+    """``arm``'s unseen AUC in DNA's place at both shot counts."""
+    out = copy.deepcopy(list(ms))
+    for m in out:
+        for n in (8, 32):
+            m[f"n{n}/unseen_auc/dna"] = m[f"n{n}/unseen_auc/{arm}"]
+    return out
+
+
+def check_anchors_beat_controls(ms: list[dict]):
+    """The pre-registered rule (:func:`check_anchors_beat_controls_rule`), with 'reproduced'/'partly'
+    needing, against each control put in DNA's place at both shot counts, a part DNA passes better
+    (changed by review after the full run: partly -> not-reproduced). In the full run the top-k* units
+    by |d| alone, in DNA's place, read exactly DNA's part verdicts (above random units at 8 and 32 shots,
+    above the final-layer probe at 32 shots, partly at 8), so nothing DNA passes tells its stability and
+    semantic terms from |d| alone; the declarative chain had put the final-layer probe there."""
+    from dataclasses import replace
+
+    chk = check_anchors_beat_controls_rule()
+    v = chk(ms)
+    if v.status not in ("reproduced", "partly"):
+        return v
+    parts = chk.inner.parts
+    mine = [p(ms).status for p in parts]
+    rank = {"reproduced": 2, "partly": 1}
+    found = []
+    for arm, label in (("random", "random k* units"), ("disc_only", "top-k* by |d| only"),
+                       ("final_probe", "final-layer probe")):
+        sub = control_anchors_beat_controls_arm(ms, arm)
+        theirs = [p(sub).status for p in parts]
+        found.append((label, any(rank.get(a, 0) > rank.get(b, 0) for a, b in zip(mine, theirs))))
+    ok = all(f for _, f in found)
+    note = ("; partly or reproduced needs, against each control put in DNA's place, a part DNA passes better: "
+            + ", ".join(f"{label} {'yes' if f else 'no'}" for label, f in found)
+            + " (changed by review after the full run: partly -> not-reproduced)")
+    return replace(v, status=v.status if ok else "not-reproduced", evidence=v.evidence + note)
+
+
+def contradict_anchors_beat_controls(ms: list[dict]) -> list[dict]:
+    return check_anchors_beat_controls_rule().contradict(ms)
+
+
+def control_anchors_beat_controls(ms: list[dict]) -> list[dict]:
+    """The top-k* units by |d| alone (the selection without DNA's stability and semantic terms) in DNA's place."""
+    return control_anchors_beat_controls_arm(ms, "disc_only")
