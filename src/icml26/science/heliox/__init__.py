@@ -10,8 +10,9 @@ tree. Gradients flow back through the solve by a hand-written adjoint (the trans
 system, solved with the same schedule) rather than a generic autodiff tape, which lets HelioX
 train biophysically detailed networks. Here: the Hines/DHS solve and its adjoint, a
 Hodgkin-Huxley compartmental simulator following NEURON's fixed-step scheme, gradient-based
-fitting of channel densities, and a small two-layer network of multi-compartment neurons trained
-end to end through the simulator, on CPU.
+fitting of channel densities, and a small 3-layer network of multi-compartment HH neurons trained
+end to end through the simulator on 8x8 digits (against a rate-model MLP of the same shapes and
+a readout-only control), on CPU.
 """
 
 from icml26.core.paper import Claim, Paper, Profile
@@ -37,11 +38,22 @@ PAPER = Paper(
         "gradient-based training through the simulator, and NEURON itself as reference. Replaces "
         "the fused CUDA kernels and multi-stream concurrency by vectorised numpy/torch on one CPU "
         "thread (parallel steps are counted instead of GPU time); BAAIWorm and the paper's deep "
-        "biophysical networks by a two-layer network (4 hidden + 2 output ball-and-stick HH neurons, "
-        "graded current synapses onto the distal dendrite, dt = 0.25 ms, 10 ms trials) trained by Adam "
-        "for 30 iterations on a 2-D threshold task, against the same network with only its readout "
-        "layer trained; and the GPU speed-ups (over NEURON, over autograd) by CPU timings that are "
-        "reported but not decided (GPU claims). No paper text beyond the abstract was available."
+        "(3-5 layer) biophysical MLPs on MNIST by a 3-layer network (64 inputs -> 16 -> 16 -> 10 "
+        "ball-and-stick HH neurons) on scikit-learn's 8x8 digits (500 training, 300 held-out images "
+        "per seed), with pixels as constant input currents (HelioX drives its inputs with spike "
+        "trains), graded rectified synapses onto the distal dendrite (current w * max(V_pre + 65 mV, "
+        "0) / 10 mV, the form of HelioX's fully connected learning synapse), a readout of the output "
+        "cells' mean somatic voltage over the second half of a 10 ms trial (dt = 0.25 ms), and exact "
+        "gradients by back-propagation through time over the adjoint tree solves (HelioX's synapses "
+        "accumulate a time-local gradient instead), trained by Adam for 100 minibatches of 32 "
+        "(lr 0.003, initial weights N(0, 0.1^2/fan-in), zero biases; chosen on dev seeds 100-103); "
+        "controls on the same images, minibatches and initial weights: a ReLU MLP of the same shapes "
+        "(lr 0.03, tuned on the same dev seeds) and the biophysical network with only its readout "
+        "layer trained. Full run (4 seeds): held-out accuracy 0.434 end to end vs 0.314 readout-only "
+        "(better in 3/4 seeds, p = 0.088) vs 0.738 for the rate MLP, so trains-network is "
+        "not reproduced at this scale and budget. The GPU speed-ups (over NEURON, over autograd) are "
+        "replaced by CPU timings that are reported but not decided (GPU claims). No paper text "
+        "beyond the abstract and the authors' project page was available."
     ),
     examples="icml26.science.heliox.experiment:EXAMPLES",
     profiles={
