@@ -274,3 +274,23 @@ def test_paired_bootstrap_superiority_noninferiority_and_control():
     assert paired_bootstrap("a", "b", mode="noninferior", margin=0.02)(same).status == "reproduced"
     with pytest.raises(ValueError):
         paired_bootstrap("a", "b", margin=-1)
+
+
+def test_part_beyond_controls():
+    """A partly verdict stands only if some part reads better for the method than for each control."""
+    chk = C.all_of(C.threshold("m", at_least=0.5), C.beats("m", "c", better="higher"))
+    ms = [{"m": 0.6 + 0.01 * i, "c": 0.7 + 0.01 * i, "r": 0.55} for i in range(6)]  # passes the bar, loses to c
+    put_c = lambda xs: [{**x, "m": x["c"]} for x in xs]  # noqa: E731
+    put_r = lambda xs: [{**x, "m": x["r"]} for x in xs]  # noqa: E731
+    assert chk(ms).status == "partly"
+    # c in the method's place passes the bar too: nothing tells the method from c
+    assert C.part_beyond_controls(chk, ms, [("c", put_c)]).status == "not-reproduced"
+    # r would pass the bar as well (0.55), so against r too the method has no better part
+    assert C.part_beyond_controls(chk, ms, [("r", put_r)]).status == "not-reproduced"
+    low = [{**x, "r": 0.1} for x in ms]  # r fails the bar: the method passes a part r fails
+    assert C.part_beyond_controls(chk, low, [("r", put_r)]).status == "partly"
+    assert "r yes" in C.part_beyond_controls(chk, low, [("r", put_r)], who="X").evidence
+    with pytest.raises(ValueError, match="controls"):
+        C.part_beyond_controls(chk, ms, [])
+    with pytest.raises(TypeError, match="all_of"):
+        C.part_beyond_controls(C.threshold("m", at_least=0.5), ms, [("c", put_c)])

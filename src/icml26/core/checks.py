@@ -675,6 +675,39 @@ def all_of(*parts: Check, partly: Literal["any", "none"] = "any") -> AllOf:
     return AllOf(tuple(parts), partly)
 
 
+_PASS_RANK = {"reproduced": 2, "partly": 1}
+
+
+def part_beyond_controls(check: Check, ms: Sequence[Metrics],
+                         controls: Sequence[tuple[str, Callable[[Sequence[Metrics]], list[Metrics]]]], *,
+                         who: str = "the method", note: str = "") -> Verdict:
+    """The house rule "a claim its control passes equally is not reproduced", part by part.
+
+    ``check`` is an :func:`all_of` (optionally ``.gated``). Its verdict on ``ms`` stands only if, against
+    each control put wholly in the method's place (``controls``: ``(label, put)`` pairs, ``put(ms)``
+    returning the substituted metrics), some part reads better for the method than for that control;
+    otherwise the claim is ``not-reproduced``. A verdict that is not ``reproduced``/``partly`` is
+    returned as it is.
+    """
+    inner = check.inner if isinstance(check, Gated) else check
+    if not isinstance(inner, AllOf):
+        raise TypeError(f"check must be an all_of (optionally gated), got {type(inner).__name__}")
+    if not controls:
+        raise ValueError("controls must name at least one (label, put) pair")
+    v = check(ms)
+    if v.status not in _PASS_RANK:
+        return v
+    mine = [p(ms).status for p in inner.parts]
+    found = []
+    for label, put in controls:
+        theirs = [p(put(ms)).status for p in inner.parts]
+        found.append((label, any(_PASS_RANK.get(a, 0) > _PASS_RANK.get(b, 0) for a, b in zip(mine, theirs))))
+    ok = all(f for _, f in found)
+    text = (f"; partly or reproduced needs, against each control put in {who}'s place, a part {who} passes "
+            "better: " + ", ".join(f"{label} {'yes' if f else 'no'}" for label, f in found) + note)
+    return replace(v, status=v.status if ok else "not-reproduced", evidence=v.evidence + text)
+
+
 # ----------------------------------------------------------------------------- non-inferiority
 @dataclass(frozen=True, repr=False)
 class NonInferior(Check):

@@ -326,26 +326,13 @@ def check_primary_accuracy(ms: list[dict]):
     in ADEPT's place, passes every part (accuracy 0.710 vs the encoder's 0.527; conflict items above
     text-only by >= 0.2 in 5/5 seeds, 0.519 vs 0.085; non-inferior to itself), while ADEPT passes the
     first part, the second in 3/5 seeds and fails the third (-0.043 [-0.077, -0.009])."""
-    from dataclasses import replace
+    from icml26.core import checks as C
 
-    chk = check_primary_accuracy_rule()
-    v = chk(ms)
-    if v.status not in ("reproduced", "partly"):
-        return v
-    parts = chk.inner.parts
-    mine = [p(ms).status for p in parts]
-    rank = {"reproduced": 2, "partly": 1}
-    found = []
-    for arm, label in (("sft", "warm start (all tools, no GRPO)"), ("encoder", "log-mel encoder"),
-                       ("text", "text-only classifier")):
-        sub = control_primary_accuracy_arm(ms, arm)
-        theirs = [p(sub).status for p in parts]
-        found.append((label, any(rank.get(a, 0) > rank.get(b, 0) for a, b in zip(mine, theirs))))
-    ok = all(f for _, f in found)
-    note = ("; partly or reproduced needs, against each control put wholly in ADEPT's place, a part ADEPT passes "
-            "better: " + ", ".join(f"{label} {'yes' if f else 'no'}" for label, f in found)
-            + " (changed by review after the full run: partly -> not-reproduced)")
-    return replace(v, status=v.status if ok else "not-reproduced", evidence=v.evidence + note)
+    arms = (("sft", "warm start (all tools, no GRPO)"), ("encoder", "log-mel encoder"),
+            ("text", "text-only classifier"))
+    controls = [(label, lambda m, a=arm: control_primary_accuracy_arm(m, a)) for arm, label in arms]
+    return C.part_beyond_controls(check_primary_accuracy_rule(), ms, controls, who="ADEPT",
+                                  note=" (changed by review after the full run: partly -> not-reproduced)")
 
 
 def contradict_primary_accuracy(ms: list[dict]) -> list[dict]:

@@ -334,26 +334,13 @@ def check_anchors_beat_controls(ms: list[dict]):
     by |d| alone, in DNA's place, read exactly DNA's part verdicts (above random units at 8 and 32 shots,
     above the final-layer probe at 32 shots, partly at 8), so nothing DNA passes tells its stability and
     semantic terms from |d| alone; the declarative chain had put the final-layer probe there."""
-    from dataclasses import replace
+    from icml26.core import checks as C
 
-    chk = check_anchors_beat_controls_rule()
-    v = chk(ms)
-    if v.status not in ("reproduced", "partly"):
-        return v
-    parts = chk.inner.parts
-    mine = [p(ms).status for p in parts]
-    rank = {"reproduced": 2, "partly": 1}
-    found = []
-    for arm, label in (("random", "random k* units"), ("disc_only", "top-k* by |d| only"),
-                       ("final_probe", "final-layer probe")):
-        sub = control_anchors_beat_controls_arm(ms, arm)
-        theirs = [p(sub).status for p in parts]
-        found.append((label, any(rank.get(a, 0) > rank.get(b, 0) for a, b in zip(mine, theirs))))
-    ok = all(f for _, f in found)
-    note = ("; partly or reproduced needs, against each control put in DNA's place, a part DNA passes better: "
-            + ", ".join(f"{label} {'yes' if f else 'no'}" for label, f in found)
-            + " (changed by review after the full run: partly -> not-reproduced)")
-    return replace(v, status=v.status if ok else "not-reproduced", evidence=v.evidence + note)
+    arms = (("random", "random k* units"), ("disc_only", "top-k* by |d| only"),
+            ("final_probe", "final-layer probe"))
+    controls = [(label, lambda m, a=arm: control_anchors_beat_controls_arm(m, a)) for arm, label in arms]
+    return C.part_beyond_controls(check_anchors_beat_controls_rule(), ms, controls, who="DNA",
+                                  note=" (changed by review after the full run: partly -> not-reproduced)")
 
 
 def contradict_anchors_beat_controls(ms: list[dict]) -> list[dict]:
