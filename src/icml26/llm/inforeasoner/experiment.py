@@ -24,6 +24,18 @@ Parts (each a function below; ``run`` composes them):
   passage of the chain's first fact, whether or not the answer passage was retrieved too;
   trajectories that retrieved only the answer passage count as negatives); the AUROC on the
   subset without the answer passage and the number of positives are stored beside it.
+* The MiniLM-cosine entailment (issue 20; the labelled substitute for the paper's DeBERTa-MNLI, no NLI
+  model ships offline): the same reader samples are also scored with e(a => g) = 1[cos(MiniLM(a),
+  MiniLM(g)) >= tau], tau = 0.91: the lowest threshold with the highest answer-level agreement with
+  the alias table on development seeds 100-101 (1400 reader answers, 625 in the gold class, all of
+  them the primary alias up to case at cosine 1.0; the closest wrong answer at 0.90, 'where <answer>
+  locamorland' for Locamorland; agreement 1.000 for tau in [0.91, 1], 0.998 at the card's 0.8)
+  (:func:`minilm_embed`). Pre-registered: the alias table stays primary and decides both headline
+  claims; under MiniLM the credit AUROCs are stored under ``credit/minilm/`` and a fifth GRPO arm,
+  EM + 0.6 Delta IG(MiniLM), is trained last (``eval/inforeasoner_minilm/``), reported beside the
+  verdicts, deciding nothing. :func:`entailment_agreement` stores how often the two entailments
+  agree on the run's samples. Without the ``minilm`` extra the part is skipped
+  (``minilm/available`` = 0) and everything else is unchanged.
 """
 
 from __future__ import annotations
@@ -38,6 +50,42 @@ from icml26.llm.inforeasoner.method import (answer_in_context_bonus, auroc, delt
                                             garble, inforeasoner_reward, shuffled_bonus, step_information_gains)
 
 ARMS = ("em_only", "inforeasoner", "shuffled_ig", "alias_bonus")
+#: trained after ARMS (so the reader's draws for ARMS do not move) when MiniLM is available; reported, not deciding
+MINILM_ARM = "inforeasoner_minilm"
+
+
+def minilm_embed(enabled: bool = True):
+    """MiniLM's ``encode`` (list of texts -> (n, 384) unit vectors) or ``None`` when ``enabled`` is false or the
+    ``minilm`` extra is not installed (the MiniLM part is then skipped)."""
+    if not isinstance(enabled, (bool, np.bool_)):
+        raise TypeError(f"enabled must be a bool, got {type(enabled).__name__}")
+    from icml26.nn.sentence import MiniLMEncoder, minilm_available
+
+    if not enabled or not minilm_available():
+        return None
+    return MiniLMEncoder().encode
+
+
+def entailment_agreement(reader) -> dict[str, float]:
+    """How the MiniLM entailment compares with the alias table on every answer the reader drew in the run:
+    the share of answers on which 'is in the gold class' agrees, its precision and recall against the alias table,
+    and the mean |S_minilm - S_alias| over the drawn (question, context) sets."""
+    from icml26.llm.inforeasoner.method import alias_entailment, cosine_entailment, soft_gold_mass
+
+    if reader.embed is None or not reader.drawn:
+        return {}
+    e_m = cosine_entailment(reader.embed, reader.threshold)
+    ref, got, gap = [], [], []
+    for ans, lp, aliases in reader.drawn.values():
+        e_a = alias_entailment(list(aliases))
+        ref += [any(e_a(a, g) for g in aliases) for a in ans]
+        got += [any(e_m(a, g) for g in aliases) for a in ans]
+        gap.append(abs(soft_gold_mass(ans, lp, list(aliases), entail=e_m) - soft_gold_mass(ans, lp, list(aliases))))
+    ref, got = np.asarray(ref), np.asarray(got)
+    return {"minilm/agreement": float(np.mean(ref == got)),
+            "minilm/precision": float(ref[got].mean()) if got.any() else float("nan"),
+            "minilm/recall": float(got[ref].mean()) if ref.any() else float("nan"),
+            "minilm/mean_abs_mass_gap": float(np.mean(gap)), "minilm/n_answers": float(ref.size)}
 
 
 # ----------------------------------------------------------------------------- part 1: exact theory
@@ -117,9 +165,17 @@ def trajectory_scores(reader, world, questions, rollouts) -> dict[str, np.ndarra
         s_c.append(reader.gold_mass(q, evidence_context(r.completion, world)) if got else s_0[-1])
         alias.append(answer_in_context_bonus(" ".join(p for ps in r.retrieved for p in ps), list(q.aliases)))
     s_c, s_0 = np.asarray(s_c), np.asarray(s_0)
-    return {"em": np.asarray(em), "retrieved": np.asarray(ret), "answered": np.asarray(ans),
-            "dig": delta_ig(s_c, s_0),
-            "dig_log": delta_ig(s_c, s_0, form="log_ratio"), "alias": np.asarray(alias)}
+    out = {"em": np.asarray(em), "retrieved": np.asarray(ret), "answered": np.asarray(ans),
+           "dig": delta_ig(s_c, s_0),
+           "dig_log": delta_ig(s_c, s_0, form="log_ratio"), "alias": np.asarray(alias)}
+    if reader.embed is not None:
+        # the same samples, scored with MiniLM-cosine entailment (no new draws)
+        m_0 = np.array([reader.gold_mass(q, [], entail="minilm") for q in questions])
+        m_c = np.array([reader.gold_mass(q, evidence_context(r.completion, world), entail="minilm") if r.retrieved
+                        else m0 for q, r, m0 in zip(questions, rollouts, m_0)])
+        out["dig_minilm"] = delta_ig(m_c, m_0)
+        out["dig_log_minilm"] = delta_ig(m_c, m_0, form="log_ratio")
+    return out
 
 
 def arm_rewards(arm: str, sc: dict[str, np.ndarray], seed: int, coef: float) -> np.ndarray:
@@ -133,7 +189,11 @@ def arm_rewards(arm: str, sc: dict[str, np.ndarray], seed: int, coef: float) -> 
         return inforeasoner_reward(sc["em"], shuffled_bonus(sc["dig"], paid, seed), paid, coef=coef)
     if arm == "alias_bonus":
         return inforeasoner_reward(sc["em"], sc["alias"], paid, coef=coef)
-    raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
+    if arm == MINILM_ARM:
+        if "dig_minilm" not in sc:
+            raise ValueError(f"arm {MINILM_ARM!r} needs MiniLM scores (a reader built with embed=)")
+        return inforeasoner_reward(sc["em"], sc["dig_minilm"], paid, coef=coef)
+    raise ValueError(f"arm must be one of {ARMS + (MINILM_ARM,)}, got {arm!r}")
 
 
 def greedy_em(policy, world, questions) -> tuple[float, float]:
@@ -181,7 +241,7 @@ def train_arms(base, world, reader, p: dict, seed: int) -> dict:
     kb = world.kb
     out = {"gate/start_em2": start_em, "eval/start/searches": start_s, "eval/n_test": float(len(test_qs)),
            "eval/chance_em2": float(np.mean([1.0 / len(kb.by_type(kb.entities[q.answer])) for q in test_qs]))}
-    for arm in ARMS:
+    for arm in ARMS + ((MINILM_ARM,) if reader.embed is not None else ()):
         pol, rew, ems = train_arm(arm, base, world, reader, train_qs, p, seed)
         em2, s = greedy_em(pol, world, test_qs)
         out[f"eval/{arm}/em2"] = em2
@@ -213,7 +273,14 @@ def credit(base, world, reader, n_samples: int, seed: int) -> dict[str, float]:
     sub = keep & (answer_doc == 0)
     yb = label[sub]
     ok_b = sub.sum() > 0 and 0 < yb.sum() < yb.size
-    return {"credit/auroc_dig": f(sc["dig"]), "credit/auroc_dig_log": f(sc["dig_log"]),
+    extra: dict[str, float] = {}
+    if "dig_minilm" in sc:
+        extra = {"credit/minilm/auroc_dig": f(sc["dig_minilm"]), "credit/minilm/auroc_dig_log": f(sc["dig_log_minilm"]),
+                 "credit/minilm/auroc_dig_bridge_only": auroc(sc["dig_minilm"][sub], yb) if ok_b else float("nan"),
+                 "credit/minilm/corr_with_alias_dig": (float(np.corrcoef(sc["dig"][keep], sc["dig_minilm"][keep])[0, 1])
+                                                       if keep.sum() > 1 and sc["dig"][keep].std() > 0
+                                                       and sc["dig_minilm"][keep].std() > 0 else float("nan"))}
+    return {**extra, "credit/auroc_dig": f(sc["dig"]), "credit/auroc_dig_log": f(sc["dig_log"]),
             "credit/auroc_alias": f(sc["alias"]), "credit/n": float(keep.sum()),
             "gate/credit_positives": float(y.sum()), "credit/n_negatives": float(y.size - y.sum()),
             "credit/auroc_dig_bridge_only": auroc(sc["dig"][sub], yb) if ok_b else float("nan"),
@@ -233,7 +300,8 @@ def run(profile: Profile, seed: int) -> dict:
 
     torch.set_num_threads(profile.cpus)
     p = dict(profile.params)
-    m: dict = {}
+    embed = minilm_embed(bool(p.get("minilm", True)))
+    m: dict = {"minilm/available": float(embed is not None)}
     m.update(theory(p["theory_instances"], seed))
     base, world = load(seed, world_config(p["world"]))
     # the paper's reader (the frozen base model), reported beside the claims' reader
@@ -243,11 +311,12 @@ def run(profile: Profile, seed: int) -> dict:
               if k.startswith("credit/auroc")})
     # the claims' reader: the base model tuned to read (counterfactual passages), frozen
     tuned = tune_reader(base, world, steps=p["reader_steps"], seed=seed, mix=tuple(p["reader_mix"]))
-    reader = Reader(tuned, world, n=p["reader_n"], seed=seed)
+    reader = Reader(tuned, world, n=p["reader_n"], seed=seed, embed=embed, threshold=p["minilm_threshold"])
     m.update(reader_gate(reader, world))
     m.update(reader_premise(reader, plain, world))
     m.update(credit(base, world, reader, p["credit_samples"], seed))
     m.update(train_arms(base, world, reader, p, seed))
+    m.update(entailment_agreement(reader))
     return m
 
 
@@ -259,15 +328,16 @@ def figure(metrics: list[dict]):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.5))
-    xs = np.arange(len(ARMS))
-    vals = np.array([[m[f"eval/{a}/em2"] for a in ARMS] for m in metrics])
-    ax[0].bar(xs, vals.mean(0), yerr=vals.std(0), color=["grey", "C0", "C1", "C2"])
+    arms = ARMS + ((MINILM_ARM,) if all(f"eval/{MINILM_ARM}/em2" in m for m in metrics) else ())
+    xs = np.arange(len(arms))
+    vals = np.array([[m[f"eval/{a}/em2"] for a in arms] for m in metrics])
+    ax[0].bar(xs, vals.mean(0), yerr=vals.std(0), color=["grey", "C0", "C1", "C2", "C4"][:len(arms)])
     ax[0].axhline(np.mean([m["gate/start_em2"] for m in metrics]), ls="--", c="k", label="start")
-    ax[0].set_xticks(xs, ARMS, rotation=20)
+    ax[0].set_xticks(xs, arms, rotation=20)
     ax[0].set_xlabel("reward (GRPO arm)")
     ax[0].set_ylabel("held-out 2-hop EM (greedy)")
     ax[0].legend()
-    for a in ARMS:
+    for a in arms:
         r = np.array([m[f"train/{a}/em"] for m in metrics]).mean(0)
         ax[1].plot(np.arange(1, len(r) + 1), r, label=a)
     ax[1].set_xlabel("GRPO step")
@@ -296,4 +366,5 @@ def EXAMPLES():  # noqa: N802 - the house hook name
                                  "retrieved": np.array([1.0, 1.0]), "coef": 0.6}),
         (M.shuffled_bonus, {"bonus": np.array([0.3, -0.1, 0.2]), "retrieved": np.array([1.0, 0.0, 1.0]), "seed": 0}),
         (M.auroc, {"scores": np.array([0.1, 0.9, 0.4]), "labels": np.array([0.0, 1.0, 1.0])}),
+        (M.cosine_entailment, {"embed": lambda texts: np.ones((len(texts), 2)), "threshold": 0.91}),
     ]

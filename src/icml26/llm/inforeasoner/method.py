@@ -20,7 +20,9 @@ the probability mass on the gold semantic class,
     S(C) = max_{gold alias g} sum_i w_i * max(e(a_i => g), e(g => a_i)),
 
 where e is an entailment probability (the paper: DeBERTa-MNLI; here an alias table, i.e.
-exact semantic equivalence, or any callable). The *hard* score clusters the answers by
+exact semantic equivalence, or a thresholded sentence-embedding cosine,
+:func:`cosine_entailment`, the labelled substitute for an NLI model that does not ship offline;
+or any callable). The *hard* score clusters the answers by
 bidirectional entailment and sums the (normalised) likelihood mass of the clusters that
 match gold. The shaped trajectory reward is
 
@@ -167,6 +169,36 @@ def alias_entailment(gold_aliases: Sequence[str]) -> Entail:
     def e(x: str, y: str) -> float:
         nx, ny = _norm(x), _norm(y)
         return float(nx == ny or (nx in gold and ny in gold))
+
+    return e
+
+
+def cosine_entailment(embed: Callable[[Sequence[str]], object], threshold: float) -> Entail:
+    """Entailment by embedding cosine: e(x => y) = 1 if cos(embed(x), embed(y)) >= ``threshold``, else 0.
+
+    The substitute for an NLI model (the paper's DeBERTa-MNLI) when only a sentence encoder is available
+    offline (here MiniLM through :mod:`icml26.nn.sentence`). Cosine is symmetric, so both directions of the
+    paper's max(e(a => g), e(g => a)) agree; identical strings always entail each other. ``embed`` maps a list
+    of n strings to an (n, d) array (any scale: vectors are normalised here).
+    """
+    if not callable(embed):
+        raise TypeError(f"embed must be a callable (list of texts) -> (n, d) array, got {type(embed).__name__}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating, np.integer)):
+        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}")
+    threshold = float(threshold)
+    if not np.isfinite(threshold) or not -1.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
+
+    def e(x: str, y: str) -> float:
+        if x == y:
+            return 1.0
+        v = np.asarray(embed([x, y]), dtype=float)
+        if v.ndim != 2 or v.shape[0] != 2:
+            raise ValueError(f"embed must return a (2, d) array for two texts, got shape {v.shape}")
+        n = np.linalg.norm(v, axis=1)
+        if np.any(n == 0):
+            return 0.0
+        return float(v[0] @ v[1] / (n[0] * n[1]) >= threshold - 1e-12)
 
     return e
 

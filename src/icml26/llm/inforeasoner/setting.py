@@ -10,19 +10,22 @@
   the trajectory's retrieved passages only (its ``<info>`` blocks) and then ``<answer>``, and
   samples N short answers at temperature 1 with their mean token log-probabilities; without
   context it is prompted with the question and ``<answer>`` alone (closed book).
-* Entailment between answers and gold is the alias table (exact semantic equivalence); the
-  paper's DeBERTa-MNLI is not available offline.
+* Entailment between answers and gold is the alias table (exact semantic equivalence; the
+  primary, which decides the claims) or, as a labelled substitute for the paper's DeBERTa-MNLI
+  (no NLI model ships offline), MiniLM cosine >= a threshold chosen on development seeds
+  against the alias table (``entail="minilm"``; needs the ``minilm`` extra). Both score the
+  same reader samples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from icml26.llm.inforeasoner.method import hard_gold_mass, soft_gold_mass
+from icml26.llm.inforeasoner.method import cosine_entailment, hard_gold_mass, soft_gold_mass
 from icml26.tasks.kb import Question, answer_matches
 from icml26.tasks.search import (SearchConfig, SearchWorld, gold_trace, pretrain_search_policy, prompt_text)
 
@@ -55,7 +58,9 @@ def split_questions(world: SearchWorld, hops: int = 2, *, retrieval_only: bool =
 
 @dataclass
 class Reader:
-    """The frozen reader: N sampled answers per context, scored against gold with the alias table."""
+    """The frozen reader: N sampled answers per context, scored against gold with the alias table or, if
+    ``embed`` is given (a sentence encoder: list of texts -> (n, d)), also by embedding cosine >= ``threshold``.
+    The samples are drawn once per (question, context) and shared by both entailments."""
 
     model: torch.nn.Module
     world: SearchWorld
@@ -63,6 +68,9 @@ class Reader:
     max_answer: int = 6
     seed: int = 0
     cache: dict = field(default_factory=dict)
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None
+    threshold: float = 0.91
+    drawn: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._gen = torch.Generator().manual_seed(int(self.seed))
@@ -91,13 +99,27 @@ class Reader:
             lps.append(float(lp[m].mean()))
         return texts, np.asarray(lps)
 
-    def gold_mass(self, q: Question, context: Sequence[int], *, hard: bool = False) -> float:
-        """S(context) for question ``q`` (memoised per question and context; the reader is frozen)."""
-        key = (q.text, tuple(context), hard)
+    def drawn_samples(self, q: Question, context: Sequence[int]) -> tuple[list[str], np.ndarray]:
+        """:meth:`samples`, drawn once per (question, context) and memoised (the reader is frozen)."""
+        key = (q.text, tuple(context))
+        if key not in self.drawn:
+            self.drawn[key] = (*self.samples(q, context), tuple(q.aliases))
+        ans, lp, _ = self.drawn[key]
+        return ans, lp
+
+    def gold_mass(self, q: Question, context: Sequence[int], *, hard: bool = False, entail: str = "alias") -> float:
+        """S(context) for question ``q`` under the alias table (``entail="alias"``) or embedding cosine
+        (``entail="minilm"``, needs ``embed``); memoised per question, context and scorer."""
+        if entail not in ("alias", "minilm"):
+            raise ValueError(f"entail must be 'alias' or 'minilm', got {entail!r}")
+        if entail == "minilm" and self.embed is None:
+            raise ValueError("entail='minilm' needs a reader built with embed=")
+        key = (q.text, tuple(context), hard, entail)
         if key not in self.cache:
-            ans, lp = self.samples(q, context)
+            ans, lp = self.drawn_samples(q, context)
             fn = hard_gold_mass if hard else soft_gold_mass
-            self.cache[key] = fn(ans, lp, list(q.aliases))
+            e = cosine_entailment(self.embed, self.threshold) if entail == "minilm" else None
+            self.cache[key] = fn(ans, lp, list(q.aliases), entail=e)
         return self.cache[key]
 
     def greedy_answer(self, q: Question, context: Sequence[int]) -> str:
