@@ -163,3 +163,33 @@ def test_generator_follows_the_linear_equilibrium_model():
     assert np.all(g > 0) and np.all(np.abs(An) <= 1.0)
     # ES0 uses the window's own normalisation: the fit is exact up to that rescaling, so its error is tiny
     assert np.max(np.abs(eq.ES - g[110])) < 0.02
+
+
+def test_hidden_attribute_makes_es0_miss_a_level_that_the_refinement_recovers():
+    """A static hidden attribute shifts each system's equilibrium by a constant the observed attributes
+    cannot explain: ES0 misses it, and the level refinement run to its cap (alpha tiny, so the test
+    never stops it) recovers the current share, since the gap is constant over the window."""
+    from icml26.decision.ese.setting import generate
+
+    n = 40
+    S, A = generate(n, 3, 120, np.random.default_rng(3), kappa=1.0, sigma_share=0.0, hidden=1, hidden_weight=0.4)
+    assert A.shape == (120, n, 3)                       # the hidden attribute is not returned
+    _, g = proportions(S)
+    np.testing.assert_allclose(g.sum(axis=1), 1.0)
+    es0 = estimate_equilibrium(g[60:110], A[60:110], max_iter=0, alpha=1e-300)
+    ref = estimate_equilibrium(g[60:110], A[60:110], max_iter=60, alpha=1e-300)
+    err0, err = n * np.max(np.abs(es0.ES - g[109])), n * np.max(np.abs(ref.ES - g[109]))
+    assert err0 > 0.05 and err < err0 / 5
+    # without the hidden attribute the same generator is fitted almost exactly by ES0
+    S, A = generate(n, 3, 120, np.random.default_rng(3), kappa=1.0, sigma_share=0.0)
+    _, g = proportions(S)
+    assert n * np.max(np.abs(estimate_equilibrium(g[60:110], A[60:110], max_iter=0).ES - g[109])) < err0 / 5
+
+
+@pytest.mark.parametrize("kw", [{"hidden": 1, "hidden_weight": 0.0}, {"hidden": 0, "hidden_weight": 0.2},
+                                {"hidden": 1, "hidden_weight": 1.0}, {"hidden": -1, "hidden_weight": 0.0}])
+def test_generator_rejects_inconsistent_hidden_attributes(kw):
+    from icml26.decision.ese.setting import generate
+
+    with pytest.raises(ValueError, match="hidden"):
+        generate(5, 2, 40, 0, **kw)

@@ -14,7 +14,8 @@ from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
-_COMMON = {"m": 4, "window": 50, "lam": 0.5, "max_iter": 20, "ar_q": 2, "kappas": [0.2, 0.8]}
+_COMMON = {"m": 4, "window": 50, "lam": 0.5, "max_iter": 20, "ar_q": 2, "kappas": [0.2, 0.8],
+           "sigma_attr": 0.1, "sigma_share": 0.02, "hidden": 1, "hidden_weight": 0.4}
 
 PAPER = Paper(
     slug="ese",

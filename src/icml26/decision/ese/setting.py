@@ -11,7 +11,14 @@ of system i is linear in its normalised attributes,
 
 attributes are slow random walks, and the log total is AR(1) around a small drift. With
 kappa near 1 the shares scatter around the equilibrium; with small kappa they persist, and
-the last observed share is hard to beat. The per-series models are what a practitioner runs
+the last observed share is hard to beat.
+
+The reproduction also hides ``hidden`` of the equilibrium's attributes from the forecaster
+(static ones: a per-system level the observed attributes cannot explain, the paper's
+missing-attribute condition). Without them the attribute-only estimate ES0 is nearly exact
+and already passes the cointegration test, so ESE's refinement never runs; with them ES0's
+gap to the shares has a non-zero level, the no-constant Dickey-Fuller test fails at most
+origins, and the refinement against recent history has something to correct. The per-series models are what a practitioner runs
 on a CPU instead of the paper's deep predictors: ARIMA(1,1,0) (statsmodels) and a ridge
 regression on 20 lags (scikit-learn, DLinear-like).
 """
@@ -30,11 +37,17 @@ BASES = ("arima", "ridge")
 
 def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float = 0.03,
              sigma_share: float = 0.05, spread: float = 0.6, phi_total: float = 0.9,
-             sigma_total: float = 0.03, drift: float = 0.001) -> tuple[np.ndarray, np.ndarray]:
+             sigma_total: float = 0.03, drift: float = 0.001, hidden: int = 0,
+             hidden_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Synthetic interacting systems following ESE's model.
 
     ``spread`` bounds the equilibrium's deviation from 1/n: |pi_i - 1/n| <= spread / n.
-    Returns S (T, n) positive states and A (T, n, m) attributes.
+    ``hidden`` attributes enter the equilibrium (it stays linear in all m + hidden normalised
+    attributes) but are not returned, the paper's missing-attribute condition: they carry a
+    fraction ``hidden_weight`` of the influence weights (sum |w_hidden| / sum |w|) and are
+    static, so the attribute-only ES0 misses a per-system level that the refinement against
+    recent history can recover. With ``hidden = 0`` the forecaster sees every attribute.
+    Returns S (T, n) positive states and A (T, n, m) observed attributes.
     """
     n = check_int("n", n, minimum=2)
     m = check_int("m", m, minimum=1)
@@ -48,14 +61,28 @@ def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float 
     spread = check_positive("spread", spread)
     if spread >= 1:
         raise ValueError(f"spread must be < 1 so that every equilibrium share is positive, got {spread}")
+    hidden = check_int("hidden", hidden, minimum=0)
+    hidden_weight = check_positive("hidden_weight", hidden_weight, strict=False)
+    if hidden_weight >= 1 or (hidden == 0 and hidden_weight > 0) or (hidden > 0 and hidden_weight == 0):
+        raise ValueError(f"hidden_weight must be in (0, 1) when hidden > 0 and 0 when hidden = 0, "
+                         f"got hidden_weight={hidden_weight} with hidden={hidden}")
     A = np.empty((T, n, m))
     A[0] = rng.normal(size=(n, m))
     for t in range(1, T):
         A[t] = A[t - 1] + sigma_attr * rng.normal(size=(n, m))
-    An = normalise_attributes(A)                       # |alpha'| <= 1
     w = rng.normal(size=m)
-    psi = spread * m / n * w / np.abs(w).sum()         # |A' psi / m| <= spread / n
-    pi = 1.0 / n + An @ psi / m                        # (T, n), rows sum to 1, all > 0
+    w = (1.0 - hidden_weight) * w / np.abs(w).sum()
+    if hidden:
+        H = np.broadcast_to(rng.normal(size=(n, hidden)), (T, n, hidden))
+        wh = rng.normal(size=hidden)
+        A_all = np.concatenate([A, H], axis=-1)
+        w = np.concatenate([w, hidden_weight * wh / np.abs(wh).sum()])
+    else:
+        A_all = A
+    m_all = m + hidden
+    An = normalise_attributes(A_all)                   # |alpha'| <= 1
+    psi = spread * m_all / n * w                       # sum |w| = 1, so |A' psi / m_all| <= spread / n
+    pi = 1.0 / n + An @ psi / m_all                    # (T, n), rows sum to 1, all > 0
     gamma = np.empty((T, n))
     gamma[0] = pi[0]
     for t in range(T - 1):
