@@ -30,7 +30,11 @@ PAPER = Paper(
         "(AR on the total) and plug-in (base model on the total) uses, a 90:10 split and one-step "
         "forecasts. Replaces the FX and COVID-19 datasets by synthetic systems that follow ESE's model "
         "(equilibrium share 1/n + A'psi/m linear in the normalised attributes, shares reverting toward it "
-        "at kappa = 0.2 or 0.8, random-walk attributes, AR(1) log total), and the deep per-system "
+        "at kappa = 0.2 or 0.8 with 2% share noise, random-walk attributes, AR(1) log total), with one of "
+        "the five attributes static and hidden from the forecaster (40% of the influence weight; the "
+        "paper's missing-attribute condition): without it the attribute-only ES0 already passes the "
+        "cointegration test and the refinement never runs, with it ES0 misses a per-system level and the "
+        "refinement took at least one step at 87% of the full run's origins. The deep per-system "
         "predictors by per-system ARIMA(1,1,0) (statsmodels) and ridge on 20 lags (scikit-learn). "
         "The correction vector of Algorithm 1 is not given by the sources we could read; our default "
         "is a level correction against the whole input window (L = mean of gamma_tau - ES_tau), and the "
@@ -56,10 +60,13 @@ PAPER = Paper(
             kind="headline",
             statement=("ESE alone is at least as accurate as per-system predictors, and its equilibrium "
                        "allocation is what makes it so (it beats allocating by the last observed share). "
-                       "Measured after the full run, not pre-registered: the refinement stops at iteration 0 "
-                       "(mean iterations per origin <= 0.02 in every cell of every seed, since the attribute-only "
-                       "ES0 already passes the cointegration test), so ESE equals ES0 here and the refinement "
-                       "itself is not exercised."),
+                       "Measured after the full run (generator with a hidden static attribute, checks unchanged): "
+                       "the refinement took at least one step at 87% of origins (71-100% per seed, 0.7-2.1 steps "
+                       "per origin on average by cell), and ESE's RMSE is below the attribute-only ES0's in 35 of "
+                       "36 (cell, seed) pairs (0.073-0.083 vs 0.088-0.118 by cell), but 1.21-1.36x the best "
+                       "per-system model and above the last-share control in every cell: the damped refinement "
+                       "stops as soon as the test passes and leaves part of the level gap. With the previous "
+                       "generator the refinement never iterated (ESE = ES0) and this read partly."),
             paper_value=("synthetic 10 systems: ESE RMSE 0.248 vs Informer 0.244; FX 16 currencies: "
                          "6.010 vs DLinear 5.878; COVID-19 320 regions: 4.83 vs PatchTST 5.11"),
             control="the same predictor (AR total) allocated by the last observed share",
@@ -73,8 +80,11 @@ PAPER = Paper(
         Claim(
             id="plug-in",
             kind="headline",
-            statement="Wrapping a base predictor with ESE (base model forecasts only the total) "
-                      "keeps or improves its accuracy, and the equilibrium is what does it.",
+            statement=("Wrapping a base predictor with ESE (base model forecasts only the total) "
+                       "keeps or improves its accuracy, and the equilibrium is what does it. (Measured after the "
+                       "full run, generator with a hidden static attribute, checks unchanged: base+ESE is worse "
+                       "than the base model and than base + last share in all 12 (kappa, n, base) cells; with the "
+                       "previous generator, where the refinement never iterated, this read partly.)"),
             paper_value=("Informer 0.244 -> Informer+ESE 0.241 (synthetic); DLinear 5.878 -> "
                          "DLinear+ESE 5.461 (FX); FiLM+ESE 4.36 on COVID-19 320 regions"),
             control="the same base model on the total, allocated by the last observed share",
@@ -89,10 +99,13 @@ PAPER = Paper(
             id="attributes-essential",
             kind="headline",
             statement=("Without attribute information (psi = 0) the equilibrium refinement does not converge. "
-                       "(Measured after the full run: with attributes the refinement stops at iteration 0 "
-                       "here, and without them it converges before the cap at every origin; our generator's "
-                       "shares pass the cointegration test almost at once, so the verdict may reflect the "
-                       "generator rather than the refinement.)"),
+                       "(Measured after the full run, generator with a hidden static attribute, checks "
+                       "unchanged: with attributes the refinement iterates at 87% of origins and converges at "
+                       "99.6%; without them (psi = 0) it converges before the cap at every origin, after 1.0-2.6 "
+                       "steps on average by cell, since the window mean of the shares passes the no-constant "
+                       "Dickey-Fuller test: the observed attributes move the equilibrium little within a "
+                       "50-point window relative to the share noise. The previous generator gave the same "
+                       "verdict with no iteration at all.)"),
             paper_value="reported qualitatively: with psi = 0 the iteration does not converge",
             control="the same refinement with the attributes",
             check=C.all_of(
