@@ -254,3 +254,38 @@ def test_map_estimate_converges_with_steep_items():
         p = M.prob(th, a, c)
         g = -((y - p) @ a) + th
         assert np.abs(g).max() < 1e-8
+
+
+def test_training_gate_averages_paired_evaluation_passes(monkeypatch):
+    """The gate is mean(untrained path loss) / mean(trained path loss) over GATE_DRAWS paired
+    passes (seeds seed, seed+1, ...); gate_single is the first pass alone (the old gate)."""
+    from icml26.core.paper import Profile
+    from icml26.decision.gpm import experiment as E
+
+    calls = []
+
+    def fake_path_loss(policy, a, c, theta0, Y, cand, T, eta=0.1, seed=0, choice="nearest"):
+        trained = getattr(policy, "_trained", False)
+        calls.append((trained, seed))
+        return (1.0 if trained else 2.0) + seed   # untrained: 2 + s, trained: 1 + s
+
+    real_train = M.train_gpm
+
+    def tagged_train(*args, **kw):
+        model = real_train(*args, **kw)
+        model.policy._trained = True
+        return model
+
+    monkeypatch.setattr(M, "path_loss_of", fake_path_loss)
+    monkeypatch.setattr(M, "train_gpm", tagged_train)
+    a, c, rng = _bank(Q=10, d=1, seed=3)
+    theta = rng.normal(size=(20, 1))
+    Y = (rng.random((20, 10)) < M.prob(theta, a, c)).astype(float)
+    prof = Profile("t", seeds=1, timeout_s=60, params={
+        "test_length": 3, "train_iters": 1, "train_iters_code": 1, "batch": 8, "eta_inner": 0.1,
+        "policy_lr": 1e-3, "model_lr": 1e-2, "hidden": 4})
+    _, out = E.train(prof, a, Y, Y, np.random.default_rng(0), seed=5, choice="nearest")
+    seeds = [5 + e for e in range(E.GATE_DRAWS)]
+    assert sorted(s for t, s in calls if t) == seeds and sorted(s for t, s in calls if not t) == seeds
+    np.testing.assert_allclose(out["gate"], np.mean([2.0 + s for s in seeds]) / np.mean([1.0 + s for s in seeds]))
+    np.testing.assert_allclose(out["gate_single"], 7.0 / 6.0)
