@@ -84,3 +84,24 @@ def test_train_preference_smoke_and_validation():
         train_preference(lm, prompts, ch, rj, loss="nope")
     with pytest.raises(ValueError, match="behaviour"):
         train_preference(lm, prompts, ch, rj, loss="repo")
+
+
+def test_math_pairs_per_prompt_pairs_every_incorrect_rollout_once():
+    from icml26.alignment.repo.setting import Rollouts, math_pairs, problems
+
+    ps = problems(2, seed=0)
+    right = [f"#{p.answer}" for p in ps]
+    wrong = [f"#{p.answer + d}" for p, d in zip(ps, (1, 2))]
+    # problem 0: 2 correct, 3 distinct incorrect rollouts; problem 1: only incorrect ones (no pair)
+    texts = [[right[0], wrong[0], right[0], wrong[0] + "0", wrong[0] + "1"], [wrong[1]] * 5]
+    resp = [[[10 * i + j] for j in range(5)] for i in range(2)]
+    beh = [[[-float(j)] for j in range(5)] for _ in range(2)]
+    ro = Rollouts(ps, [[0], [1]], resp, beh, texts)
+    one = math_pairs(ro, seed=0)
+    assert len(one["prompts"]) == 1 and one["chosen"][0][0] in (0, 2) and one["rejected"][0][0] in (1, 3, 4)
+    many = math_pairs(ro, seed=0, per_prompt=7)
+    assert sorted(r[0] for r in many["rejected"]) == [1, 3, 4]
+    assert all(c[0] in (0, 2) for c in many["chosen"]) and many["beh_r"] == [[-float(r[0])] for r in many["rejected"]]
+    assert len(math_pairs(ro, seed=0, per_prompt=2)["prompts"]) == 2
+    with pytest.raises(ValueError, match="per_prompt"):
+        math_pairs(ro, per_prompt=0)

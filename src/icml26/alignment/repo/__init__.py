@@ -13,7 +13,8 @@ from icml26.core import checks as C
 from icml26.core.paper import Claim, Paper, Profile
 from icml26.core.registry import lazy_exports
 
-_COMMON = {"noise": 0.3, "tau": 1.2, "lr": 3e-4, "batch": 32, "alpha": 1.0, "simpo_gamma": 0.3}
+_COMMON = {"noise": 0.3, "tau": 1.2, "batch": 32, "alpha": 1.0, "simpo_gamma": 0.3, "pairs_per_prompt": 7,
+           "dpo_betas": [2.0], "ipo_betas": [0.5], "simpo_betas": [2.5]}
 
 PAPER = Paper(
     slug="repo",
@@ -28,28 +29,33 @@ PAPER = Paper(
         "default; mean normalisation; g = alpha (S - c_ref S_ref); -log sigmoid(g+ - lambda g-), lambda = 0.5, "
         "c_ref = 1), offline pairs from a behaviour policy mu whose per-token log-probabilities are stored, "
         "math pairs = correct vs incorrect rollouts of the same prompt, DPO/IPO/SimPO baselines (the "
-        "_preferences losses, beta from a 3-value grid chosen on validation per seed). Replaced: Qwen3 / "
-        "Llama-3.1 with LoRA by a 2-layer char-level TinyLM (d = 32) pretrained per seed on icml26.tasks "
-        "level-1 arithmetic restricted to + and - (answers wrong in 30% of its training data, so pi_ref is right "
-        "about a quarter of the time); the completion is '#<answer>' plus EOS (3-4 tokens: a longer scratchpad "
-        "that copies the operands made the tiny model's correct rollouts mostly garbled and was dropped); mu = "
-        "pi_ref at temperature 1.2; MetaMathQA by 400 training prompts x 8 rollouts; UltraFeedback by pairs of "
-        "distinct rollouts labelled by a two-type latent-utility population over (correct, closeness of the "
-        "answer, brevity); benchmarks by greedy success on 200 held-out problems and the true-utility win rate "
-        "against pi_ref. alpha = 1 for RePO and its variants is fixed (not tuned), full fine-tuning with Adam "
-        "lr 3e-4 for 40 steps of 32 pairs for every arm. Measured after the first full run (no check changed): "
-        "pi_ref's greedy success is 0.394 (seed mean) and validated DPO reaches 0.397, so the pre-registered gate "
-        "(DPO +3 points) fails and both headline claims are not-checkable; in the human setting every fine-tuned "
-        "arm's win rate against pi_ref is below 0.5 (0.37 to 0.47): at this scale 40 preference steps do not "
-        "improve on pi_ref."
+        "_preferences losses). Replaced: Qwen3 / Llama-3.1 with LoRA by a 2-layer char-level TinyLM (d = 32) "
+        "pretrained per seed on icml26.tasks level-1 arithmetic restricted to + and - (answers wrong in 30% of "
+        "its training data, so pi_ref is right about a third of the time); the completion is '#<answer>' plus "
+        "EOS (3-4 tokens: a longer scratchpad that copies the operands made the tiny model's correct rollouts "
+        "mostly garbled and was dropped); mu = pi_ref at temperature 1.2; MetaMathQA by 400 training prompts x 8 "
+        "rollouts, every incorrect rollout of a prompt paired with a correct one (up to 7 pairs per prompt); "
+        "UltraFeedback by one pair of distinct rollouts per prompt labelled by a two-type latent-utility "
+        "population over (correct, closeness of the answer, brevity); benchmarks by greedy success on 200 "
+        "held-out problems and the true-utility win rate against pi_ref. One recipe and one tuning protocol "
+        "for every arm: full fine-tuning with Adam, 60 steps of 32 pairs, the learning rate chosen per arm, "
+        "seed and setting on validation from the common grid {1e-4, 3e-4}; the loss scale is fixed per arm "
+        "(DPO beta 2, IPO beta 0.5, SimPO beta 2.5 with gamma 0.3, RePO and its variants alpha 1), not tuned. "
+        "Revised (second session, pre-registered on dev seeds 100-103) after the first full run, in which DPO "
+        "(beta from {0.5, 2, 8}, lr 3e-4, 40 steps, one pair per prompt) raised pi_ref's greedy success by only "
+        "+0.003 (0.394 -> 0.397) and both headline claims were not-checkable: on dev seeds lr 3e-4 with one "
+        "pair per prompt moved DPO by -0.10 to +0.04; pairing every incorrect rollout with a correct one (the "
+        "rejected side then covers pi_ref's own likely mistakes, not one random sample) and a learning rate "
+        "chosen on validation gave DPO +0.055 to +0.13. The beta grid was replaced by the common lr grid to "
+        "keep the tuning the same for every arm within the CPU budget."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
             **_COMMON, "pretrain_steps": 80, "n_prompts": 60, "n_val": 16, "n_test": 40, "steps": 3,
-            "dpo_betas": [2.0], "ipo_betas": [0.5], "simpo_betas": [2.5]}),
+            "lrs": [1e-4]}),
         "full": Profile("full", seeds=10, timeout_s=900, params={
-            **_COMMON, "pretrain_steps": 300, "n_prompts": 400, "n_val": 60, "n_test": 200, "steps": 40,
-            "dpo_betas": [0.5, 2.0, 8.0], "ipo_betas": [0.1, 0.5, 2.0], "simpo_betas": [1.0, 2.5, 5.0]}),
+            **_COMMON, "pretrain_steps": 300, "n_prompts": 400, "n_val": 60, "n_test": 200, "steps": 60,
+            "lrs": [1e-4, 3e-4]}),
     },
     claims=(
         Claim(id="beats-dpo-style", kind="headline",

@@ -5,15 +5,17 @@ training answers are wrong 30% of the time), samples 8 rollouts per training pro
 behaviour policy mu (pi_ref at temperature ``tau``, per-token log-probabilities stored), and
 builds two preference sets from the same rollouts:
 
-* math: correct vs incorrect rollouts of the same prompt;
+* math: correct vs incorrect rollouts of the same prompt (every incorrect rollout, up to
+  ``pairs_per_prompt``, paired with a correct one drawn at random);
 * human: two distinct rollouts compared by a user drawn from a two-type latent-utility
   population (``_preferences``), over (correct, closeness of the answer, brevity).
 
-Arms, all fine-tuned from pi_ref with the same optimiser, steps and batches: RePO (vectorised
-window, lambda = 0.5, alpha = 1, c_ref = 1, mean normalisation), RePO_det, the key-idea control
-RePO without the future term (lambda, alpha and normalisation kept), and DPO, IPO and SimPO
-with beta chosen per seed from a 3-value grid by validation success (math) or validation
-utility (human). Metrics: greedy success rate on held-out prompts (math) and the true-utility
+Arms, all fine-tuned from pi_ref with the same optimiser, steps, batches and tuning protocol
+(``train_arms``: the learning rate chosen per arm and seed from the common grid ``lrs`` by
+validation success (math) or validation win rate (human); each arm's loss scale is its
+``<arm>_betas`` grid, one value in the profiles): RePO (vectorised window, lambda = 0.5,
+alpha = 1, c_ref = 1, mean normalisation), RePO_det, the key-idea control RePO without the
+future term (lambda, alpha and normalisation kept), and DPO, IPO and SimPO. Metrics: greedy success rate on held-out prompts (math) and the true-utility
 win rate against pi_ref's greedy answer (human; ties count one half).
 
 The loss identities (on-policy data removes the future term, hand-computed values of both
@@ -62,8 +64,8 @@ def loss_identities(seed: int) -> dict:
     return {"identity/max_err": err, "identity/wrong_sign_frac": wrong_sign}
 
 
-def _arm_kwargs(arm: str, beta: float, pairs: dict, p: Profile, seed: int) -> dict:
-    kw = {"loss": arm, "steps": p["steps"], "batch": p["batch"], "lr": p["lr"], "seed": seed, "lam": 0.5,
+def _arm_kwargs(arm: str, beta: float, lr: float, pairs: dict, p: Profile, seed: int) -> dict:
+    kw = {"loss": arm, "steps": p["steps"], "batch": p["batch"], "lr": lr, "seed": seed, "lam": 0.5,
           "alpha": p["alpha"], "c_ref": 1.0, "gamma": p["simpo_gamma"], "beta": beta}
     if arm == "repo":
         kw.update(behaviour_chosen=pairs["beh_c"], behaviour_rejected=pairs["beh_r"])
@@ -79,19 +81,22 @@ def win_rate(policy, ref_texts: list[str], tok, probs, pop) -> float:
 
 
 def train_arms(ref, tok, pairs: dict, score_val, score_test, p: Profile, seed: int) -> dict:
-    """Every arm on one preference set; grid arms keep the beta with the best validation score."""
+    """Every arm on one preference set, tuned by one protocol: each arm keeps the (beta, lr) of its grid
+    (its own beta values, 1 for the RePO arms, times the learning rates common to all arms) with the best
+    validation score (ties keep the earlier configuration)."""
     out = {}
     for arm in ARMS:
-        grid = list(p[f"{arm}_betas"]) if arm in GRID_ARMS else [1.0]
+        betas = list(p[f"{arm}_betas"]) if arm in GRID_ARMS else [1.0]
         best = None
-        for beta in grid:
-            pol, hist = train_preference(ref, pairs["prompts"], pairs["chosen"], pairs["rejected"],
-                                         **_arm_kwargs(arm, float(beta), pairs, p, seed))
-            v = score_val(pol)
-            if best is None or v > best[0]:
-                best = (v, beta, pol, hist)
-        out[arm] = {"test": score_test(best[2]), "val": best[0], "beta": float(best[1]),
-                    "loss_first": best[3][0], "loss_last": float(np.mean(best[3][-5:]))}
+        for beta in betas:
+            for lr in p["lrs"]:
+                pol, hist = train_preference(ref, pairs["prompts"], pairs["chosen"], pairs["rejected"],
+                                             **_arm_kwargs(arm, float(beta), float(lr), pairs, p, seed))
+                v = score_val(pol)
+                if best is None or v > best[0]:
+                    best = (v, beta, lr, pol, hist)
+        out[arm] = {"test": score_test(best[3]), "val": best[0], "beta": float(best[1]), "lr": float(best[2]),
+                    "loss_first": best[4][0], "loss_last": float(np.mean(best[4][-5:]))}
     return out
 
 
@@ -104,7 +109,7 @@ def run(profile: Profile, seed: int) -> dict:
     train_p, val_p, test_p = (problems(n, seed=rng) for n in (p["n_prompts"], p["n_val"], p["n_test"]))
     ro = rollouts(ref, tok, train_p, k=8, tau=p["tau"], seed=int(rng.integers(2**31)))
     pop = make_population(seed=rng)
-    sets = {"math": math_pairs(ro, seed=rng), "human": human_pairs(ro, pop, seed=rng)}
+    sets = {"math": math_pairs(ro, seed=rng, per_prompt=p["pairs_per_prompt"]), "human": human_pairs(ro, pop, seed=rng)}
     ref_val, ref_test = greedy_texts(ref, tok, val_p), greedy_texts(ref, tok, test_p)
     scorers = {"math": (lambda m: success_rate(m, tok, val_p), lambda m: success_rate(m, tok, test_p)),
                "human": (lambda m: win_rate(m, ref_val, tok, val_p, pop),

@@ -9,7 +9,8 @@
 * :func:`rollouts`: ``k`` sampled completions per prompt from the behaviour policy mu (pi_ref at
   temperature ``tau``), with mu's per-token log-probabilities stored, as the paper's math data
   stores the rollout policy's.
-* :func:`math_pairs`: correct vs incorrect rollouts of the same prompt.
+* :func:`math_pairs`: correct vs incorrect rollouts of the same prompt (optionally every
+  incorrect rollout of a prompt, each paired with a correct one).
 * :func:`human_pairs`: rollouts compared by a latent-utility population
   (``_preferences.population`` / ``pairwise_comparisons``): a response's features are
   (correct, closeness of its answer, brevity); users weight them differently.
@@ -124,15 +125,20 @@ def _correct(text: str, p: ArithmeticProblem) -> bool:
     return extract_answer(text) == p.answer
 
 
-def math_pairs(ro: Rollouts, *, seed: Any = 0) -> dict:
-    """One (correct, incorrect) pair per problem where mu produced both."""
+def math_pairs(ro: Rollouts, *, seed: Any = 0, per_prompt: int = 1) -> dict:
+    """(correct, incorrect) pairs where mu produced both: up to ``per_prompt`` pairs per problem, each with a
+    different incorrect rollout (in random order) and a correct one drawn at random."""
     rng = as_rng("seed", seed)
+    per_prompt = check_int("per_prompt", per_prompt, minimum=1)
     out = {"prompts": [], "chosen": [], "rejected": [], "beh_c": [], "beh_r": []}
     for i, p in enumerate(ro.problems):
         ok = [j for j, t in enumerate(ro.texts[i]) if _correct(t, p)]
         bad = [j for j, t in enumerate(ro.texts[i]) if not _correct(t, p)]
-        if ok and bad:
-            a, b = int(rng.choice(ok)), int(rng.choice(bad))
+        if not (ok and bad):
+            continue
+        rejected = [int(rng.choice(bad))] if per_prompt == 1 else [int(b) for b in rng.permutation(bad)[:per_prompt]]
+        for b in rejected:
+            a = int(rng.choice(ok))
             out["prompts"].append(ro.prompts[i])
             out["chosen"].append(ro.responses[i][a])
             out["rejected"].append(ro.responses[i][b])
