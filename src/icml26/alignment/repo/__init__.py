@@ -54,7 +54,11 @@ PAPER = Paper(
         "(wins 7-10/10, every 90% CI lower end >= 0; against RePO without the future term only just: 7/10, "
         "+0.006 and +0.001) and RePO_det (0.449, 0.510) is above DPO and within 1 point of RePO in both "
         "settings: both claims would read reproduced. The seed-to-seed spread of pi_ref itself (greedy "
-        "success 0.225 to 0.570 after 300 pretraining steps) dominates the noise of the DPO gain."
+        "success 0.225 to 0.570 after 300 pretraining steps) dominates the noise of the DPO gain: DPO lowers "
+        "success in every seed where pi_ref starts at >= 0.44 (4 profile seeds, 1 dev seed). A post-run probe on "
+        "dev seeds 104-111 (DPO alone, nothing re-run on the profile seeds) gave mean gains of +0.026 (beta 2, "
+        "lr 1e-4, 60 steps), +0.029 (120 steps), -0.011 (lr 3e-4), -0.011 (beta 8) and -0.012 (beta 0.5): no "
+        "simple change of lr, beta or steps clears the gate reliably in this world."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
