@@ -294,3 +294,17 @@ def test_part_beyond_controls():
         C.part_beyond_controls(chk, ms, [])
     with pytest.raises(TypeError, match="all_of"):
         C.part_beyond_controls(C.threshold("m", at_least=0.5), ms, [("c", put_c)])
+
+
+def test_threshold_control_value_covers_paired_parts():
+    """A paired-difference part takes its control-against-itself value under the control substitution."""
+    chk = C.all_of(C.beats("m", "c", better="higher"), C.threshold("d_lo", at_least=1e-9, control_value=0.0))
+    ms = [{"m": 0.5 + 0.01 * i, "c": 0.4, "d_lo": 0.05} for i in range(6)]
+    assert chk(ms).status == "reproduced"
+    ctl = chk.on_control(ms)
+    assert all(m["d_lo"] == 0.0 and m["m"] == m["c"] for m in ctl)
+    assert chk(ctl).status == "not-reproduced"
+    assert ms[0]["d_lo"] == 0.05  # the input is not modified
+    assert C.threshold("x", at_least=1.0).on_control(ms) is None
+    with pytest.raises(ValueError, match="control_value"):
+        C.threshold("x", at_least=1.0, control_value=float("nan"))

@@ -420,6 +420,7 @@ class Threshold(Check):
     on: Literal["seeds", "mean"] = "seeds"
     at: At = None
     label: str = ""
+    control_value: float | None = None
 
     def __post_init__(self) -> None:
         if (self.at_least is None) == (self.at_most is None):
@@ -463,6 +464,19 @@ class Threshold(Check):
                                f" to {_fmt(float(np.nanmax(v)))})",
                        f"rule: {self.rule()}; met in {int(good.sum())}/{good.size} seeds", value=float(np.nanmean(v)))
 
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics] | None:
+        """With ``control_value`` set (a paired difference or its CI bound, which is 0 for the control
+        against itself): the metric set to that value; otherwise ``None`` (the part is not comparative)."""
+        if self.control_value is None:
+            return None
+        out = copy.deepcopy(list(ms))
+        for m in out:
+            if self.at == "each":
+                _set(m, self.key, None, [float(self.control_value)] * len(m[self.key]))
+            else:
+                _set(m, self.key, self.at, float(self.control_value))
+        return out
+
     def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
         b = self._bound
         bad = b - (abs(b) + 1.0) if self.at_least is not None else b + (abs(b) + 1.0)
@@ -478,9 +492,16 @@ class Threshold(Check):
 
 def threshold(key: str, *, at_least: float | None = None, at_most: float | None = None, frac: float = 1.0,
               partly_frac: float | None = None, on: Literal["seeds", "mean"] = "seeds", at: At = None,
-              label: str = "") -> Threshold:
-    """``key`` is at least (or at most) a bound in ``frac`` of the seeds (or on the seed mean)."""
-    return Threshold(key, at_least, at_most, frac, partly_frac, on, at, label)
+              label: str = "", control_value: float | None = None) -> Threshold:
+    """``key`` is at least (or at most) a bound in ``frac`` of the seeds (or on the seed mean).
+
+    ``control_value``: the value ``key`` takes when the control is put in the method's place, for a
+    metric that is itself a paired comparison with the control (a difference, its CI bound: 0 for the
+    control against itself), so that the control substitution of an ``all_of`` covers this part too.
+    """
+    if control_value is not None and not math.isfinite(float(control_value)):
+        raise ValueError(f"control_value must be finite, got {control_value!r}")
+    return Threshold(key, at_least, at_most, frac, partly_frac, on, at, label, control_value)
 
 
 # ----------------------------------------------------------------------------- slope
