@@ -39,9 +39,10 @@ def test_devrun_seeds(monkeypatch, capsys, argv, expected):
     assert ("overlap the profile's seeds" in out) == (expected[0] < 3)
 
 
-def test_devrun_rejects_bad_seeds(monkeypatch):
+@pytest.mark.parametrize("bad", [["--first-seed", "-1"], ["--seeds", "0"], ["--seeds", "-2"]])
+def test_devrun_rejects_bad_seeds(monkeypatch, bad):
     monkeypatch.setattr(devrun, "get_paper", lambda slug: _FakePaper())
     monkeypatch.setattr(devrun, "set_threads", lambda n: None)
-    monkeypatch.setattr(sys, "argv", ["devrun", "x", "quick", "--first-seed", "-1"])
+    monkeypatch.setattr(sys, "argv", ["devrun", "x", "quick", *bad])
     with pytest.raises(SystemExit):
         devrun.main()

@@ -32,7 +32,7 @@ def main() -> None:
     set_threads(a.threads)
     paper = get_paper(a.slug)
     prof = paper.profile(a.profile)
-    n = a.seeds or prof.seeds
+    n = prof.seeds if a.seeds is None else a.seeds
     if n < 1:
         ap.error("--seeds must be >= 1")
     if a.first_seed < 0:
