@@ -230,6 +230,20 @@ def test_hsic_equals_double_centred_trace():
     assert hsic(a, b) == pytest.approx(ref, rel=1e-10)
 
 
+def test_hsic_equals_lingams_statistic_with_the_same_bandwidth():
+    """Our HSIC is lingam's (the library RESIT uses) HSIC statistic divided by n: the same Gaussian
+    kernel exp(-d^2 / median(d^2)); lingam takes the median over the first 100 points only, so with
+    n = 100 the bandwidths coincide. (Ours centres one Gram matrix only, for speed, and takes the
+    median over every point.)"""
+    lh = pytest.importorskip("lingam.hsic")
+    rng = np.random.default_rng(14)
+    a = rng.normal(size=100)
+    b = a**2 + 0.5 * rng.normal(size=100)
+    _, Kc = lh.get_gram_matrix(a[:, None], lh.get_kernel_width(a[:, None]))
+    _, Lc = lh.get_gram_matrix(b[:, None], lh.get_kernel_width(b[:, None]))
+    assert hsic(a, b) == pytest.approx(lh.hsic_teststat(Kc, Lc, a.size) / a.size, rel=1e-9)
+
+
 def test_skewd_with_shared_grams_equals_without():
     from icml26.decision.skewd.method import centred_grams
 
