@@ -367,8 +367,9 @@ def contradict_no_cost_symmetric(metrics: list[dict]) -> list[dict]:
 
 def check_competitive(metrics: list[dict]) -> Verdict:
     """Pre-registered (revised for the new contract): pooled over the skewed configurations, each
-    SkewD rule (IT and LL) is at most 0.05 below the strongest prior method run (IGCI-Gauss,
-    IGCI-uniform, CAM, ANM, RESIT, DirectLiNGAM; and the lambda = 0 LSNM for LOCI) and not
+    SkewD rule (IT and LL) is at most 0.05 below the strongest prior method run (of IGCI-Gauss,
+    IGCI-uniform, CAM, ANM, RESIT, DirectLiNGAM, those the profile runs: ANM is in neither profile;
+    and the lambda = 0 LSNM for LOCI) and not
     significantly worse than it (exact one-sided McNemar p >= 0.05). Reproduced if both rules pass,
     partly if one does; not-checkable with fewer than 5 pairs. A baseline run on a subsample of the
     pairs (RESIT) is compared on the pairs it ran on."""
