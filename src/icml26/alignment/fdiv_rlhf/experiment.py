@@ -102,7 +102,10 @@ def check_log_regret(ms: list[dict]) -> Verdict:
     ~1.4-2, sqrt(T) 2.8, linear 8) in at least 80% of the seeds. Control: passive sampling (the
     paper's bonus / sensitivity sampler removed). ``reproduced`` needs the algorithms to pass
     everywhere and the control not to (a rate the control shows as well cannot tell the
-    paper's sampling apart): if the control passes everywhere too, ``partly``."""
+    paper's sampling apart). Changed by review after the full run (partly -> not-reproduced): both
+    ``reproduced`` and ``partly`` now also need a run in which the control fails, the algorithm
+    passes, and its ratio is below the control's in >= 80% of the seeds (paired); if the control
+    passes everywhere, no such run exists and the claim is ``not-reproduced`` (it was ``partly``)."""
     need = int(np.ceil(0.8 * len(ms)))
     parts, ctl, ok_all, ok_any, ctl_all = [], [], True, False, True
     for run in ms[0]["runs"]:
@@ -177,7 +180,10 @@ def check_subopt_rate(ms: list[dict]) -> Verdict:
     """Pre-registered: for every run and both algorithms, the log-log slope of the seed-mean
     suboptimality of the output policy pi_{r_hat_t} against t (t = T/16 ... T) is <= -0.6 (1/T gives
     -1, 1/sqrt(T) gives -0.5). Control: uniform exploration; if its slope is <= -0.6 in every run
-    as well, the rate does not single out the paper's sampling: at most ``partly``."""
+    as well, the rate does not single out the paper's sampling. Changed by review after the full run
+    (partly -> not-reproduced): ``partly`` now needs a run in which an algorithm's slope passes and the
+    control's does not; with the control passing in every run the claim is ``not-reproduced`` (it was
+    ``partly``)."""
     parts, slopes, ctl, ctl_slopes = [], [], [], []
     for run in ms[0]["runs"]:
         for a in ALGOS:
