@@ -274,10 +274,14 @@ def check_language_modelling(ms: list[dict]) -> Verdict:
 
 
 def contradict_language_modelling(ms: list[dict]) -> list[dict]:
+    if any("lm_loss_first-order" not in m for m in ms):  # profile without the LM (full): nothing to contradict
+        return [dict(m) for m in ms]
     return check_language_modelling_rule().contradict(ms)
 
 
 def control_language_modelling(ms: list[dict]) -> list[dict]:
+    if any("lm_loss_first-order" not in m for m in ms):  # profile without the LM (full): nothing to substitute
+        return [dict(m) for m in ms]
     return check_language_modelling_rule().on_control(ms)
 
 
