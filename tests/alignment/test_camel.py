@@ -368,3 +368,30 @@ def test_train_scalar_rm_rejects_bad_arguments():
         train_scalar_rm(items, steps=1, d_model=10, n_heads=4)
     with pytest.raises(ValueError, match="items"):
         train_scalar_rm([], steps=1)
+
+
+def test_trl_reward_trainer_loss_is_the_shared_reward_model_loss(tiny_rm):
+    """The substitution says the peer's training loss is ``_preferences.reward_model_loss``: check trl's
+    ``RewardTrainer.compute_loss`` on one collated batch against it, with rewards from ``ScalarRM.score``."""
+    import tempfile
+
+    import datasets
+    from trl import RewardConfig, RewardTrainer
+
+    from icml26.alignment._preferences import reward_model_loss
+    from icml26.alignment.camel.setting import preference_pairs
+
+    rm, _, _ = tiny_rm
+    chosen, rejected = preference_pairs(make_items(6, levels=(1,), seed=3))
+    with tempfile.TemporaryDirectory() as out:
+        args = RewardConfig(output_dir=out, max_steps=1, per_device_train_batch_size=6, report_to=[], use_cpu=True,
+                            dataloader_num_workers=0, disable_tqdm=True, max_length=64, save_strategy="no")
+        trainer = RewardTrainer(model=rm.model, args=args, processing_class=rm.tokenizer,
+                                train_dataset=datasets.Dataset.from_dict({"chosen": chosen, "rejected": rejected}))
+        batch = next(iter(trainer.get_train_dataloader()))
+        rm.model.eval()
+        with torch.no_grad():
+            got = float(trainer.compute_loss(rm.model, dict(batch)))
+    # the dataloader may shuffle: compare against the loss over the same (order-free) set of pairs
+    r_c, r_r = torch.tensor(rm.score(chosen)), torch.tensor(rm.score(rejected))
+    assert got == pytest.approx(float(reward_model_loss(r_c, r_r).mean()), abs=1e-5)
