@@ -142,9 +142,10 @@ def _boot_lo(d: np.ndarray, level: float = 0.90) -> float:
 
 
 def check_beats_dpo_style(ms) -> Verdict:
-    """RePO above each control (DPO, IPO, SimPO with validated beta; RePO without the future term) in each
-    setting: wins in >= 7/10 of the seeds and the paired-bootstrap 90% CI of the mean difference has its lower
-    end >= 0. Reproduced if all 8 (setting, control) comparisons pass; partly if some do; gated on DPO."""
+    """RePO above each control (DPO, IPO, SimPO with a fixed beta and the lr validated from the common grid;
+    RePO without the future term) in each setting: wins in >= 7/10 of the seeds and the paired-bootstrap 90% CI
+    of the mean difference has its lower end >= 0. Reproduced if all 8 (setting, control) comparisons pass; partly
+    if some do; gated on DPO."""
     n = len(ms)
     need = int(np.ceil(WIN_FRAC * n - 1e-9))
     parts, oks = [], []
