@@ -308,3 +308,14 @@ def test_threshold_control_value_covers_paired_parts():
     assert C.threshold("x", at_least=1.0).on_control(ms) is None
     with pytest.raises(ValueError, match="control_value"):
         C.threshold("x", at_least=1.0, control_value=float("nan"))
+
+
+def test_contradiction_of_a_lost_comparison_does_not_pass():
+    """When the method really loses, swapping it with the control would make it win: the contradiction
+    must not read reproduced all the same (also for a 'no worse than' count rule that counts ties)."""
+    ms = [{"m": 0.3 + 0.01 * i, "c": 0.6 + 0.01 * i, "s": [0.3, 0.2], "t": [0.6, 0.5]} for i in range(6)]
+    for chk in (C.beats("m", "c", better="higher"), C.beats_in_seeds("m", "c"),
+                C.BeatsInSeeds("m", "c", ties=True), C.beats("m", "c", better="lower"),
+                C.beats("s", "t", better="higher", at=1)):
+        assert chk(chk.contradict(ms)).status != "reproduced", chk.rule()
+    assert ms[0]["m"] == 0.3  # inputs untouched

@@ -156,6 +156,32 @@ def control_in_method(ms: Sequence[Metrics], method: str, control: str) -> list[
         m[method] = copy.deepcopy(m[control])
     return out
 
+def _worse(value: Any, better: Better) -> Any:
+    """``value`` moved well into the worse direction (numbers and nested lists of numbers)."""
+    if isinstance(value, (list, tuple)):
+        return [_worse(v, better) for v in value]
+    x = float(value)
+    step = abs(x) + 1.0
+    return x - step if better == "higher" else x + step
+
+
+def contradict_pair(check: Check, ms: Sequence[Metrics], method: str, control: str, better: Better) -> list[Metrics]:
+    """Metrics that contradict "``method`` beats ``control``": the two swapped; if the method really lost,
+    so that the swap makes it win, the control's values in its place; if ties still count as wins, the
+    method made clearly worse than the control."""
+    swapped = copy.deepcopy(list(ms))
+    for m in swapped:
+        m[method], m[control] = m[control], m[method]
+    if check(swapped).status != "reproduced":
+        return swapped
+    equal = control_in_method(ms, method, control)
+    if check(equal).status != "reproduced":
+        return equal
+    for m in equal:
+        m[method] = _worse(m[control], better)
+    return equal
+
+
 @dataclass(frozen=True, repr=False)
 class Beats(Check):
     method: str
@@ -262,11 +288,7 @@ class Beats(Check):
         return Verdict(status, measured, evidence, value=value, ci=ci, control=control)
 
     def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
-        out = []
-        for m in copy.deepcopy(list(ms)):
-            m[self.method], m[self.control] = m[self.control], m[self.method]
-            out.append(m)
-        return out
+        return contradict_pair(self, ms, self.method, self.control, self.better)
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
         return control_in_method(ms, self.method, self.control)
@@ -329,10 +351,7 @@ class BeatsInSeeds(Check):
                        control=f"{cname}: {_fmt(float(np.nanmean(b)))}")
 
     def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
-        out = copy.deepcopy(list(ms))
-        for m in out:
-            m[self.method], m[self.control] = m[self.control], m[self.method]
-        return out
+        return contradict_pair(self, ms, self.method, self.control, self.better)
 
     def on_control(self, ms: Sequence[Metrics]) -> list[Metrics]:
         return control_in_method(ms, self.method, self.control)
