@@ -67,3 +67,32 @@ def test_bad_input():
         add_lora(_model(), r=2, target_modules=["qkv"], init="kaiming")
     with pytest.raises(ValueError, match="alpha"):
         add_lora(_model(), r=2, alpha=float("nan"), target_modules=["qkv"])
+
+
+def test_dotted_targets_reach_the_mlp_sequential_children():
+    lm = add_lora(_model(), r=2, target_modules=["qkv", "proj", "mlp.0", "mlp.2"])
+    names = sorted(n[n.index("blocks."):] for n, m in lm.named_modules() if m in lora_layers(lm))
+    assert names == [f"blocks.{i}.{s}" for i in range(2) for s in ("attn.proj", "attn.qkv", "mlp.0", "mlp.2")]
+    # mlp.0 is (64, 16), mlp.2 is (16, 64): A (2, in), B (out, 2) per layer, on top of the attention adapters
+    n_train = sum(p.numel() for p in trainable_parameters(lm))
+    assert n_train == 2 * (2 * 16 + 48 * 2) + 2 * (2 * 16 + 16 * 2) + 2 * (2 * 16 + 64 * 2) + 2 * (2 * 64 + 16 * 2)
+    idx = torch.randint(0, 13, (2, 7))
+    ref, _ = _model()(idx)
+    out, _ = lm(idx)
+    assert torch.allclose(ref, out, atol=1e-6)  # B = 0: the function is unchanged
+    # a full name selects one module only; a dotted name that is not a suffix at a dot boundary matches nothing
+    one = add_lora(_model(), r=2, target_modules=["blocks.1.mlp.2"])
+    assert len(lora_layers(one)) == 1
+    with pytest.raises(ValueError, match="target_modules"):
+        add_lora(_model(), r=2, target_modules=["lp.0"])
+    with pytest.raises(TypeError, match="target_modules"):
+        add_lora(_model(), r=2, target_modules=["qkv", 3])
+
+
+def test_last_name_targets_select_as_before():
+    # the last-name rule is unchanged: "qkv" and "proj" pick the attention layers only, never the MLP
+    lm = add_lora(_model(), r=2, target_modules=["qkv", "proj"])
+    names = sorted(n.rsplit(".", 1)[-1] for n, m in lm.named_modules() if m in lora_layers(lm))
+    assert names == ["proj", "proj", "qkv", "qkv"]
+    with pytest.raises(ValueError, match="target_modules"):
+        add_lora(_model(), r=2, target_modules=["mlp"])  # a Sequential, not an nn.Linear

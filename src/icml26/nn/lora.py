@@ -1,6 +1,7 @@
 """LoRA through ``peft`` on our own modules (``TinyLM``, MLPs) or on a converted GPT-2.
 
     model = add_lora(TinyLM(cfg), r=4, alpha=4, target_modules=["qkv", "proj"], init="default")
+    model = add_lora(TinyLM(cfg), r=4, target_modules=["qkv", "proj", "mlp.0", "mlp.2"])  # + the MLP
     ...train only the adapters...
     merge(model); unmerge(model)
 
@@ -30,6 +31,11 @@ def add_lora(model: nn.Module, *, r: int, alpha: float | None = None, target_mod
              init: str | InitHook = "default", dropout: float = 0.0, seed: int | None = None) -> nn.Module:
     """Wrap ``model`` with LoRA adapters on the ``nn.Linear`` modules named in ``target_modules``.
 
+    A target names a module by its last component (``"qkv"``: every ``*.qkv``) or by a dotted
+    suffix of its full name (``"mlp.0"``: the first child of each block's ``mlp`` Sequential),
+    matched as peft matches a list (``name == target or name.endswith("." + target)``); each
+    target must match at least one ``nn.Linear``.
+
     Returns the peft model (a ``torch.nn.Module`` with the same forward). Only adapter
     weights are trainable. ``alpha`` defaults to ``r`` (scale 1).
     """
@@ -43,10 +49,15 @@ def add_lora(model: nn.Module, *, r: int, alpha: float | None = None, target_mod
         raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
     if not callable(init) and init not in PEFT_INITS:
         raise ValueError(f"init must be one of {sorted(PEFT_INITS)} or a callable, got {init!r}")
-    names = {n.rsplit(".", 1)[-1] for n, m in model.named_modules() if isinstance(m, nn.Linear)}
-    missing = [t for t in target_modules if t not in names]
+    linear = [n for n, m in model.named_modules() if isinstance(m, nn.Linear)]
+    bad = [t for t in target_modules if not isinstance(t, str) or not t]
+    if bad:
+        raise TypeError(f"target_modules must hold non-empty module names (str), got {bad!r}")
+    missing = [t for t in target_modules if not any(_matches(n, t) for n in linear)]
     if missing:
-        raise ValueError(f"target_modules {missing} name no nn.Linear in the model (have {sorted(names)})")
+        have = sorted({n.rsplit(".", 1)[-1] for n in linear})
+        raise ValueError(f"target_modules {missing} name no nn.Linear in the model (have {have}, or a dotted "
+                         f"suffix of a full name such as {linear[:2]})")
     if seed is not None:
         torch.manual_seed(int(seed))
     cfg = LoraConfig(r=r, lora_alpha=alpha, target_modules=list(target_modules), lora_dropout=float(dropout),
@@ -67,6 +78,15 @@ def add_lora(model: nn.Module, *, r: int, alpha: float | None = None, target_mod
                 if new_w is not None:
                     w.copy_(new_w)
     return peft_model
+
+
+def _matches(name: str, target: str) -> bool:
+    """peft's rule for a list of targets: the full module name, or a suffix of it after a dot.
+
+    A last name (``"qkv"``) matches every module ending in ``.qkv``, as before; a dotted name
+    (``"mlp.0"``) singles out children of containers such as ``nn.Sequential``.
+    """
+    return name == target or name.endswith("." + target)
 
 
 def lora_layers(model: nn.Module) -> list[Any]:
