@@ -1,6 +1,8 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from icml26.nn.tokenize import KINDS, train_tokenizer
+from icml26.nn.tokenize import KINDS, SPECIALS, gpt2_byte_map, train_byte_level, train_tokenizer
 
 TEXTS = [f"the {a} {b} sat on the mat number {i}" for i, (a, b) in
          enumerate([("big", "cat"), ("small", "dog"), ("red", "fox"), ("old", "owl")] * 20)]
@@ -55,3 +57,63 @@ def test_transformers_wrapper():
     tok = train_tokenizer(TEXTS, kind="bpe", vocab_size=100)
     hf = tok.to_transformers()
     assert hf("the cat")["input_ids"] == tok.encode("the cat") and hf.pad_token_id == 0
+
+
+# ----------------------------------------------------------------------------- byte level
+BYTE_TEXTS = ["the cat sat on the mat", "la valuta di Andorra è l'euro", "安道尔的货币是欧元。", "𝐓𝐡𝐞 ｆｕｌｌ"] * 5
+
+
+@pytest.fixture(scope="module")
+def byte_tokenizers():
+    return train_byte_level(BYTE_TEXTS), train_byte_level(BYTE_TEXTS, vocab_size=300)
+
+
+def test_gpt2_byte_map_known_answers():
+    table = gpt2_byte_map()
+    assert len(table) == 256 and sorted(table.values()) == list(range(256))
+    assert table["a"] == 0x61 and table["!"] == 0x21 and table["ÿ"] == 0xFF  # printable Latin-1 stands for itself
+    assert table["Ā"] == 0x00 and table["Ġ"] == 0x20 and table["ġ"] == 0x7F and table["Ń"] == 0xAD
+    from tokenizers import pre_tokenizers
+
+    assert set(table) == set(pre_tokenizers.ByteLevel.alphabet())
+    table["a"] = -1  # a fresh copy per call
+    assert gpt2_byte_map()["a"] == 0x61
+
+
+def test_byte_level_members(byte_tokenizers):
+    raw, bpe = byte_tokenizers
+    assert raw.kind == "bytes" and raw.vocab_size == 256 + len(SPECIALS) and raw.pad_id == 0
+    assert bpe.kind == "byte_bpe" and bpe.vocab_size == 300
+    table = gpt2_byte_map()
+    for text in BYTE_TEXTS[:4]:
+        assert len(raw.encode(text)) == len(text.encode("utf-8"))  # one token per byte
+        assert len(bpe.encode(text)) < len(text.encode("utf-8"))  # merges shorten it
+        for tok in (raw, bpe):  # the tokens spell the text's bytes
+            assert b"".join(bytes(table[c] for c in t) for t in tok.tokens(text)) == text.encode("utf-8")
+    assert raw.tokens("é") == ["Ã", "©"]  # U+00E9 is the bytes C3 A9
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_byte_level_round_trips_any_unicode(byte_tokenizers, text):
+    """No <unk>, and decode(encode(s)) == s for any string (surrogates cannot be UTF-8 encoded)."""
+    for tok in byte_tokenizers:
+        ids = tok.encode(text)
+        assert tok.unk_id not in ids or "<unk>" in text
+        if not any(s in text for s in SPECIALS):
+            assert tok.decode(ids) == text
+
+
+def test_byte_level_bad_input():
+    with pytest.raises(ValueError, match="vocab_size"):
+        train_byte_level(BYTE_TEXTS, vocab_size=259)
+    with pytest.raises(TypeError, match="vocab_size"):
+        train_byte_level(BYTE_TEXTS, vocab_size=300.0)
+    with pytest.raises(TypeError, match="texts"):
+        train_byte_level("one string")
+    with pytest.raises(TypeError, match="texts"):
+        train_byte_level(3)
+    with pytest.raises(ValueError, match="texts"):
+        train_byte_level([])
+    with pytest.raises(ValueError, match="texts"):
+        train_byte_level(["ok", 3])

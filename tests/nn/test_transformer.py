@@ -125,3 +125,68 @@ def test_on_step_callback_sees_every_step():
 
     train_lm(m, batch, steps=5, seed=0, on_step=lambda s, model: seen.append((s, model.training)))
     assert [s for s, _ in seen] == list(range(5))
+
+
+def _split_copy(fused: TinyLM) -> TinyLM:
+    """A TinyLM with SplitProjAttention holding ``fused``'s weights (through ``from_fused``)."""
+    from icml26.nn.transformer import SplitProjAttention
+
+    torch.manual_seed(123)
+    split = TinyLM(fused.cfg, mixer=SplitProjAttention)
+    state = {k: v for k, v in fused.state_dict().items() if ".attn." not in k}
+    for i, blk in enumerate(fused.blocks):
+        for k, v in SplitProjAttention.from_fused(blk.attn).state_dict().items():
+            state[f"blocks.{i}.attn.{k}"] = v
+    split.load_state_dict(state)
+    return split.train(fused.training)
+
+
+def test_split_projection_attention_computes_the_fused_attention():
+    """Same weights, same logits, full forward and incremental decoding with the KV cache."""
+    fused = _model(seed=3)
+    split = _split_copy(fused)
+    idx = torch.randint(0, 17, (3, 20), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        a, cache_a = fused(idx)
+        b, cache_b = split(idx)
+        torch.testing.assert_close(b, a, rtol=0, atol=1e-6)
+        for (ka, va), (kb, vb) in zip(cache_a, cache_b):
+            torch.testing.assert_close(kb, ka, rtol=0, atol=1e-6)
+            torch.testing.assert_close(vb, va, rtol=0, atol=1e-6)
+        _, cache = split(idx[:, :7])
+        parts = []
+        for t in range(7, 20, 4):
+            out, cache = split(idx[:, t:t + 4], cache=cache, start=t)
+            parts.append(out)
+        torch.testing.assert_close(torch.cat(parts, 1), a[:, 7:], rtol=0, atol=1e-6)
+
+
+def test_split_projection_conversion_round_trips():
+    from icml26.nn.transformer import CausalSelfAttention, SplitProjAttention
+
+    cfg = LMConfig(vocab_size=5, d_model=12, n_heads=3, dropout=0.1)
+    torch.manual_seed(0)
+    fused = CausalSelfAttention(cfg).double().eval()
+    state = torch.get_rng_state()
+    split = SplitProjAttention.from_fused(fused)
+    back = split.to_fused()
+    assert torch.equal(torch.get_rng_state(), state)  # conversion leaves the global random state alone
+    assert not split.training and not back.training and split.dropout == back.dropout == 0.1
+    assert split.q_proj.weight.dtype == torch.float64
+    for k, v in fused.state_dict().items():
+        assert torch.equal(back.state_dict()[k], v)
+    d = cfg.d_model
+    assert torch.equal(split.k_proj.weight, fused.qkv.weight[d:2 * d])
+    assert torch.equal(split.o_proj.bias, fused.proj.bias)
+    again = SplitProjAttention.from_fused(back)
+    for k, v in split.state_dict().items():
+        assert torch.equal(again.state_dict()[k], v)
+    x = torch.randn(2, 6, d, dtype=torch.float64)
+    with torch.no_grad():
+        torch.testing.assert_close(split(x)[0], fused(x)[0], rtol=0, atol=1e-12)
+    split.q_proj.weight.data.add_(1.0)  # a copy, not a view
+    assert not torch.equal(split.q_proj.weight, fused.qkv.weight[:d])
+    with pytest.raises(TypeError, match="attn"):
+        SplitProjAttention.from_fused(split)
+    with pytest.raises(TypeError, match="cfg"):
+        SplitProjAttention({"d_model": 12})

@@ -9,18 +9,30 @@
 ``unigram`` or ``wordpiece``. Special tokens ``<pad>`` (id 0), ``<unk>``, ``<bos>``, ``<eos>``
 come first, so ``pad_id`` is always 0. The normaliser (``nfkc``, ``nfc``, ``lowercase``,
 ``nfkc+lowercase`` or ``None``) runs before pre-tokenisation, as in production tokenizers.
+
+Byte-level tokenizers (:func:`train_byte_level`) work on UTF-8 bytes, so every string encodes
+without ``<unk>`` and decodes back exactly:
+
+    raw = train_byte_level(texts)                    # 256 bytes + specials, one token per byte (ByT5-like)
+    bpe = train_byte_level(texts, vocab_size=400)    # GPT-2 style byte-level BPE with merges up to 400 ids
+
+Their token strings spell bytes in GPT-2's printable byte alphabet; :func:`gpt2_byte_map` maps
+each of those characters back to its byte.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from icml26.core.validate import check_int
 
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
 KINDS = ("char", "word", "bpe", "unigram", "wordpiece")
+#: The kinds :func:`train_byte_level` makes: raw bytes (no merges) and byte-level BPE.
+BYTE_KINDS = ("bytes", "byte_bpe")
 NORMALIZERS = (None, "nfkc", "nfc", "lowercase", "nfkc+lowercase")
 
 
@@ -167,3 +179,64 @@ def train_tokenizer(texts: Iterable[str], *, kind: str = "bpe", vocab_size: int 
     if kind in ("bpe", "unigram", "wordpiece"):
         tok.train_from_iterator(texts, trainer=trainer)
     return Tokenizer(tok, kind)
+
+
+@lru_cache(maxsize=1)
+def _gpt2_byte_table() -> tuple[tuple[str, int], ...]:
+    from tokenizers import pre_tokenizers
+
+    # GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other 68 bytes
+    # (controls, space, NBSP, soft hyphen) take the characters U+0100 onwards, in byte order.
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    table = {chr(c): b for b, c in zip(bs, cs)}
+    if set(table) != set(pre_tokenizers.ByteLevel.alphabet()):  # the library's alphabet is the same 256 characters
+        raise RuntimeError("tokenizers' ByteLevel alphabet is not GPT-2's byte alphabet")
+    return tuple(table.items())
+
+
+def gpt2_byte_map() -> dict[str, int]:
+    """GPT-2's printable stand-in character for each of the 256 bytes, inverted: character -> byte.
+
+    The tokens of a :func:`train_byte_level` tokenizer are strings over this alphabet (the one
+    ``tokenizers.pre_tokenizers.ByteLevel`` uses), so ``bytes(gpt2_byte_map()[c] for c in token)``
+    is the UTF-8 byte string a token stands for: ``"Ġ"`` is the space byte ``0x20``, ``"a"`` is ``0x61``.
+    A fresh dict on each call (the table itself is computed once).
+    """
+    return dict(_gpt2_byte_table())
+
+
+def train_byte_level(texts: Iterable[str], vocab_size: int | None = None) -> Tokenizer:
+    """A byte-level tokenizer over UTF-8 bytes (GPT-2's byte alphabet), trained on ``texts`` with ``tokenizers``.
+
+    ``vocab_size=None`` (an empty merge budget): pure bytes, one token per UTF-8 byte, no merges and
+    no pre-tokenisation (ByT5-like; ``kind="bytes"``, 256 + 4 special ids). An int: GPT-2 style
+    byte-level BPE (``kind="byte_bpe"``): GPT-2's pre-tokenisation regex, the 256 byte tokens
+    and the specials, then merges until ``vocab_size`` ids (at least 260). Either way every string
+    encodes without ``<unk>`` and ``decode(encode(s)) == s`` (except text that spells a special
+    token such as ``"<pad>"``, which encodes as that special). Specials come first (``<pad>`` = 0).
+    """
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    if isinstance(texts, str):
+        raise TypeError("texts must be a list of strings, not one string")
+    if not isinstance(texts, Iterable):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+    texts = list(texts)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a non-empty list of strings")
+    base = 256 + len(SPECIALS)
+    size = base if vocab_size is None else check_int("vocab_size", vocab_size, minimum=base)
+    tok = HFTokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=vocab_size is not None)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=size, special_tokens=list(SPECIALS), min_frequency=1,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(texts, trainer=trainer)
+    return Tokenizer(tok, "bytes" if vocab_size is None else "byte_bpe")

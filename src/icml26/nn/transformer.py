@@ -11,7 +11,10 @@ incremental decoding gives the same logits as a full forward pass (tested).
 
 ``TinyLM(cfg, mixer=factory)`` swaps the attention of every block for another token mixer:
 ``factory(cfg)`` returns a module with ``forward(x, past) -> (y, new_past)`` (``x, y``:
-(batch, seq, d_model)); the default is causal softmax attention.
+(batch, seq, d_model)); the default is causal softmax attention. ``mixer=SplitProjAttention``
+gives the same attention with separate ``q_proj``/``k_proj``/``v_proj``/``o_proj`` projections
+(the Llama/GPT-NeoX layout that LoRA recipes target by name); :meth:`SplitProjAttention.from_fused`
+and :meth:`SplitProjAttention.to_fused` convert one layout into the other with the same outputs.
 """
 
 from __future__ import annotations
@@ -70,6 +73,85 @@ class CausalSelfAttention(nn.Module):
                                            dropout_p=self.dropout if self.training else 0.0)
         y = y.transpose(1, 2).reshape(b, t, d)
         return self.proj(y), (k, v)
+
+
+def _attention_config(d_model: int, n_heads: int, dropout: float) -> LMConfig:
+    return LMConfig(vocab_size=1, d_model=d_model, n_heads=n_heads, dropout=dropout)
+
+
+class SplitProjAttention(nn.Module):
+    """Causal multi-head attention with separate q/k/v/o projections (the layout LoRA targets by name).
+
+    The computation of :class:`CausalSelfAttention` with its fused ``qkv`` split into three
+    ``nn.Linear`` (``q_proj``, ``k_proj``, ``v_proj``: rows ``[0, d)``, ``[d, 2d)``, ``[2d, 3d)`` of
+    ``qkv``) and ``proj`` named ``o_proj``; ``forward(x, past) -> (y, (k, v))`` with the same KV
+    cache. Use it as ``TinyLM(cfg, mixer=SplitProjAttention)``. Given the same weights
+    (:meth:`from_fused`, :meth:`to_fused`) both layouts give the same outputs up to float rounding
+    of the fused versus the separate matrix products.
+    """
+
+    def __init__(self, cfg: LMConfig):
+        super().__init__()
+        if not isinstance(cfg, LMConfig):
+            raise TypeError(f"cfg must be an LMConfig, got {type(cfg).__name__}")
+        self.n_heads, self.head_dim = cfg.n_heads, cfg.d_model // cfg.n_heads
+        self.q_proj = nn.Linear(cfg.d_model, cfg.d_model)
+        self.k_proj = nn.Linear(cfg.d_model, cfg.d_model)
+        self.v_proj = nn.Linear(cfg.d_model, cfg.d_model)
+        self.o_proj = nn.Linear(cfg.d_model, cfg.d_model)
+        self.dropout = cfg.dropout
+
+    def forward(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None = None
+                ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        b, t, d = x.shape
+        q, k, v = (p(x).view(b, t, self.n_heads, self.head_dim).transpose(1, 2)
+                   for p in (self.q_proj, self.k_proj, self.v_proj))
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        s = k.shape[2]
+        mask = torch.ones(t, s, dtype=torch.bool, device=x.device).tril(diagonal=s - t)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                           dropout_p=self.dropout if self.training else 0.0)
+        return self.o_proj(y.transpose(1, 2).reshape(b, t, d)), (k, v)
+
+    @classmethod
+    def from_fused(cls, attn: CausalSelfAttention) -> SplitProjAttention:
+        """A :class:`SplitProjAttention` holding copies of ``attn``'s weights (same device, dtype, train/eval mode).
+
+        Does not touch the global random state (the new layers' own initialisation is overwritten).
+        """
+        if not isinstance(attn, CausalSelfAttention):
+            raise TypeError(f"attn must be a CausalSelfAttention, got {type(attn).__name__}")
+        d = attn.proj.in_features
+        w = attn.qkv.weight
+        with torch.random.fork_rng(devices=[]):
+            new = cls(_attention_config(d, attn.n_heads, attn.dropout)).to(device=w.device, dtype=w.dtype)
+        with torch.no_grad():
+            for lin, wp, bp in zip((new.q_proj, new.k_proj, new.v_proj), w.split(d, dim=0),
+                                   attn.qkv.bias.split(d, dim=0)):
+                lin.weight.copy_(wp)
+                lin.bias.copy_(bp)
+            new.o_proj.weight.copy_(attn.proj.weight)
+            new.o_proj.bias.copy_(attn.proj.bias)
+        return new.train(attn.training)
+
+    def to_fused(self) -> CausalSelfAttention:
+        """The :class:`CausalSelfAttention` with these weights (``qkv`` = rows q, k, v stacked; ``proj`` = ``o_proj``).
+
+        ``SplitProjAttention.from_fused(a.to_fused())`` holds exactly ``a``'s weights again.
+        """
+        d = self.o_proj.in_features
+        w = self.q_proj.weight
+        with torch.random.fork_rng(devices=[]):
+            new = CausalSelfAttention(_attention_config(d, self.n_heads, self.dropout)).to(device=w.device,
+                                                                                           dtype=w.dtype)
+        with torch.no_grad():
+            new.qkv.weight.copy_(torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight], dim=0))
+            new.qkv.bias.copy_(torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias], dim=0))
+            new.proj.weight.copy_(self.o_proj.weight)
+            new.proj.bias.copy_(self.o_proj.bias)
+        return new.train(self.training)
 
 
 class Block(nn.Module):
