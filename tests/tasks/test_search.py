@@ -117,3 +117,26 @@ def test_pretrain_is_cached_and_bad_input(tmp_path, monkeypatch, world):
         S.rollout(a, "world", world.questions(1)[:1])
     with pytest.raises(ValueError, match="max_searches"):
         S.rollout(a, world, world.questions(1)[:1], max_searches=-1)
+
+
+def test_pretrain_cache_is_core_cache_and_rebuilds_bad_entries(tmp_path, monkeypatch):
+    from icml26.core.cache import cache_path
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    fresh, _ = S.pretrain_search_policy(2, CFG, cache=False)
+    assert not (tmp_path / "search_policy").exists()
+    built, _ = S.pretrain_search_policy(2, CFG)
+    path = cache_path("search_policy", "policy", S._cache_params(2, CFG), "pt")
+    assert path.exists() and list((tmp_path / "search_policy").iterdir()) == [path]
+    read, _ = S.pretrain_search_policy(2, CFG)
+    for m in (built, read):
+        assert not m.training
+        assert all(torch.equal(x, y) for x, y in zip(fresh.state_dict().values(), m.state_dict().values()))
+    for junk in (b"not a checkpoint", None):  # unreadable, then readable but of another shape: rebuilt
+        if junk is None:
+            torch.save({"w": torch.zeros(1)}, path)
+        else:
+            path.write_bytes(junk)
+        again, _ = S.pretrain_search_policy(2, CFG)
+        assert all(torch.equal(x, y) for x, y in zip(fresh.state_dict().values(), again.state_dict().values()))
+        assert torch.load(path, weights_only=True).keys() == fresh.state_dict().keys()

@@ -715,6 +715,78 @@ def all_of(*parts: Check, partly: Literal["any", "none"] = "any") -> AllOf:
     return AllOf(tuple(parts), partly)
 
 
+# ----------------------------------------------------------------------------- numbers reported beside a verdict
+@dataclass(frozen=True, repr=False)
+class Beside(Check):
+    """``inner`` decides; the seed means of ``keys`` ((label, metric key) pairs) are appended to its
+    evidence as numbers reported beside the verdict that decide nothing (a second scorer, a secondary
+    measurement), with their per-seed values. ``what`` names them. ``requires``: a metric key that
+    must be non-zero in every row for those numbers to exist (say, an optional extra was
+    installed); when a row lacks it or holds 0, the evidence says ``<what>: skipped (<missing>)``.
+    The verdict's status, value and control, and the contradiction and control substitution, are
+    ``inner``'s."""
+
+    inner: Check
+    keys: tuple[tuple[str, str], ...]
+    what: str = ""
+    requires: str | None = None
+    missing: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.inner, Check):
+            raise TypeError(f"inner must be a Check, got {type(self.inner).__name__}")
+        if not isinstance(self.keys, tuple) or not self.keys:
+            raise ValueError("keys must be a non-empty tuple of (label, metric key) pairs")
+        for pair in self.keys:
+            if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) and x for x in pair)):
+                raise ValueError(f"keys must hold (label, metric key) pairs of non-empty strings, got {pair!r}")
+        for name in ("what", "missing"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string, got {type(getattr(self, name)).__name__}")
+        if self.requires is not None and not (isinstance(self.requires, str) and self.requires):
+            raise ValueError(f"requires must be a metric key or None, got {self.requires!r}")
+
+    @property
+    def comparative(self) -> bool:  # type: ignore[override]
+        return self.inner.comparative
+
+    def rule(self) -> str:
+        return self.inner.rule() + f"; reported beside it, not deciding: {self.what}"
+
+    def note(self, ms: Sequence[Metrics]) -> str:
+        """The text appended to the evidence ("" without rows)."""
+        if not ms:
+            return ""
+        if self.requires is not None and any(float(m.get(self.requires, 0.0)) == 0.0 for m in ms):
+            return f"{self.what}: skipped ({self.missing})"
+        parts = []
+        for name, key in self.keys:
+            v = np.array([float(m.get(key, np.nan)) for m in ms], dtype=float)
+            if np.all(np.isnan(v)):
+                continue
+            parts.append(f"{name} {np.nanmean(v):.3g} (per seed {'/'.join(f'{x:.3g}' for x in v)})")
+        return f"{self.what} (not deciding): " + ("; ".join(parts) if parts else "no values")
+
+    def __call__(self, ms: Sequence[Metrics]) -> Verdict:
+        v = self.inner(ms)
+        n = self.note(ms)
+        return replace(v, evidence=v.evidence + ("; " + n if n else ""))
+
+    def contradict(self, ms: Sequence[Metrics]) -> list[Metrics]:
+        return self.inner.contradict(ms)
+
+    def on_control(self, ms: Sequence[Metrics]) -> list[Metrics] | None:
+        return self.inner.on_control(ms)
+
+
+def beside(inner: Check, keys: Sequence[tuple[str, str]], *, what: str, requires: str | None = None,
+           missing: str = "") -> Beside:
+    """``inner`` decides; ``keys`` ((label, metric key) pairs) are reported beside it (see :class:`Beside`)."""
+    if isinstance(keys, (str, bytes)) or not isinstance(keys, Sequence):
+        raise TypeError(f"keys must be a sequence of (label, metric key) pairs, got {type(keys).__name__}")
+    return Beside(inner, tuple(tuple(k) if isinstance(k, list) else k for k in keys), what, requires, missing)
+
+
 _PASS_RANK = {"reproduced": 2, "partly": 1}
 
 

@@ -21,7 +21,7 @@ starting point once, for all of them:
   accuracy); (3) format demonstrations: gold search traces on a random ``format_share`` of
   all questions, chosen *independently of what the model knows*, with the retrieved text
   masked from the loss (as RL masks it), so no fact is learned from an ``<info>`` block.
-  The weights are cached on disk by seed and config, like :mod:`icml26.tasks.policy`.
+  The weights are cached on disk by seed and config through :func:`icml26.core.cache.cached`.
 * :func:`rollout` runs batched multi-turn episodes: the policy writes until ``</search>``
   or ``</answer>``; after ``</search>`` a ``search_fn`` (BM25 top-k by default, or a noisy
   or absent tool) inserts ``<info> ... </info>``, which is excluded from the loss mask that
@@ -34,12 +34,8 @@ Public: :class:`SearchConfig`, :class:`SearchWorld`, :class:`Rollout`, :func:`ma
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -196,11 +192,9 @@ def _examples(world: SearchWorld, cfg: SearchConfig, rng: np.random.Generator) -
     return rows
 
 
-def _cache_path(seed: int, cfg: SearchConfig) -> Path:
-    key = json.dumps({"seed": int(seed), **asdict(cfg), "tags": TAGS, "v": 1}, sort_keys=True)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26"))
-    return root / "search_policy" / f"{digest}.pt"
+def _cache_params(seed: int, cfg: SearchConfig) -> dict:
+    """Everything the pretrained weights depend on: the key of :func:`icml26.core.cache.cached`."""
+    return {"seed": int(seed), **asdict(cfg), "tags": TAGS, "v": 1}
 
 
 def _new_model(world: SearchWorld, cfg: SearchConfig) -> TinyLM:
@@ -210,42 +204,52 @@ def _new_model(world: SearchWorld, cfg: SearchConfig) -> TinyLM:
 
 def pretrain_search_policy(seed: int, cfg: SearchConfig | None = None, *, cache: bool = True
                            ) -> tuple[TinyLM, SearchWorld]:
-    """The seed's base policy and its world (pretrained once, then read from the disk cache)."""
+    """The seed's base policy and its world (pretrained once, then read from the disk cache).
+
+    The weights go through :func:`icml26.core.cache.cached` (namespace ``search_policy``, keyed by
+    the seed and the whole config); ``cache=False`` pretrains without touching the disk.
+    """
+    from icml26.core.cache import cached
     from icml26.nn.train import train_lm
 
     seed = check_int("seed", seed, minimum=0)
     cfg = _config(cfg)
     world = make_search_world(seed, cfg)
-    path = _cache_path(seed, cfg)
-    if cache and path.exists():
-        try:
-            model = _new_model(world, cfg)
-            model.load_state_dict(torch.load(path, weights_only=True))
-            return model.eval(), world
-        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
-            pass
-    torch.manual_seed(seed)
+    trained: list[TinyLM] = []
+
+    def build() -> dict:
+        torch.manual_seed(seed)
+        model = _new_model(world, cfg)
+        rows = _examples(world, cfg, np.random.default_rng(seed + 2))
+        pad = world.tokenizer.pad_id
+
+        def batch(gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+            idx = torch.randint(0, len(rows), (cfg.batch,), generator=gen).tolist()
+            n = max(len(rows[i][0]) for i in idx)
+            ids = torch.full((len(idx), n), pad, dtype=torch.long)
+            tgt = torch.full((len(idx), n - 1), -100, dtype=torch.long)
+            for j, i in enumerate(idx):
+                r, t = rows[i]
+                ids[j, :len(r)] = torch.tensor(r)
+                tgt[j, :len(t)] = torch.tensor(t)
+            return ids, tgt
+
+        train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=20, seed=seed)
+        trained.append(model)
+        return model.state_dict()
+
+    if not cache:
+        build()
+        return trained[0].eval(), world
+    state = cached("search_policy", "policy", build, params=_cache_params(seed, cfg), fmt="pt")
+    if trained:  # built just now: the trained model itself
+        return trained[0].eval(), world
     model = _new_model(world, cfg)
-    rows = _examples(world, cfg, np.random.default_rng(seed + 2))
-    pad = world.tokenizer.pad_id
-
-    def batch(gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-        idx = torch.randint(0, len(rows), (cfg.batch,), generator=gen).tolist()
-        n = max(len(rows[i][0]) for i in idx)
-        ids = torch.full((len(idx), n), pad, dtype=torch.long)
-        tgt = torch.full((len(idx), n - 1), -100, dtype=torch.long)
-        for j, i in enumerate(idx):
-            r, t = rows[i]
-            ids[j, :len(r)] = torch.tensor(r)
-            tgt[j, :len(t)] = torch.tensor(t)
-        return ids, tgt
-
-    train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=20, seed=seed)
-    if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        torch.save(model.state_dict(), tmp)
-        os.replace(tmp, path)
+    try:
+        model.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError, AttributeError):  # an entry of another shape is rebuilt
+        cached("search_policy", "policy", build, params=_cache_params(seed, cfg), fmt="pt", refresh=True)
+        return trained[0].eval(), world
     return model.eval(), world
 
 
