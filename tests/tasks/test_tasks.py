@@ -2,6 +2,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from icml26.tasks.arithmetic import arithmetic_problems, extract_answer, is_correct
 from icml26.tasks.kb import BM25Retriever, answer_matches, make_knowledge_base
@@ -78,11 +79,12 @@ def test_shared_policy_cache_is_bit_identical_and_validates(tmp_path, monkeypatc
     import pytest
     import torch
 
-    from icml26.tasks.policy import PolicyConfig, exact_match, pretrain_policy, problems, training_batch
+    from icml26.tasks.policy import PolicyConfig, cache_path, exact_match, pretrain_policy, problems, training_batch
 
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
     cfg = PolicyConfig(d_model=16, n_layers=1, n_heads=2, steps=3, batch=4)
     fresh = pretrain_policy(0, cfg, cache=True)
+    assert cache_path(0, cfg).exists()
     cached = pretrain_policy(0, cfg, cache=True)
     for (k, a), b in zip(fresh.state_dict().items(), cached.state_dict().values()):
         assert torch.equal(a, b), k
@@ -100,24 +102,22 @@ def test_shared_policy_cache_is_bit_identical_and_validates(tmp_path, monkeypatc
         PolicyConfig(steps=0)
 
 
-def test_policy_schedule_field_validates_and_keeps_the_cosine_cache_key(tmp_path, monkeypatch):
-    import json
-    from dataclasses import asdict
-
+def test_policy_schedule_field_validates_and_keys_the_house_cache(tmp_path, monkeypatch):
     import pytest
 
-    from icml26.tasks.policy import ALPHABET, PolicyConfig, cache_path
+    from icml26.tasks.policy import PolicyConfig, cache_path
 
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
     assert PolicyConfig().schedule == "constant"
     with pytest.raises(ValueError, match="schedule"):
         PolicyConfig(schedule="linear")
     cos = PolicyConfig(schedule="cosine")
-    fields = {k: v for k, v in asdict(cos).items() if k != "schedule"}
-    import hashlib
-    old_key = json.dumps({"seed": 3, **fields, "alphabet": ALPHABET, "v": 1}, sort_keys=True)
-    assert cache_path(3, cos).stem == hashlib.sha256(old_key.encode()).hexdigest()[:16]  # cosine caches stay valid
-    assert cache_path(3, cos) != cache_path(3, PolicyConfig())
+    path = cache_path(3, cos)  # icml26.core.cache's layout: <root>/arith_policy/policy_<key>.pt
+    assert path.parent == tmp_path / "arith_policy" and path.name.startswith("policy_") and path.suffix == ".pt"
+    assert path != cache_path(3, PolicyConfig()) and path != cache_path(4, cos)
+    assert path == cache_path(3, PolicyConfig(schedule="cosine"))
+    with pytest.raises(ValueError, match="seed"):
+        cache_path(-1, cos)
 
 
 def test_max_new_covers_every_level_1_and_2_scratchpad():
@@ -182,3 +182,46 @@ def test_default_policy_improves_along_its_policy_gradient(tmp_path, monkeypatch
     before = float(np.mean([draw(base, s)[1].mean() for s in (7, 8)]))
     after = float(np.mean([draw(moved, s)[1].mean() for s in (7, 8)]))
     assert after > before + 0.01, (before, after)
+
+
+def _old_train_constant(model, batch, *, steps, lr, seed, warmup=20):
+    """Copy of policy._train_constant as it was before the move onto train_lm (issue 13)."""
+    from icml26.nn.train import lm_loss
+
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    model.train()
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = lr * min(1.0, (step + 1) / warmup)
+        ids, target = batch(gen)
+        loss = lm_loss(model, ids, None, target=target)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+
+@pytest.mark.parametrize("schedule", ["constant", "cosine"])
+def test_policy_on_train_lm_is_bit_identical_to_the_old_loops(schedule):
+    from icml26.nn.train import train_lm
+    from icml26.nn.transformer import LMConfig, TinyLM
+    from icml26.tasks.policy import WARMUP, PolicyConfig, pretrain_policy, problems, tokenizer, training_batch
+
+    cfg = PolicyConfig(d_model=16, n_layers=1, n_heads=2, steps=WARMUP + 6, batch=4, schedule=schedule)
+    new = pretrain_policy(101, cfg, cache=False)
+    tok = tokenizer()
+    torch.manual_seed(101)
+    old = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=cfg.max_len))
+    pool = problems(20000, levels=cfg.levels, seed=10_000 + 101)
+
+    def batch(gen):
+        idx = torch.randint(0, len(pool), (cfg.batch,), generator=gen).tolist()
+        return training_batch([pool[i] for i in idx], cfg.max_len)
+
+    if schedule == "constant":
+        _old_train_constant(old, batch, steps=cfg.steps, lr=cfg.lr, seed=101)
+    else:
+        train_lm(old, batch, steps=cfg.steps, lr=cfg.lr, warmup=WARMUP, seed=101)
+    for (k, a), b in zip(new.state_dict().items(), old.state_dict().values()):
+        assert torch.equal(a, b), k

@@ -1,12 +1,25 @@
-"""A plain next-token training loop for :class:`~icml26.nn.transformer.TinyLM` (or any LM with its signature)."""
+"""A plain next-token training loop for :class:`~icml26.nn.transformer.TinyLM` (or any LM with its signature).
+
+:func:`train_lm` is the house's one LM training loop: AdamW, a linear warm-up, then a cosine
+decay to 10% (``schedule="cosine"``, the default), a constant lr (``"constant"``) or any
+per-step lr factor a paper needs (a callable); the loss is the next-token cross-entropy
+(:func:`lm_loss`) unless a ``loss_fn`` hook replaces it (a masked, weighted or otherwise
+paper-specific loss on whatever ``sample_batch`` returns).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from icml26.core.validate import check_int, check_positive
+
+#: The named lr schedules of :func:`train_lm` (a callable ``step -> factor`` is accepted too).
+SCHEDULES = ("cosine", "constant")
 
 
 def lm_loss(model: nn.Module, batch: torch.Tensor, pad_id: int | None = None,
@@ -26,36 +39,79 @@ def lm_loss(model: nn.Module, batch: torch.Tensor, pad_id: int | None = None,
                            ignore_index=-100 if pad_id is None else pad_id)
 
 
-def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], torch.Tensor], *, steps: int,
-             lr: float = 3e-3, weight_decay: float = 0.01, warmup: int = 20, grad_clip: float = 1.0,
+def lr_factor(step: int, *, steps: int, warmup: int, schedule: str = "cosine") -> float:
+    """The multiplier of the base lr at (0-based) ``step`` under a named schedule of :func:`train_lm`.
+
+    Both schedules warm up linearly, ``(step + 1) / warmup`` for ``step < warmup``; then
+    ``"constant"`` stays at 1 and ``"cosine"`` decays along a half cosine from 1 to 0.1 at
+    ``steps`` (computed in float32 through ``torch.cos``, as the loop always has: the factor is
+    part of every result trained with it, bit for bit).
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES} or a callable, got {schedule!r}")
+    if step < warmup:
+        return (step + 1) / warmup
+    if schedule == "constant":
+        return 1.0
+    frac = (step - warmup) / max(1, steps - warmup)
+    return 0.5 * (1 + torch.cos(torch.tensor(torch.pi * frac)).item()) * 0.9 + 0.1
+
+
+def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *, steps: int,
+             lr: float = 3e-3, weight_decay: float = 0.01, warmup: int = 20, grad_clip: float | None = 1.0,
              pad_id: int | None = None, seed: int = 0, log_every: int = 0,
-             on_step: Callable[[int, nn.Module], None] | None = None) -> list[float]:
-    """Train with AdamW, linear warm-up then cosine decay; returns the loss of every step.
+             on_step: Callable[[int, nn.Module], None] | None = None,
+             schedule: str | Callable[[int], float] = "cosine",
+             loss_fn: Callable[[nn.Module, Any, int, torch.Generator], torch.Tensor] | None = None) -> list[float]:
+    """Train with AdamW and a warm-up + decay lr schedule; returns the loss of every step.
 
     ``sample_batch(generator) -> (batch, seq)`` long tensor draws one training batch; it may also
     return ``(batch, target)`` with ``target`` (batch, seq - 1) labels, -100 where ignored.
+    ``generator`` is one ``torch.Generator`` seeded with ``seed`` for the whole run.
+
+    ``schedule``: ``"cosine"`` (linear warm-up over ``warmup`` steps, then a cosine decay to 0.1
+    lr at ``steps``), ``"constant"`` (the same warm-up, then lr; ``warmup=0``: lr throughout),
+    or a callable ``step -> factor`` (0-based step; the lr is ``lr * factor``, ``warmup`` is then
+    unused) for a paper's own schedule (see :func:`lr_factor`).
+
+    ``loss_fn(model, batch, step, generator) -> scalar tensor``, optional, replaces
+    :func:`lm_loss`: it receives whatever ``sample_batch`` returned (any object), the 0-based
+    step and the same generator ``sample_batch`` draws from (so a loss that samples, such as an
+    E-step, continues the one stream); ``pad_id`` is then unused.
+
     ``on_step(step, model)``, optional, runs after every optimiser step (e.g. to evaluate
-    checkpoints); the model is back in training mode afterwards.
+    checkpoints); the model is back in training mode afterwards. Gradients are clipped to norm
+    ``grad_clip`` (0 or None: no clipping).
     """
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+    # validated, never converted: the values feed the lr factor as given (bit-identical results)
+    check_int("steps", steps, minimum=1)
+    check_positive("lr", lr)
+    check_int("warmup", warmup, minimum=0)
+    check_positive("weight_decay", weight_decay, strict=False)
+    if grad_clip is not None:
+        check_positive("grad_clip", grad_clip, strict=False)
+    if not callable(sample_batch):
+        raise TypeError(f"sample_batch must be callable, got {type(sample_batch).__name__}")
+    for name, fn in (("on_step", on_step), ("loss_fn", loss_fn)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name} must be callable or None, got {type(fn).__name__}")
+    if callable(schedule):
+        factor = schedule
+    elif isinstance(schedule, str) and schedule in SCHEDULES:
+        def factor(step: int) -> float:
+            return lr_factor(step, steps=steps, warmup=warmup, schedule=schedule)
+    else:
+        raise ValueError(f"schedule must be one of {SCHEDULES} or a callable step -> factor, got {schedule!r}")
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-
-    def schedule(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / warmup
-        frac = (step - warmup) / max(1, steps - warmup)
-        return 0.5 * (1 + torch.cos(torch.tensor(torch.pi * frac)).item()) * 0.9 + 0.1
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     model.train()
     losses = []
     for step in range(steps):
         batch = sample_batch(gen)
-        if isinstance(batch, tuple):
+        if loss_fn is not None:
+            loss = loss_fn(model, batch, step, gen)
+        elif isinstance(batch, tuple):
             loss = lm_loss(model, batch[0], pad_id, target=batch[1])
         else:
             loss = lm_loss(model, batch, pad_id)

@@ -14,9 +14,10 @@ match by -12 to -38 points from a cosine base and by +1 to +7 from a constant-lr
 Greedy decoding allows ``MAX_NEW = 28`` new tokens, the longest level-2 scratchpad plus eos.
 
 Prompt: ``<bos>12*7-3=``; completion: ``12*7=84;84-3=81;#81<eos>``. The pretrained weights
-are cached on disk by (seed, config) (``ICML26_CACHE``, default ``~/.cache/icml26``), so
-several papers or profiles share one pretraining; a cached model is bit-identical to a
-fresh one (same seed, same deterministic CPU training).
+are cached on disk by (seed, config) with :func:`icml26.core.cache.cached` (namespace
+``arith_policy`` under ``ICML26_CACHE``, default ``~/.cache/icml26``), so several papers or
+profiles share one pretraining; a cached model is bit-identical to a fresh one (same seed,
+same deterministic CPU training). Both schedules are :func:`icml26.nn.train.train_lm`'s.
 
 Public: :class:`PolicyConfig`, :func:`tokenizer`, :func:`problems`, :func:`encode_prompts`,
 :func:`training_batch`, :func:`pretrain_policy`, :func:`decode`, :func:`exact_match`,
@@ -25,9 +26,6 @@ Public: :class:`PolicyConfig`, :func:`tokenizer`, :func:`problems`, :func:`encod
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -111,18 +109,26 @@ def training_batch(items: list[ArithmeticProblem], max_len: int) -> tuple[torch.
     return ids, target
 
 
+def _cache_params(seed: int, cfg: PolicyConfig) -> dict:
+    """Everything that determines the pretrained weights: the cache key of :func:`pretrain_policy`."""
+    return {"seed": int(seed), **asdict(cfg), "alphabet": ALPHABET, "v": 2}
+
+
 def cache_path(seed: int, cfg: PolicyConfig) -> Path:
-    fields = asdict(cfg)
-    if fields["schedule"] == "cosine":  # the first recipe keeps its original cache key
-        del fields["schedule"]
-    key = json.dumps({"seed": int(seed), **fields, "alphabet": ALPHABET, "v": 1}, sort_keys=True)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26"))
-    return root / "arith_policy" / f"{digest}.pt"
+    """Where :func:`pretrain_policy` caches the seed's weights (:mod:`icml26.core.cache`, namespace ``arith_policy``)."""
+    from icml26.core.cache import cache_path as _cache_path
+
+    return _cache_path("arith_policy", "policy", _cache_params(check_int("seed", seed, minimum=0), cfg), fmt="pt")
 
 
 def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool = True) -> TinyLM:
-    """The seed's under-trained base policy (pretrained once, then read from the disk cache)."""
+    """The seed's under-trained base policy (pretrained once, then read from the disk cache).
+
+    :func:`icml26.nn.train.train_lm` with ``cfg.schedule`` and a warm-up of ``WARMUP`` steps
+    (AdamW, weight decay 0.01, grad clip 1), on batches of ``cfg.batch`` problems drawn from a
+    fixed pool of the seed's. ``cache=False`` always trains and never writes.
+    """
+    from icml26.core.cache import cached
     from icml26.nn.train import train_lm
 
     seed = check_int("seed", seed, minimum=0)
@@ -130,52 +136,25 @@ def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool =
     if not isinstance(cfg, PolicyConfig):
         raise TypeError(f"cfg must be a PolicyConfig, got {type(cfg).__name__}")
     tok = tokenizer()
-    model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=cfg.d_model, n_layers=cfg.n_layers,
-                            n_heads=cfg.n_heads, max_len=cfg.max_len))
-    path = cache_path(seed, cfg)
-    if cache and path.exists():
-        try:
-            model.load_state_dict(torch.load(path, weights_only=True))
-            return model.eval()
-        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
-            pass
-    torch.manual_seed(seed)
-    model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=cfg.d_model, n_layers=cfg.n_layers,
-                            n_heads=cfg.n_heads, max_len=cfg.max_len))
-    pool = problems(20000, levels=cfg.levels, seed=10_000 + seed)
+    lm_cfg = LMConfig(vocab_size=tok.vocab_size, d_model=cfg.d_model, n_layers=cfg.n_layers, n_heads=cfg.n_heads,
+                      max_len=cfg.max_len)
+    model = TinyLM(lm_cfg)  # built before seeding on both paths (the global RNG moves as it always has)
 
-    def batch(gen: torch.Generator):
-        idx = torch.randint(0, len(pool), (cfg.batch,), generator=gen).tolist()
-        return training_batch([pool[i] for i in idx], cfg.max_len)
+    def build() -> dict:
+        torch.manual_seed(seed)
+        fresh = TinyLM(lm_cfg)
+        pool = problems(20000, levels=cfg.levels, seed=10_000 + seed)
 
-    if cfg.schedule == "cosine":
-        train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=WARMUP, seed=seed)
-    else:
-        _train_constant(model, batch, steps=cfg.steps, lr=cfg.lr, seed=seed)
-    if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        torch.save(model.state_dict(), tmp)
-        os.replace(tmp, path)
+        def batch(gen: torch.Generator):
+            idx = torch.randint(0, len(pool), (cfg.batch,), generator=gen).tolist()
+            return training_batch([pool[i] for i in idx], cfg.max_len)
+
+        train_lm(fresh, batch, steps=cfg.steps, lr=cfg.lr, warmup=WARMUP, seed=seed, schedule=cfg.schedule)
+        return fresh.state_dict()
+
+    state = cached("arith_policy", "policy", build, params=_cache_params(seed, cfg), fmt="pt") if cache else build()
+    model.load_state_dict(state)
     return model.eval()
-
-
-def _train_constant(model: TinyLM, batch, *, steps: int, lr: float, seed: int) -> None:
-    """AdamW (weight decay 0.01, grad clip 1) with a linear warm-up of WARMUP steps, then a constant lr."""
-    from icml26.nn.train import lm_loss
-
-    gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    model.train()
-    for step in range(steps):
-        for group in opt.param_groups:
-            group["lr"] = lr * min(1.0, (step + 1) / WARMUP)
-        ids, target = batch(gen)
-        loss = lm_loss(model, ids, None, target=target)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
 
 
 def decode(ids: list[int]) -> str:

@@ -1,0 +1,128 @@
+"""Known-answer tests for the shared LM training loop (icml26.nn.train): schedules, the loss hook, validation."""
+
+import math
+
+import pytest
+import torch
+
+from icml26.nn import LMConfig, TinyLM, lm_loss, train_lm
+from icml26.nn.train import SCHEDULES, lr_factor
+
+
+def _model(seed: int = 0) -> TinyLM:
+    torch.manual_seed(seed)
+    return TinyLM(LMConfig(vocab_size=17, d_model=16, n_layers=1, n_heads=2, max_len=32))
+
+
+def _batch(gen: torch.Generator) -> torch.Tensor:
+    return torch.randint(0, 17, (4, 12), generator=gen)
+
+
+class _RecordingAdamW(torch.optim.AdamW):
+    """AdamW that records the lr of its first group at every step (the lr the step used)."""
+
+    trace: list[float] = []
+
+    def step(self, closure=None):
+        _RecordingAdamW.trace.append(self.param_groups[0]["lr"])
+        return super().step(closure)
+
+
+def _lr_trace(monkeypatch, **kw) -> list[float]:
+    _RecordingAdamW.trace = []
+    monkeypatch.setattr(torch.optim, "AdamW", _RecordingAdamW)
+    train_lm(_model(), _batch, **kw)
+    return list(_RecordingAdamW.trace)
+
+
+def test_constant_schedule_lr_trace(monkeypatch):
+    trace = _lr_trace(monkeypatch, steps=8, lr=0.1, warmup=4, schedule="constant")
+    assert trace == pytest.approx([0.025, 0.05, 0.075, 0.1, 0.1, 0.1, 0.1, 0.1], rel=0, abs=1e-15)
+    assert trace[3:] == [0.1] * 5  # exactly lr after the warm-up
+    assert _lr_trace(monkeypatch, steps=3, lr=0.1, warmup=0, schedule="constant") == [0.1] * 3
+
+
+def test_cosine_schedule_lr_trace_is_the_default(monkeypatch):
+    default = _lr_trace(monkeypatch, steps=9, lr=1.0, warmup=3)
+    assert default == _lr_trace(monkeypatch, steps=9, lr=1.0, warmup=3, schedule="cosine")
+    assert default[:3] == pytest.approx([1 / 3, 2 / 3, 1.0])
+    assert default[3] == 1.0  # the cosine starts at its top
+    expected = [0.5 * (1 + math.cos(math.pi * (s - 3) / 6)) * 0.9 + 0.1 for s in range(3, 9)]
+    assert default[3:] == pytest.approx(expected, abs=1e-6)  # float32 cosine
+    assert lr_factor(9, steps=9, warmup=3) == pytest.approx(0.1)
+    # the factor is computed through a float32 torch.cos, as the loop always has (results keep their bits)
+    frac = (5 - 3) / (9 - 3)
+    assert lr_factor(5, steps=9, warmup=3) == 0.5 * (1 + torch.cos(torch.tensor(torch.pi * frac)).item()) * 0.9 + 0.1
+
+
+def test_callable_schedule_gives_the_factor_per_step(monkeypatch):
+    trace = _lr_trace(monkeypatch, steps=4, lr=0.5, schedule=lambda s: 1.0 - s / 4)
+    assert trace == [0.5, 0.375, 0.25, 0.125]
+    m = _model()
+    before = [p.detach().clone() for p in m.parameters()]
+    train_lm(m, _batch, steps=3, schedule=lambda s: 0.0)  # lr 0: AdamW (and its decay) leaves the weights alone
+    assert all(torch.equal(a, b) for a, b in zip(before, m.parameters()))
+
+
+def test_loss_hook_returning_lm_loss_gives_the_same_losses_and_weights():
+    a, b = _model(), _model()
+    la = train_lm(a, _batch, steps=6, seed=3)
+    seen = []
+
+    def hook(model, batch, step, gen):
+        seen.append((step, model.training, isinstance(gen, torch.Generator)))
+        return lm_loss(model, batch)
+
+    lb = train_lm(b, _batch, steps=6, seed=3, loss_fn=hook)
+    assert la == lb
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    assert seen == [(s, True, True) for s in range(6)]
+
+
+def test_loss_hook_gets_any_batch_and_the_sampler_generator():
+    # the hook continues the sampler's stream: drawing there equals drawing right after the batch
+    draws = []
+
+    def sample(gen):
+        return {"ids": _batch(gen)}
+
+    def hook(model, batch, step, gen):
+        draws.append(torch.rand(1, generator=gen).item())
+        return lm_loss(model, batch["ids"])
+
+    train_lm(_model(), sample, steps=3, seed=5, loss_fn=hook)
+    g = torch.Generator().manual_seed(5)
+    ref = []
+    for _ in range(3):
+        _batch(g)
+        ref.append(torch.rand(1, generator=g).item())
+    assert draws == ref
+
+
+def test_bad_arguments_raise():
+    m = _model()
+    assert SCHEDULES == ("cosine", "constant")
+    with pytest.raises(ValueError, match="schedule"):
+        train_lm(m, _batch, steps=2, schedule="linear")
+    with pytest.raises(ValueError, match="schedule"):
+        train_lm(m, _batch, steps=2, schedule=None)
+    with pytest.raises(ValueError, match="schedule"):
+        lr_factor(0, steps=2, warmup=1, schedule="anneal")
+    with pytest.raises(TypeError, match="loss_fn"):
+        train_lm(m, _batch, steps=2, loss_fn="lm")
+    with pytest.raises(TypeError, match="on_step"):
+        train_lm(m, _batch, steps=2, on_step=1)
+    with pytest.raises(TypeError, match="sample_batch"):
+        train_lm(m, None, steps=2)
+    with pytest.raises(ValueError, match="steps"):
+        train_lm(m, _batch, steps=0)
+    with pytest.raises(TypeError, match="steps"):
+        train_lm(m, _batch, steps=2.0)
+    with pytest.raises(ValueError, match="warmup"):
+        train_lm(m, _batch, steps=2, warmup=-1)
+    with pytest.raises(ValueError, match="lr"):
+        train_lm(m, _batch, steps=2, lr=0.0)
+    with pytest.raises(ValueError, match="weight_decay"):
+        train_lm(m, _batch, steps=2, weight_decay=-0.1)
+    with pytest.raises(ValueError, match="grad_clip"):
+        train_lm(m, _batch, steps=2, grad_clip=-1.0)
