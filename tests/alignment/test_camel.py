@@ -348,6 +348,10 @@ def test_scalar_rm_scores_do_not_depend_on_padding_and_verdicts_flip_with_the_ca
         scalar_rm_verdicts("rm", items)
     with pytest.raises(ValueError, match="texts"):
         rm.score([])
+    with pytest.raises(TypeError, match="texts"):
+        rm.score("3+4=7")
+    with pytest.raises(TypeError, match="texts"):
+        rm.score(None)
 
 
 def test_scalar_rm_learns_an_easy_pair_task(tiny_rm):
@@ -395,3 +399,47 @@ def test_trl_reward_trainer_loss_is_the_shared_reward_model_loss(tiny_rm):
     # the dataloader may shuffle: compare against the loss over the same (order-free) set of pairs
     r_c, r_r = torch.tensor(rm.score(chosen)), torch.tensor(rm.score(rejected))
     assert got == pytest.approx(float(reward_model_loss(r_c, r_r).mean()), abs=1e-5)
+
+
+def test_sft_judge_on_train_lm_is_bit_identical_to_the_old_constant_loop():
+    # issue 13: the hand-written constant-lr loop moved onto icml26.nn.train.train_lm (schedule="constant")
+    from icml26.alignment.camel.method import sft_judge
+    from icml26.alignment.camel.setting import sft_batch
+    from icml26.nn.train import lm_loss
+
+    pool = make_items(64, seed=101)
+
+    def old_constant(model, steps, batch, lr, seed, revise_frac):
+        warmup = min(20, steps)
+
+        def draw(gen):
+            idx = torch.randint(0, len(pool), (batch,), generator=gen).tolist()
+            if revise_frac == 0:
+                return sft_batch([pool[i] for i in idx], model.cfg.max_len)
+            rev = (torch.rand(batch, generator=gen) < revise_frac).tolist()
+            return sft_batch([pool[i] for i in idx], model.cfg.max_len, rev)
+
+        gen = torch.Generator().manual_seed(int(seed))
+        opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+        model.train()
+        losses = []
+        for step in range(steps):
+            for g in opt.param_groups:
+                g["lr"] = lr * min(1.0, (step + 1) / warmup)
+            ids, target = draw(gen)
+            loss = lm_loss(model, ids, None, target=target)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(float(loss.detach()))
+        model.eval()
+        return losses
+
+    for steps, rf in ((24, 0.1), (5, 0.0)):  # past the warm-up, and a run shorter than 20 steps
+        a = new_judge(d_model=16, n_layers=1, n_heads=2, seed=101)
+        b = new_judge(d_model=16, n_layers=1, n_heads=2, seed=101)
+        la = sft_judge(a, pool, steps=steps, batch=8, lr=3e-3, seed=102, schedule="constant", revise_frac=rf)
+        lb = old_constant(b, steps, 8, 3e-3, 102, rf)
+        assert la == lb
+        assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))

@@ -39,10 +39,6 @@ Each seed:
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
-import os
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -59,30 +55,21 @@ RATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0)
 
 # ----------------------------------------------------------------------------- parts
 def sft_model(seed: int, p: Profile) -> torch.nn.Module:
-    """The seed's SFT judge, trained once per (seed, config) and then read from the disk cache."""
+    """The seed's SFT judge, trained once per (seed, config) and then read from the disk cache (:mod:`icml26.core.cache`)."""
+    from icml26.core.cache import cached
+
     cfg = {"seed": seed, "levels": list(p["levels"]), "offsets": list(OFFSETS), "n_train": p["n_train"],
            "sft_steps": p["sft_steps"], "sft_batch": p["sft_batch"], "sft_lr": p["sft_lr"], "d_model": p["d_model"],
-           "v": 1}
-    if p["sft_schedule"] != "cosine":  # the first recipe keeps its original cache key
-        cfg["schedule"] = p["sft_schedule"]
-    if p["revise_frac"] > 0:
-        cfg["revise_frac"] = p["revise_frac"]
-    digest = hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
-    path = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "camel_judge" / f"{digest}.pt"
+           "schedule": p["sft_schedule"], "revise_frac": p["revise_frac"], "v": 2}
     model = new_judge(d_model=p["d_model"], seed=seed)
-    if path.exists():
-        try:
-            model.load_state_dict(torch.load(path, weights_only=True))
-            return model.eval()
-        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
-            model = new_judge(d_model=p["d_model"], seed=seed)
-    train = make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
-    sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed,
-              schedule=p["sft_schedule"], revise_frac=p["revise_frac"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    torch.save(model.state_dict(), tmp)
-    os.replace(tmp, path)
+
+    def build() -> dict:
+        train = make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
+        sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed,
+                  schedule=p["sft_schedule"], revise_frac=p["revise_frac"])
+        return model.state_dict()
+
+    model.load_state_dict(cached("camel_judge", "judge", build, params=cfg, fmt="pt"))
     return model.eval()
 
 

@@ -222,12 +222,12 @@ def sft_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int,
     A fraction ``revise_frac`` of the traces open with the wrong verdict, unscored, followed by
     the gold reflection (:func:`~.setting.sft_batch`'s revision traces).
 
-    ``schedule="cosine"``: AdamW with warm-up and cosine decay (:func:`icml26.nn.train.train_lm`);
-    ``"constant"``: the same AdamW (weight decay 0.01, grad clip 1) with a linear warm-up of
-    min(20, steps) steps and then a constant lr, which leaves the judge less sharp for GRPO (the
+    :func:`icml26.nn.train.train_lm` (AdamW, weight decay 0.01, grad clip 1) with a linear
+    warm-up of min(20, steps) steps and then, with ``schedule="cosine"``, a cosine decay to 0.1
+    lr, or with ``"constant"``, a constant lr, which leaves the judge less sharp for GRPO (the
     shared arithmetic policy's finding, ``icml26.tasks.policy``).
     """
-    from icml26.nn.train import lm_loss, train_lm
+    from icml26.nn.train import train_lm
 
     pool = _check_items(items)
     steps = check_int("steps", steps, minimum=1)
@@ -239,7 +239,6 @@ def sft_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int,
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     max_len = model.cfg.max_len
-    warmup = min(20, steps)
 
     def draw(gen: torch.Generator):
         idx = torch.randint(0, len(pool), (batch,), generator=gen).tolist()
@@ -248,24 +247,7 @@ def sft_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int,
         rev = (torch.rand(batch, generator=gen) < revise_frac).tolist()
         return sft_batch([pool[i] for i in idx], max_len, rev)
 
-    if schedule == "cosine":
-        return train_lm(model, draw, steps=steps, lr=lr, warmup=warmup, seed=int(seed))
-    gen = torch.Generator().manual_seed(int(seed))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    model.train()
-    losses = []
-    for step in range(steps):
-        for g in opt.param_groups:
-            g["lr"] = lr * min(1.0, (step + 1) / warmup)
-        ids, target = draw(gen)
-        loss = lm_loss(model, ids, None, target=target)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss.detach()))
-    model.eval()
-    return losses
+    return train_lm(model, draw, steps=steps, lr=lr, warmup=min(20, steps), seed=int(seed), schedule=schedule)
 
 
 def grpo_judge(model: torch.nn.Module, items: Sequence[JudgeItem], *, steps: int, cpa: bool, batch: int = 16,
@@ -333,7 +315,9 @@ class ScalarRM:
     @torch.no_grad()
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """The scalar reward of each text (eos appended, as in training): (n,)."""
-        if isinstance(texts, str) or not isinstance(texts, (list, tuple)) or not texts:
+        if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+            raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+        if not texts:
             raise ValueError("texts must be a non-empty list of strings")
         if not all(isinstance(t, str) and t for t in texts):
             raise TypeError("texts must contain only non-empty strings")
