@@ -284,3 +284,59 @@ def test_ce_comparison_uses_the_tuned_arms():
     # PerCE at the base lr beats CE at the base lr, but CE tuned beats PerCE tuned: not reproduced
     ms = _metrics(**{"slot/ce_tuned": 0.8, "slot/perce_tuned": 0.75})
     assert _verdicts(ms)["improves-personalisation"] != "reproduced"
+
+
+def _old_train_weighted(model, data, *, scheme, steps, batch_size, lr, warmup_steps, lr_warmup=20, transform="clip",
+                        w_max=5.0, gamma=1.0, removal="mask", normalise="weights", schedule="cosine", seed=0,
+                        on_step=None):
+    """Copy of train_weighted's private loop before the move onto icml26.nn.train.train_lm (issue 13)."""
+    gen = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda step: M._lr_factor(step, steps=steps, lr_warmup=lr_warmup, schedule=schedule))
+    n = len(data)
+    losses, wsum, wcount = [], torch.zeros(4), torch.zeros(4)
+    model.train()
+    for step in range(steps):
+        idx = torch.randint(n, (min(batch_size, n),), generator=gen)
+        b = data.subset(idx)
+        s = "ce" if step < warmup_steps else scheme
+        lp, valid = M.response_logprobs(model, b.ids, b.start, b.length)
+        w = M.token_weights(s, model, b, transform=transform, w_max=w_max, gamma=gamma, removal=removal,
+                            generator=gen, logp=lp.detach())
+        loss = M.weighted_ce(lp, w, valid, normalise=normalise)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+        if step >= warmup_steps:
+            for k in range(4):
+                m = b.kinds == k
+                wsum[k] += float(w[m].sum())
+                wcount[k] += float(m.sum())
+        if on_step is not None:
+            on_step(step, model)
+            model.train()
+    model.eval()
+    return {"loss": losses, "mean_weight_by_kind": (wsum / wcount.clamp(min=1)).tolist()}
+
+
+@pytest.mark.parametrize("scheme,schedule,removal", [("random", "cosine", "mask"), ("perce", "constant", "delete"),
+                                                     ("loss", "cosine", "mask"), ("oracle", "constant", "mask")])
+def test_train_weighted_on_train_lm_is_bit_identical_to_the_old_loop(world, tok, scheme, schedule, removal):
+    # issue 13: the loop moved onto train_lm with a loss hook; the random scheme's shuffle still draws from the
+    # batch sampler's generator, and the float64 cosine (_lr_factor) is kept
+    _, data = world
+    runs = []
+    for fn in (M.train_weighted, _old_train_weighted):
+        torch.manual_seed(101)
+        m = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=96))
+        seen = []
+        h = fn(m, data, scheme=scheme, steps=12, batch_size=6, lr=1e-2, warmup_steps=3, lr_warmup=4,
+               removal=removal, schedule=schedule, seed=102, on_step=lambda s, mdl: seen.append((s, mdl.training)))
+        runs.append((h, seen, m.state_dict()))
+    (h1, s1, p1), (h2, s2, p2) = runs
+    assert h1 == h2 and s1 == s2
+    assert all(torch.equal(a, b) for a, b in zip(p1.values(), p2.values()))

@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 
 from icml26.core.validate import check_finite, check_int, check_positive
+from icml26.nn.train import train_lm
 
 TRANSFORMS = ("clip", "log")
 REMOVALS = ("mask", "delete")
@@ -234,10 +235,13 @@ def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batc
 
     The first ``warmup_steps`` steps are plain CE for every scheme (the paper's bootstrap needs a
     model that already reads u); afterwards each step re-estimates the batch's weights with the
-    current model (E-step) and takes one AdamW step on :func:`weighted_ce` (M-step). Learning
-    rate: linear warm-up over ``lr_warmup`` steps, then cosine decay to 10% (as
-    :func:`icml26.nn.train.train_lm`) or, with ``schedule="constant"``, constant. Returns the loss history and the weight each token kind
-    received on average (after the warm-up).
+    current model (E-step, drawing the random scheme's shuffle from the batch sampler's
+    generator) and takes one AdamW step on :func:`weighted_ce` (M-step): the loop is
+    :func:`icml26.nn.train.train_lm` with this loss as its hook (weight decay 0.01, grad clip 1).
+    Learning rate: linear warm-up over ``lr_warmup`` steps, then cosine decay to 10% or, with
+    ``schedule="constant"``, constant (:func:`_lr_factor`, this paper's float64 cosine, kept so
+    that every result stays bit-identical). Returns the loss history and the weight each token
+    kind received on average (after the warm-up).
     """
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
@@ -247,37 +251,27 @@ def train_weighted(model, data, *, scheme: str = "perce", steps: int = 300, batc
     lr = check_positive("lr", lr)
     if schedule not in ("cosine", "constant"):
         raise ValueError(f"schedule must be 'cosine' or 'constant', got {schedule!r}")
-    gen = torch.Generator().manual_seed(int(seed))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda step: _lr_factor(step, steps=steps, lr_warmup=lr_warmup, schedule=schedule))
     n = len(data)
-    losses, wsum, wcount = [], torch.zeros(4), torch.zeros(4)
-    model.train()
-    for step in range(steps):
-        idx = torch.randint(n, (min(batch_size, n),), generator=gen)
-        b = data.subset(idx)
+    wsum, wcount = torch.zeros(4), torch.zeros(4)
+
+    def draw(gen: torch.Generator):
+        return data.subset(torch.randint(n, (min(batch_size, n),), generator=gen))
+
+    def loss_fn(model, b, step: int, gen: torch.Generator) -> torch.Tensor:
         s = "ce" if step < warmup_steps else scheme
         lp, valid = response_logprobs(model, b.ids, b.start, b.length)  # one forward pass serves both steps
         w = token_weights(s, model, b, transform=transform, w_max=w_max, gamma=gamma, removal=removal, generator=gen,
                           logp=lp.detach())
-        loss = weighted_ce(lp, w, valid, normalise=normalise)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses.append(float(loss.detach()))
         if step >= warmup_steps:
             for k in range(4):
                 m = b.kinds == k
                 wsum[k] += float(w[m].sum())
                 wcount[k] += float(m.sum())
-        if on_step is not None:
-            on_step(step, model)
-            model.train()
-    model.eval()
+        return weighted_ce(lp, w, valid, normalise=normalise)
+
+    losses = train_lm(model, draw, steps=steps, lr=lr, weight_decay=0.01, grad_clip=1.0, seed=int(seed),
+                      on_step=on_step, loss_fn=loss_fn,
+                      schedule=lambda step: _lr_factor(step, steps=steps, lr_warmup=lr_warmup, schedule=schedule))
     return {"loss": losses, "mean_weight_by_kind": (wsum / wcount.clamp(min=1)).tolist()}
 
 
