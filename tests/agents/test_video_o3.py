@@ -320,3 +320,78 @@ def test_aligned_init_ties_each_bin_to_the_frame_it_centres_on(init):
         assert torch.equal(P, base.pos.weight)
     with pytest.raises(ValueError, match="init"):
         M.make_policy(d_model=16, n_layers=1, n_heads=2, init="xavier")
+
+
+def _old_train_sft(model, pool, *, steps, batch=64, lr=3e-3, tdam_ratio=0.1, seed=0, schedule="cosine", on_step=None):
+    """Copy of train_sft's private loop before the move onto icml26.nn.train.train_lm (issue 13)."""
+    import numpy as np
+
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warm = max(1, steps // 10)
+    if schedule == "constant":
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+    elif schedule == "anneal":
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / steps)
+    else:
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm))))
+    model.train()
+    losses = []
+    for _ in range(steps):
+        idx = torch.randint(len(pool), (batch,), generator=gen).tolist()
+        tok, kin = M.pack([(pool[i][0], pool[i][1]) for i in idx])
+        tool_use = torch.tensor([pool[i][2] for i in idx])
+        rows = tool_use & (torch.rand(batch, generator=gen) < tdam_ratio)
+        loss, _ = M.sft_loss(model, tok, kin, rows)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+        if on_step is not None:
+            model.eval()
+            on_step(len(losses), model)
+            model.train()
+    model.eval()
+    return losses
+
+
+@pytest.mark.parametrize("schedule", ["cosine", "constant", "anneal"])
+def test_train_sft_on_train_lm_is_bit_identical_to_the_old_loop(schedule):
+    # issue 13: train_sft is train_lm with sft_loss as its hook; its own float64 cosine and the anneal stay callables
+    pool = _pool_for_sft()
+    runs = []
+    for fn in (M.train_sft, _old_train_sft):
+        model = M.make_policy(32, 1, seed=101, init="sin_aligned")
+        seen = []
+        losses = fn(model, pool, steps=12, batch=4, lr=2e-3, tdam_ratio=0.5, seed=102, schedule=schedule,
+                    on_step=lambda k, mdl: seen.append((k, mdl.training)))
+        runs.append((losses, seen, model.state_dict()))
+    (l1, s1, p1), (l2, s2, p2) = runs
+    assert l1 == l2 and s1 == s2 and [k for k, _ in s1] == list(range(1, 13))
+    assert all(torch.equal(a, b) for a, b in zip(p1.values(), p2.values()))
+
+
+def test_align_time_tokens_and_sinusoidal_positions_validate():
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    with pytest.raises(TypeError, match="model"):
+        M.align_time_tokens("policy")
+    with pytest.raises(ValueError, match="model"):
+        M.align_time_tokens(TinyLM(LMConfig(vocab_size=20, d_model=16, n_layers=1, n_heads=2, max_len=64)))
+    with pytest.raises(ValueError, match="model"):
+        M.align_time_tokens(TinyLM(LMConfig(vocab_size=S.VOCAB, d_model=16, n_layers=1, n_heads=2, max_len=20)))
+    m = M.make_policy(16, 1, seed=0)
+    M.align_time_tokens(m)
+    assert torch.equal(m.tok.weight[S.BIN0], m.pos.weight[M.global_position(1)])
+    with pytest.raises(ValueError, match="std"):
+        M.sinusoidal_positions(8, 4, std=0.0)
+    with pytest.raises(TypeError, match="std"):
+        M.sinusoidal_positions(8, 4, std="0.02")
+    torch.testing.assert_close(M.sinusoidal_positions(8, 4, std=1), M.sinusoidal_positions(8, 4, std=1.0), rtol=0, atol=0)
+
+
+def _pool_for_sft():
+    return [(*S.oracle_episode(v), i % 3 != 0) for i, v in enumerate(S.draw_videos(101, 12))]

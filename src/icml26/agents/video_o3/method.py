@@ -81,7 +81,7 @@ def sinusoidal_positions(length: int, d_model: int, std: float = 0.02) -> torch.
     d_model = check_int("d_model", d_model, minimum=2)
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}")
-    check_positive("std", std)
+    std = check_positive("std", std)
     pos = torch.arange(length, dtype=torch.float32)[:, None]
     w = torch.exp(-np.log(10000.0) * torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
     pe = torch.zeros(length, d_model)
@@ -104,6 +104,14 @@ def align_time_tokens(model: TinyLM) -> None:
     training (our stand-in for Qwen2.5-VL's absolute-time position ids, under which a written
     timestamp and the frames at that time are aligned); both stay free parameters.
     """
+    if not isinstance(model, TinyLM):
+        raise TypeError(f"model must be a TinyLM, got {type(model).__name__}")
+    if model.cfg.vocab_size < S.BIN0 + S.N_BINS:
+        raise ValueError(f"model must have the episode vocabulary (>= {S.BIN0 + S.N_BINS} tokens), "
+                         f"got vocab_size {model.cfg.vocab_size}")
+    if model.cfg.max_len <= global_position(S.N_BINS):
+        raise ValueError(f"model must hold the global view (max_len > {global_position(S.N_BINS)}), "
+                         f"got max_len {model.cfg.max_len}")
     with torch.no_grad():
         for b in range(S.N_BINS):
             model.tok.weight[S.BIN0 + b] = model.pos.weight[global_position(b + 1)]
@@ -430,8 +438,9 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
     """SFT on oracle (and single-pass) episodes; ``pool`` items are (tokens, kinds, is_tool_use).
 
     TDAM is applied to a random ``tdam_ratio`` of the tool-use samples of each batch.
-    AdamW; ``schedule="cosine"``: warm-up then cosine decay to 0.1 lr (as
-    :func:`icml26.nn.train.train_lm`); ``"constant"``: lr throughout (a continuation stage, so the
+    The loop is :func:`icml26.nn.train.train_lm` (AdamW, weight decay 0.01, grad clip 1) with
+    :func:`sft_loss` as its loss hook; ``schedule="cosine"``: warm-up over ``max(1, steps // 10)``
+    steps then cosine decay to 0.1 lr (this paper's own float64 formula); ``"constant"``: lr throughout (a continuation stage, so the
     state after k steps is the same whatever the total); ``"anneal"``: linear decay from lr to 0. ``on_step(k, model)`` is called after step
     k (1-based) when given. Returns the losses.
     """
@@ -444,36 +453,35 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
         raise ValueError(f"tdam_ratio must lie in [0, 1], got {tdam_ratio!r}")
     if not pool:
         raise ValueError("pool must be non-empty")
-    gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    from icml26.nn.train import train_lm
+
     warm = max(1, steps // 10)
     if schedule == "constant":
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+        factor = "constant"  # train_lm's constant schedule with warmup=0: lr throughout
     elif schedule == "anneal":
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / steps)
-    else:
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm))))
-    model.train()
-    losses = []
-    for _ in range(steps):
+        def factor(s):
+            return 1.0 - s / steps
+    else:  # this paper's own float64 warm-up + cosine (kept: the bits of every trained policy depend on it)
+        def factor(s):
+            return (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm)))
+
+    def draw(gen: torch.Generator):
         idx = torch.randint(len(pool), (batch,), generator=gen).tolist()
         tok, kin = pack([(pool[i][0], pool[i][1]) for i in idx])
         tool_use = torch.tensor([pool[i][2] for i in idx])
-        rows = tool_use & (torch.rand(batch, generator=gen) < tdam_ratio)
-        loss, _ = sft_loss(model, tok, kin, rows)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses.append(float(loss.detach()))
-        if on_step is not None:
-            model.eval()
-            on_step(len(losses), model)
-            model.train()
-    model.eval()
-    return losses
+        return tok, kin, tool_use & (torch.rand(batch, generator=gen) < tdam_ratio)
+
+    def loss_fn(mdl, b, step, gen):
+        return sft_loss(mdl, *b)[0]
+
+    hook = None
+    if on_step is not None:
+        def hook(step, mdl):  # 1-based, on the model in eval mode (train_lm sets training mode again)
+            mdl.eval()
+            on_step(step + 1, mdl)
+
+    return train_lm(model, draw, steps=steps, lr=lr, weight_decay=0.01, warmup=0, grad_clip=1.0, seed=seed,
+                    schedule=factor, loss_fn=loss_fn, on_step=hook)
 
 
 @torch.no_grad()
