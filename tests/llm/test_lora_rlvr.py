@@ -58,8 +58,11 @@ def _tiny_lm():
 def test_pissa_hook_matches_peft_pissa():
     from icml26.nn.lora import add_lora, lora_layers
 
-    ours = add_lora(_tiny_lm(), r=2, alpha=2, target_modules=["qkv", "proj"], init=lora_init_hook("pissa", 2))
-    ref = add_lora(_tiny_lm(), r=2, alpha=2, target_modules=["qkv", "proj"], init="pissa")
+    from icml26.llm.lora_rlvr.method import TARGETS  # attention and the MLP, as in the experiment
+
+    ours = add_lora(_tiny_lm(), r=2, alpha=2, target_modules=list(TARGETS), init=lora_init_hook("pissa", 2))
+    ref = add_lora(_tiny_lm(), r=2, alpha=2, target_modules=list(TARGETS), init="pissa")
+    assert len(lora_layers(ours)) == len(lora_layers(ref)) == 4
     for a, b in zip(lora_layers(ours), lora_layers(ref)):
         da = a.get_delta_weight("default")
         db = b.get_delta_weight("default")
@@ -185,3 +188,30 @@ def test_rlpo_rule_tiers():
     # every condition in 4/5 seeds: reproduced
     assert check_rlpo_beats_lora(_rl_rows(acc4, [0.7] * 5, [0.7] * 5, [0.7] * 5, [0.005] * 5,
                                           [0.01] * 5)).status == "reproduced"
+
+
+def test_best_on_grid_picks_the_best_validation_lr_and_the_smaller_on_ties(monkeypatch):
+    """Every arm (full fine-tuning on its own grid too) is reported at its best validation lr."""
+    from icml26.llm.lora_rlvr import experiment as E
+
+    vals = {1e-3: 0.70, 3e-3: 0.75, 1e-2: 0.75}
+    calls = []
+
+    def fake(base, arm, lr, profile, seed, val, test):
+        calls.append((arm, lr))
+        return {"val": vals[lr], "test": 0.0}
+
+    monkeypatch.setattr(E, "_train_arm", fake)
+    best, runs = E._best_on_grid(None, "rlpo", [1e-3, 3e-3, 1e-2], None, 0, None, None)
+    assert best == 3e-3 and set(runs) == set(vals) and calls == [("rlpo", lr) for lr in (1e-3, 3e-3, 1e-2)]
+
+
+def test_every_linear_layer_of_a_block_is_adapted():
+    """TARGETS reach attention and the MLP's Sequential children (dotted names), never the head."""
+    from icml26.llm.lora_rlvr.method import TARGETS, make_arm
+    from icml26.nn.lora import lora_layers
+
+    model, params = make_arm(_tiny_lm(), "rlpo", 2)
+    assert len(lora_layers(model)) == 4 and set(TARGETS) == {"qkv", "proj", "mlp.0", "mlp.2"}
+    # trainable: A (2, in) and B (out, 2) per layer: qkv 16->48, proj 16->16, mlp.0 16->64, mlp.2 64->16
+    assert sum(p.numel() for p in params) == sum(2 * i + o * 2 for i, o in ((16, 48), (16, 16), (16, 64), (64, 16)))

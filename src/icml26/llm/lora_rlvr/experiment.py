@@ -8,9 +8,11 @@
   ``G`` of every adapted weight: gap and update-norm ratio per initialisation, the
   Eckart-Young floor and a brute force over random Gaussian ``A`` of the orthonormal norm;
 * ``_rlvr``: DAPO (clip-higher 0.2/0.28, token-level loss, beta = 0, KL to the start measured)
-  from the same start, on the same prompt stream, for full fine-tuning and every LoRA init
-  (rank r, alpha = r) over a common learning-rate grid; each arm is reported at the lr
-  with the best validation exact match, and at the grid's largest lr (stability);
+  from the same start, on the same prompt stream, for full fine-tuning (on its own 3-value
+  lr grid, ``full_lr_grid``: its natural lr is lower than LoRA's) and every LoRA init (rank r,
+  alpha = r, on every linear layer of each block: attention and MLP) over one common 3-value
+  grid ``lr_grid``; each arm is reported at the lr with the best validation exact match, and
+  every LoRA arm also at the grid's largest lr (stability);
 * ``_sft``: supervised fine-tuning on correct scratchpads with standard LoRA, PiSSA and
   MiLoRA (the earlier papers' setting), held-out completion loss.
 """
@@ -24,7 +26,8 @@ from icml26.core import checks as C
 from icml26.core.paper import Profile, Verdict
 from icml26.core.seeding import seed_everything
 from icml26.core.stats import sign_test
-from icml26.llm.lora_rlvr.method import INITS, adapter_init, dapo_config, make_arm, one_step_gap, optimal_gap
+from icml26.llm.lora_rlvr.method import (INITS, TARGETS, adapter_init, dapo_config, make_arm, one_step_gap,
+                                        optimal_gap)
 from icml26.llm.lora_rlvr.setting import (PolicyConfig, training_batch, encode_prompts, exact_match,
                                           pretrain_policy, problems, reward_fn, tokenizer)
 
@@ -67,7 +70,7 @@ def _policy_gradients(base: torch.nn.Module, seed: int, n_prompts: int = 16, gro
     loss.backward()
     out = {}
     for name, mod in model.named_modules():
-        if isinstance(mod, torch.nn.Linear) and name.rsplit(".", 1)[-1] in ("qkv", "proj"):
+        if isinstance(mod, torch.nn.Linear) and any(name == t or name.endswith("." + t) for t in TARGETS):
             out[name] = (mod.weight.detach().clone(), mod.weight.grad.detach().clone())
     return out
 
@@ -140,20 +143,28 @@ def _paired_bootstrap(a: np.ndarray, b: np.ndarray, seed: int, n: int = 2000) ->
     return float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
 
 
+def _best_on_grid(base, arm: str, grid: list[float], profile: Profile, seed: int, val, test) -> tuple[float, dict]:
+    """Train ``arm`` at every lr of ``grid``; return the lr with the best validation EM (ties: the smaller) and all runs."""
+    runs = {lr: _train_arm(base, arm, lr, profile, seed, val, test) for lr in grid}
+    return max(grid, key=lambda lr: (runs[lr]["val"], -lr)), runs
+
+
 def _rlvr(base, profile: Profile, seed: int, val, test) -> dict:
     grid = [float(x) for x in profile["lr_grid"]]
     out: dict = {}
     base_test = exact_match(base, test)
     base_acc = float(base_test.mean())
-    full = _train_arm(base, "full", float(profile["full_lr"]), profile, seed, val, test)
+    # full fine-tuning on its own grid (its natural lr is lower than LoRA's), best on validation
+    full_lr, full_runs = _best_on_grid(base, "full", [float(x) for x in profile["full_lr_grid"]], profile, seed,
+                                       val, test)
+    full = full_runs[full_lr]
+    out["rl/full/lr"] = full_lr
     out["rl/full/test"] = full["test"]
     out["rl/full/gain"] = full["test"] - base_acc
     out["rl/full/max_kl"] = full["max_kl"]
     items = {}
-    for arm in LORA_ARMS:
-        arm_grid = grid if arm in profile["grid_arms"] else [max(grid)]  # off-grid arms: the stability lr only
-        runs = {lr: _train_arm(base, arm, lr, profile, seed, val, test) for lr in arm_grid}
-        best_lr = max(arm_grid, key=lambda lr: (runs[lr]["val"], -lr))  # ties: the smaller lr
+    for arm in LORA_ARMS:  # every LoRA arm on the same grid, reported at its best lr on validation
+        best_lr, runs = _best_on_grid(base, arm, grid, profile, seed, val, test)
         best = runs[best_lr]
         out[f"rl/{arm}/lr"] = best_lr
         out[f"rl/{arm}/test"] = best["test"]
@@ -162,7 +173,7 @@ def _rlvr(base, profile: Profile, seed: int, val, test) -> dict:
         out[f"rl/{arm}/final_kl"] = best["final_kl"]
         out[f"rl/{arm}/reward"] = best["reward"]
         items[arm] = best["items"]
-        top = runs[max(arm_grid)]
+        top = runs[max(grid)]  # stability is judged at the grid's largest lr
         out[f"rl/{arm}/hi_lr/max_kl"] = top["max_kl"]
         out[f"rl/{arm}/hi_lr/collapse"] = float(top["test"] < 0.5 * base_acc)
         out[f"rl/{arm}/hi_lr/test"] = top["test"]
@@ -308,6 +319,12 @@ def check_pissa_unstable(ms) -> Verdict:
                 f"{sign_test(2.0 * _unstable(ms, 'pissa') - 1, alternative='greater'):.3g}, MiLoRA "
                 f"{sign_test(2.0 * _unstable(ms, 'milora') - 1, alternative='greater'):.3g} "
                 f"(smallest attainable {0.5 ** n:.3g})")
+    if all(f"rl/{a}/test" in m for m in ms for a in ("pissa", "milora", "kaiming")):  # reported, not deciding
+        best = {a: np.array([m[f"rl/{a}/test"] for m in ms]) for a in ("pissa", "milora", "kaiming")}
+        evidence += (f"; reported, not deciding: at each arm's best validation lr test EM PiSSA "
+                     f"{best['pissa'].mean():.3f}, MiLoRA {best['milora'].mean():.3f}, LoRA {best['kaiming'].mean():.3f}; "
+                     f"below LoRA in {int((best['pissa'] < best['kaiming']).sum())}/{n} (PiSSA) and "
+                     f"{int((best['milora'] < best['kaiming']).sum())}/{n} (MiLoRA) seeds")
     gate = _gates(ms)
     if gate is not None:
         return Verdict("not-checkable", measured, f"training gate failed: {gate}; {evidence}", control=control)

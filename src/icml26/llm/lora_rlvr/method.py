@@ -35,7 +35,9 @@ import torch
 from icml26.core.validate import check_finite, check_int, check_positive
 
 INITS = ("kaiming", "gaussian_scaled", "random_orthonormal", "rlpo", "rlmo", "pissa", "milora")
-TARGETS = ("qkv", "proj")  # attention in/out of every TinyLM block (the shared add_lora matches last names only)
+# every linear layer of each TinyLM block: attention in/out and the MLP's two Sequential children
+# (dotted names, matched as peft matches them); the unembedding head is left frozen
+TARGETS = ("qkv", "proj", "mlp.0", "mlp.2")
 
 
 def _matrix(name: str, x: object) -> torch.Tensor:
