@@ -283,3 +283,72 @@ def test_chance_corrected_drop():
     m = {"acc_clean/x/noise": 1.0, "acc/x/noise": 0.625}
     assert E.check_util_chance_corrected(m, "x", "noise") == pytest.approx(0.5)
     assert np.isnan(E.check_util_chance_corrected({"acc_clean/x/noise": 0.25, "acc/x/noise": 0.25}, "x", "noise"))
+
+
+# ----------------------------------------------------------------------------- keys, fits and the on-disk cache
+def test_profile_suite_keys_are_pinned():
+    """The shipped fits are found by these keys: a change of suite_key (or of a profile's corpus) loses them."""
+    from icml26.llm.toksuite import PAPER
+
+    want = {"quick": "33ca60b39f9e6755", "full": "d0cddf838c083cf7"}
+    for name, key in want.items():
+        prof = PAPER.profiles[name]
+        sizes = {k: int(prof[f"vocab_{k}"]) for k in ("small", "mid", "large")}
+        assert M.suite_key(S.corpus(int(prof["n_territories"])), sizes) == key
+
+
+@pytest.mark.parametrize("sizes, exc, match", [
+    ({"small": 280, "mid": 320}, TypeError, r"sizes\['large'\]"),
+    ({"small": 280, "mid": 320, "large": 400, "huge": 900}, ValueError, "huge"),
+    ({"small": 280, "mid": 320.0, "large": 400}, TypeError, r"sizes\['mid'\]"),
+    ({"small": True, "mid": 320, "large": 400}, TypeError, r"sizes\['small'\]"),
+    ({"small": 5, "mid": 320, "large": 400}, ValueError, r"sizes\['small'\]"),
+    ([280, 320, 400], TypeError, "sizes"),
+])
+def test_suite_key_validates_sizes(sizes, exc, match):
+    with pytest.raises(exc, match=match):
+        M.suite_key(TEXTS, sizes)
+    with pytest.raises(exc, match=match):
+        M.train_suite(TEXTS, sizes)
+
+
+def test_shipped_suite_paths(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match="path"):
+        M.shipped_suite(TEXTS, SIZES, path=tmp_path / "missing.json.gz")
+    with pytest.raises(TypeError, match="path"):
+        M.shipped_suite(TEXTS, SIZES, path=3)
+    assert M.shipped_suite(TEXTS, SIZES) is None  # the shipped file has no fit of this small corpus
+    monkeypatch.setattr(M, "FITS", tmp_path / "absent.json.gz")
+    assert M.shipped_suite(TEXTS, SIZES) is None  # a build without the shipped file: no shipped fits
+
+
+def test_shipped_members_have_the_suite_kinds():
+    from icml26.llm.toksuite import PAPER
+
+    prof = PAPER.profiles["quick"]
+    sizes = {k: int(prof[f"vocab_{k}"]) for k in ("small", "mid", "large")}
+    shipped = M.shipped_suite(S.corpus(int(prof["n_territories"])), sizes)
+    assert {name: tok.kind for name, tok in shipped.items()} == {name: kind for name, (kind, _, _) in M.SUITE.items()}
+
+
+def test_cached_suite_first_fit_wins(tmp_path, monkeypatch):
+    """A fit already on disk is read back and never replaced (parallel workers agree on one fit)."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "root"))
+    monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
+    first = M.cached_suite(TEXTS, SIZES, shipped=False)
+    files = list((tmp_path / "root" / "toksuite").glob("suite_*.json"))
+    assert len(files) == 1
+    other = M.train_byte_level(TEXTS, None).backend.to_str()  # plant another "fit" in its place
+    import json
+
+    files[0].write_text(json.dumps({name: other for name in M.SUITE}), encoding="utf-8")
+    again = M.cached_suite(TEXTS, SIZES, shipped=False)
+    assert all(again[name].backend.to_str() == other for name in M.SUITE)
+    assert {n: t.kind for n, t in again.items()} == {n: t.kind for n, t in first.items()}
+    files[0].write_text("{not json", encoding="utf-8")  # an unreadable file is refitted
+    assert M.cached_suite(TEXTS, SIZES, shipped=False)["bytes"].vocab_size == 260
+    monkeypatch.setenv("ICML26_NO_CACHE", "1")
+    assert M.cached_suite(TEXTS, SIZES, tmp_path / "elsewhere", shipped=False)["bytes"].vocab_size == 260
+    assert not (tmp_path / "elsewhere").exists()
+    with pytest.raises(TypeError, match="cache_dir"):
+        M.cached_suite(TEXTS, SIZES, 3, shipped=False)

@@ -34,15 +34,11 @@ LABELS = {"bytes": "bytes", "chars": "chars", "bpe_s": "BPE-S", "bpe_m": "BPE-M"
 
 # ----------------------------------------------------------------------------- parts
 def suite_part(texts, profile: Profile):
-    import os
-    from pathlib import Path
-
     from icml26.llm.toksuite.method import bytes_per_token, cached_suite, super_vocabulary
 
     sizes = {"small": int(profile["vocab_small"]), "mid": int(profile["vocab_mid"]),
              "large": int(profile["vocab_large"])}
-    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "toksuite"
-    suite = cached_suite(texts, sizes, root)
+    suite = cached_suite(texts, sizes)
     sv, maps = super_vocabulary(suite)
     metrics = {"sv_size": len(sv)}
     for name, tok in suite.items():

@@ -3,8 +3,9 @@
 1. **The tokenizer suite** (:func:`train_suite`). Every member is a Hugging Face ``tokenizers``
    tokenizer fitted on the same corpus: raw UTF-8 bytes (ByT5-like), characters, byte-level BPE
    at three vocabulary sizes (GPT-2 style), Unigram with and without an NFKC normaliser, and
-   WordPiece (mBERT-like). The char / Unigram / WordPiece members come from
-   :mod:`icml26.nn.tokenize`; the byte and byte-level BPE members (which it lacks) are built here.
+   WordPiece (mBERT-like). Every member comes from :mod:`icml26.nn.tokenize`: the byte and
+   byte-level BPE members from its :func:`~icml26.nn.tokenize.train_byte_level`, the others from
+   :func:`~icml26.nn.tokenize.train_tokenizer`.
 2. **The super vocabulary** (:func:`super_vocabulary`). Each member's tokens are keyed by the UTF-8
    bytes they stand for (a leading-space marker ``▁`` or a WordPiece word start becomes a space,
    ``##`` continuation marks are dropped, GPT-2's byte alphabet is mapped back to bytes); the
@@ -28,14 +29,14 @@ Shapes: token ids are lists of ints; a model maps (batch, seq) ids to (batch, se
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from icml26.core.validate import as_rng, check_int
-from icml26.nn.tokenize import SPECIALS, Tokenizer, train_tokenizer
+from icml26.nn.tokenize import SPECIALS, Tokenizer, gpt2_byte_map, train_byte_level, train_tokenizer
 
 #: The members of the suite: name -> (kind, vocabulary-size key, normaliser).
 SUITE = {
@@ -52,57 +53,33 @@ NORMALISING = ("unigram_nfkc",)
 
 
 # ----------------------------------------------------------------------------- 1. the tokenizer suite
-def _gpt2_byte_map() -> dict[str, int]:
-    """GPT-2's printable stand-in character for each byte, inverted (character -> byte)."""
-    from tokenizers import pre_tokenizers
-
-    alphabet = pre_tokenizers.ByteLevel.alphabet()
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    table = {chr(c): b for b, c in zip(bs, cs)}
-    assert set(table) == set(alphabet)
-    return table
-
-
-def train_byte_level(texts: Sequence[str], vocab_size: int | None = None) -> Tokenizer:
-    """A byte-level BPE tokenizer (GPT-2 pre-tokenisation, 256 base bytes); ``None``: bytes only, no merges."""
-    from tokenizers import Tokenizer as HFTokenizer
-    from tokenizers import decoders, models, pre_tokenizers, trainers
-
-    texts = _texts(texts)
-    base = 256 + len(SPECIALS)
-    size = base if vocab_size is None else check_int("vocab_size", vocab_size, minimum=base)
-    tok = HFTokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=vocab_size is not None)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=size, special_tokens=list(SPECIALS), min_frequency=1,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(texts, trainer=trainer)
-    return Tokenizer(tok, "bytes" if vocab_size is None else "byte_bpe")
-
-
 def _texts(texts) -> list[str]:
     if isinstance(texts, str):
         raise TypeError("texts must be a list of strings, not one string")
+    if not isinstance(texts, Iterable):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
     texts = list(texts)
     if not texts or not all(isinstance(t, str) for t in texts):
         raise ValueError("texts must be a non-empty list of strings")
     return texts
 
 
+def _sizes(sizes) -> dict[str, int]:
+    """``sizes`` checked: exactly the keys small / mid / large, each an int vocabulary size (>= 6)."""
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping small/mid/large -> int, got {type(sizes).__name__}")
+    extra = sorted(set(sizes) - {"small", "mid", "large"}, key=str)
+    if extra:
+        raise ValueError(f"sizes: unknown keys {extra}; give exactly small, mid and large")
+    return {key: check_int(f"sizes[{key!r}]", sizes.get(key), minimum=len(SPECIALS) + 2)
+            for key in ("small", "mid", "large")}
+
+
 def train_suite(texts: Sequence[str], sizes: Mapping[str, int], members: Sequence[str] | None = None
                 ) -> dict[str, Tokenizer]:
     """Fit every member of :data:`SUITE` (or ``members``) on ``texts``; ``sizes`` maps small/mid/large to vocab sizes."""
     texts = _texts(texts)
-    if not isinstance(sizes, Mapping):
-        raise TypeError(f"sizes must be a mapping small/mid/large -> int, got {type(sizes).__name__}")
-    for key in ("small", "mid", "large"):
-        check_int(f"sizes[{key!r}]", sizes.get(key), minimum=len(SPECIALS) + 2)
+    sizes = _sizes(sizes)
     names = list(SUITE) if members is None else list(members)
     out = {}
     for name in names:
@@ -130,13 +107,15 @@ FITS = Path(__file__).with_name("fits.json.gz")
 
 
 def suite_key(texts: Sequence[str], sizes: Mapping[str, int]) -> str:
-    """The key of a fitted suite: a hash of the corpus, the vocabulary sizes and :data:`SUITE`."""
+    """The key of a fitted suite: a hash of the corpus, the vocabulary sizes and :data:`SUITE`.
+
+    ``sizes`` is checked as in :func:`train_suite` (exactly small / mid / large, ints >= 6).
+    """
     import hashlib
 
     texts = _texts(texts)
-    if not isinstance(sizes, Mapping):
-        raise TypeError(f"sizes must be a mapping small/mid/large -> int, got {type(sizes).__name__}")
-    blob = json_dumps([texts, {k: int(v) for k, v in sizes.items()}, sorted(SUITE.items())])
+    sizes = _sizes(sizes)
+    blob = json_dumps([texts, sizes, sorted(SUITE.items())])
     return hashlib.sha1(blob.encode()).hexdigest()[:16]
 
 
@@ -145,22 +124,32 @@ def _load_fits(path: str) -> dict:
     import gzip
     import json
 
-    p = Path(path)
-    if not p.exists():
-        return {}
-    with gzip.open(p, "rt", encoding="utf-8") as f:
+    with gzip.open(Path(path), "rt", encoding="utf-8") as f:
         return json.load(f)
 
 
-def shipped_suite(texts: Sequence[str], sizes: Mapping[str, int], path=FITS) -> dict[str, Tokenizer] | None:
-    """The fitted suite shipped in ``fits.json.gz`` for this corpus and sizes, or ``None`` if there is none."""
+def shipped_suite(texts: Sequence[str], sizes: Mapping[str, int], path=None) -> dict[str, Tokenizer] | None:
+    """The fitted suite stored in a fits file for this corpus and sizes, or ``None`` if it holds none.
+
+    ``path=None`` reads the package's :data:`FITS` (``fits.json.gz``; ``None`` too when a build
+    ships without it); a ``path`` you give must exist (``FileNotFoundError`` otherwise).
+    """
+    import os
+
     import tokenizers
 
+    if path is None:
+        if not FITS.exists():
+            return None
+        path = FITS
+    elif not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or os.PathLike), got {type(path).__name__}")
+    elif not Path(path).is_file():
+        raise FileNotFoundError(f"path: no fits file at {str(path)!r}")
     entry = _load_fits(str(path)).get(suite_key(texts, sizes))
     if entry is None or set(entry) != set(SUITE):
         return None
-    return {name: Tokenizer(tokenizers.Tokenizer.from_str(entry[name]), "char" if kind == "char" else kind)
-            for name, (kind, _, _) in SUITE.items()}
+    return {name: Tokenizer(tokenizers.Tokenizer.from_str(entry[name]), kind) for name, (kind, _, _) in SUITE.items()}
 
 
 def write_fits(suites: Sequence[tuple[Sequence[str], Mapping[str, int], Mapping[str, Tokenizer]]],
@@ -179,46 +168,65 @@ def write_fits(suites: Sequence[tuple[Sequence[str], Mapping[str, int], Mapping[
     _load_fits.cache_clear()
 
 
-def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir, *, shipped: bool = True
+def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir=None, *, shipped: bool = True
                  ) -> dict[str, Tokenizer]:
     """The shipped fit of :func:`train_suite` (:func:`shipped_suite`), else a fit stored on disk once and read back.
 
     The Unigram and WordPiece trainers of ``tokenizers`` are not bit-for-bit reproducible (hash-map
     order decides ties and float sums), so a seed re-run must reuse one fit: the shipped one where
-    the corpus and sizes are a profile's, otherwise the first fit written under ``cache_dir`` (an
-    atomic hard link, so parallel workers agree on one fit; it still differs between machines).
+    the corpus and sizes are a profile's, otherwise the first fit written to disk. The file lives
+    where :func:`icml26.core.cache.cache_path` puts namespace ``toksuite``, name ``suite`` (under
+    ``$ICML26_CACHE``, keyed by :func:`suite_key` and the ``tokenizers`` version), or in
+    ``cache_dir`` if given. Unlike :func:`icml26.core.cache.cached` (the last writer wins, and each
+    builder keeps its own value), the first writer wins here (an atomic hard link) and every caller
+    reads the stored fit back, so parallel workers fitting at once still agree on one fit (it
+    still differs between machines). ``ICML26_NO_CACHE=1`` fits afresh and writes nothing.
     """
-    import hashlib
+    import json
     import os
     import tempfile
 
     import tokenizers
 
+    from icml26.core.cache import cache_path
+
     texts = _texts(texts)
+    sizes = _sizes(sizes)
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+        raise TypeError(f"cache_dir must be a folder path (str or os.PathLike), got {type(cache_dir).__name__}")
     if shipped:
         fit = shipped_suite(texts, sizes)
         if fit is not None:
             return fit
-    key = hashlib.sha1(json_dumps([texts, dict(sizes), tokenizers.__version__, sorted(SUITE.items())]).encode())
-    root = Path(cache_dir) / key.hexdigest()[:16]
-    root.mkdir(parents=True, exist_ok=True)
-    fitted = None
-    out = {}
-    for name, (kind, _, _) in SUITE.items():
-        path = root / f"{name}.json"
-        if not path.exists():
-            fitted = fitted or train_suite(texts, sizes)
-            fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
-            os.close(fd)
-            fitted[name].backend.save(tmp)
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                pass
-            finally:
-                os.unlink(tmp)
-        out[name] = Tokenizer(tokenizers.Tokenizer.from_file(str(path)), "char" if kind == "char" else kind)
-    return out
+    if os.environ.get("ICML26_NO_CACHE") == "1":
+        return train_suite(texts, sizes)
+    path = cache_path("toksuite", "suite", {"suite_key": suite_key(texts, sizes),
+                                            "tokenizers": tokenizers.__version__}, fmt="json")
+    if cache_dir is not None:
+        path = Path(cache_dir) / path.name
+
+    def read():
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        return {name: Tokenizer(tokenizers.Tokenizer.from_str(entry[name]), kind)
+                for name, (kind, _, _) in SUITE.items()}
+
+    if path.exists():
+        try:
+            return read()
+        except Exception:  # noqa: BLE001 - an unreadable file (older format) is refitted and replaced
+            path.unlink(missing_ok=True)
+    fitted = train_suite(texts, sizes)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps({name: fitted[name].backend.to_str() for name in SUITE}, ensure_ascii=False))
+        os.link(tmp, path)  # first writer wins: a fit already there (another worker's) is kept
+    except FileExistsError:
+        pass
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return read()
 
 
 def json_dumps(obj) -> str:
@@ -257,7 +265,7 @@ _BYTE_MAP: dict[str, int] = {}
 
 
 def _byte_map() -> dict[str, int]:
-    _BYTE_MAP.update(_gpt2_byte_map())
+    _BYTE_MAP.update(gpt2_byte_map())
     return _BYTE_MAP
 
 
