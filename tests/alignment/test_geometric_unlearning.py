@@ -192,3 +192,32 @@ def test_beats_controls_is_a_weakest_link_over_controls():
     assert v.status == "partly"  # beats NPO, only ties the rest: no worse, not better than them
     rows = _comparison_rows(strong, {k: ([1.0, 0.0, 0.0], [1.0, 0.2, 0.4]) for k in E.EQUAL_DATA})
     assert E.check_beats_controls(rows).status == "reproduced"
+
+
+def test_split_attention_is_the_shared_module():
+    from icml26.nn.transformer import SplitProjAttention
+
+    assert S.SplitProjAttention is SplitProjAttention
+    world = S.make_world(n_known=4, n_unknown=2, n_forget=1, seed=1)
+    model = S.new_model(world, S.ModelConfig(d_model=16, n_layers=1, n_heads=2))
+    assert isinstance(model.blocks[0].attn, SplitProjAttention)
+
+
+def test_pretrain_cache_reads_back_what_it_trained(tmp_path, monkeypatch):
+    """The first call trains and stores (core.cache), the second reads the same weights and losses back."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
+    key = {"n_known": 4, "n_unknown": 2, "n_forget": 1}
+    world = S.make_world(**key, seed=1)
+    cfg = S.ModelConfig(d_model=16, n_layers=1, n_heads=2, steps=5, batch=4)
+    trained, losses = S.pretrain(world, cfg, seed=101, world_key=key)
+    assert len(list((tmp_path / "geometric_unlearning").glob("pretrained_*.pt"))) == 1
+    read, losses2 = S.pretrain(world, cfg, seed=101, world_key=key)
+    assert read is not trained and not read.training and losses2 == losses and len(losses) == 5
+    for k, v in trained.state_dict().items():
+        assert torch.equal(read.state_dict()[k], v)
+    fresh, losses3 = S.pretrain(world, cfg, seed=101, world_key=key, cache=False)  # the same training, not stored
+    assert losses3 == losses and all(torch.equal(fresh.state_dict()[k], v) for k, v in trained.state_dict().items())
+    other, _ = S.pretrain(world, cfg, seed=102, world_key=key)  # another seed: another entry
+    assert len(list((tmp_path / "geometric_unlearning").glob("pretrained_*.pt"))) == 2
+    assert not torch.equal(other.tok.weight, trained.tok.weight)

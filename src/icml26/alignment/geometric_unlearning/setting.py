@@ -22,26 +22,23 @@ Tokens are whole lower-case words (``icml26.nn.tokenize`` word-level), so a pers
 tokens and name matching is exact (the paper matches sub-word token spans fuzzily).
 
 The model is a :class:`~icml26.nn.transformer.TinyLM` whose attention has separate
-``q_proj``/``k_proj``/``v_proj``/``o_proj`` projections (:class:`SplitProjAttention`, through the
-model's mixer hook) so that LoRA can sit on the value and output projections as in the paper.
+``q_proj``/``k_proj``/``v_proj``/``o_proj`` projections (the shared
+:class:`~icml26.nn.transformer.SplitProjAttention`, through the model's mixer hook) so that LoRA can
+sit on the value and output projections as in the paper. The pretrained model is cached on disk per
+seed and configuration (:func:`icml26.core.cache.cached`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from icml26.core.validate import check_int, check_positive
 from icml26.nn.tokenize import Tokenizer, train_tokenizer
-from icml26.nn.transformer import LMConfig, TinyLM
+from icml26.nn.transformer import LMConfig, SplitProjAttention, TinyLM
 from icml26.tasks.arithmetic import ArithmeticProblem
 from icml26.tasks.kb import make_knowledge_base
 
@@ -145,34 +142,6 @@ def make_world(*, n_known: int = 24, n_unknown: int = 16, n_forget: int = 5, see
 
 
 # ----------------------------------------------------------------------------- the model
-class SplitProjAttention(nn.Module):
-    """Causal multi-head attention with separate q/k/v/o projections (the layout LoRA targets in the paper).
-
-    Same computation as :class:`icml26.nn.transformer.CausalSelfAttention` with its fused ``qkv`` split
-    into three ``nn.Linear`` and ``proj`` named ``o_proj``. ``forward(x, past) -> (y, (k, v))``.
-    """
-
-    def __init__(self, cfg: LMConfig):
-        super().__init__()
-        self.n_heads, self.head_dim = cfg.n_heads, cfg.d_model // cfg.n_heads
-        self.q_proj = nn.Linear(cfg.d_model, cfg.d_model)
-        self.k_proj = nn.Linear(cfg.d_model, cfg.d_model)
-        self.v_proj = nn.Linear(cfg.d_model, cfg.d_model)
-        self.o_proj = nn.Linear(cfg.d_model, cfg.d_model)
-
-    def forward(self, x: torch.Tensor, past=None):
-        b, t, d = x.shape
-        q, k, v = (p(x).view(b, t, self.n_heads, self.head_dim).transpose(1, 2)
-                   for p in (self.q_proj, self.k_proj, self.v_proj))
-        if past is not None:
-            k = torch.cat([past[0], k], dim=2)
-            v = torch.cat([past[1], v], dim=2)
-        s = k.shape[2]
-        mask = torch.ones(t, s, dtype=torch.bool, device=x.device).tril(diagonal=s - t)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        return self.o_proj(y.transpose(1, 2).reshape(b, t, d)), (k, v)
-
-
 @dataclass(frozen=True)
 class ModelConfig:
     d_model: int = 64
@@ -203,46 +172,46 @@ def pad_pairs(world: BioWorld, pairs: list[tuple[list[int], list[int]]], *, answ
     return ids, tgt
 
 
-def _cache_path(seed: int, world_key: dict, cfg: ModelConfig) -> Path:
-    key = json.dumps({"seed": seed, **world_key, **asdict(cfg), "v": 1}, sort_keys=True)
-    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26"))
-    return root / "geometric_unlearning" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.pt"
-
-
 def pretrain(world: BioWorld, cfg: ModelConfig, *, seed: int, world_key: dict | None = None,
              cache: bool = True) -> tuple[TinyLM, list[float]]:
     """The "finetuned" original model: answer-only next-token training on every pretraining pair.
 
-    Returns the model (eval mode) and its loss history (read from the cache when present).
+    Returns the model (eval mode) and its loss history. With ``cache`` and a ``world_key`` (the
+    arguments of :func:`make_world` besides the seed) the trained weights and losses are stored with
+    :func:`icml26.core.cache.cached` (namespace ``geometric_unlearning``, keyed by the seed, the world
+    key and ``cfg``) and read back on the next call.
     """
     seed = check_int("seed", seed, minimum=0)
     check_positive("cfg.lr", cfg.lr)
-    path = _cache_path(seed, world_key or {}, cfg) if world_key is not None else None
-    if cache and path is not None and path.exists():
-        try:
-            blob = torch.load(path, weights_only=True)
-            model = new_model(world, cfg)
-            model.load_state_dict(blob["state"])
-            return model.eval(), list(blob["losses"])
-        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
-            pass
-    from icml26.nn.train import train_lm
+    trained: dict[str, TinyLM] = {}
 
-    torch.manual_seed(seed)
+    def build() -> dict:
+        from icml26.nn.train import train_lm
+
+        torch.manual_seed(seed)
+        model = new_model(world, cfg)
+        pairs = [(world.encode_prompt(p), world.encode_answer(a)) for p, a in world.pretraining_pairs()]
+
+        def batch(gen: torch.Generator):
+            idx = torch.randint(0, len(pairs), (cfg.batch,), generator=gen).tolist()
+            return pad_pairs(world, [pairs[i] for i in idx])
+
+        losses = train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=30, seed=seed)
+        trained["model"] = model
+        return {"state": model.state_dict(), "losses": losses}
+
+    if cache and world_key is not None:
+        from icml26.core.cache import cached
+
+        blob = cached("geometric_unlearning", "pretrained", build,
+                      params={"seed": seed, **world_key, **asdict(cfg)}, fmt="pt")
+    else:
+        blob = build()
+    if "model" in trained:  # trained in this call: the model itself, as it left training
+        return trained["model"].eval(), list(blob["losses"])
     model = new_model(world, cfg)
-    pairs = [(world.encode_prompt(p), world.encode_answer(a)) for p, a in world.pretraining_pairs()]
-
-    def batch(gen: torch.Generator):
-        idx = torch.randint(0, len(pairs), (cfg.batch,), generator=gen).tolist()
-        return pad_pairs(world, [pairs[i] for i in idx])
-
-    losses = train_lm(model, batch, steps=cfg.steps, lr=cfg.lr, warmup=30, seed=seed)
-    if cache and path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        torch.save({"state": model.state_dict(), "losses": losses}, tmp)
-        os.replace(tmp, path)
-    return model.eval(), losses
+    model.load_state_dict(blob["state"])
+    return model.eval(), list(blob["losses"])
 
 
 # ----------------------------------------------------------------------------- probes
