@@ -399,3 +399,22 @@ def test_claims_are_not_decided_when_sgmd_never_trained():
     for m in rows:
         m["sgmd/end_sw2"] = 0.2
     assert check(rows).status == "reproduced"
+
+
+def test_prefit_is_cached_on_disk(tmp_path, monkeypatch):
+    """The fake pre-fit is stored once (core.cache, under $ICML26_CACHE); the read-back net is the fitted one."""
+    from icml26.science.sgmd import experiment as E
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
+    teacher = S.TrajectoryTeacher()
+    p = {"hidden": 8, "prefit_steps": 5, "batch": 16, "prefit_lr": 2e-3}
+    net, m = E.prefit(teacher, p, 101)
+    assert len(list((tmp_path / "sgmd").glob("prefit_*.pt"))) == 1
+    net2, m2 = E.prefit(teacher, p, 101)
+    assert net2 is not net and m2 == m
+    for k, v in net.state_dict().items():
+        assert torch.equal(net2.state_dict()[k], v)
+    ref, _ = M.prefit_fake(teacher, steps=5, batch=16, lr=2e-3, hidden=8, seed=101)
+    for k, v in ref.state_dict().items():
+        assert torch.equal(net.state_dict()[k], v)

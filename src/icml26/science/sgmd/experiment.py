@@ -19,10 +19,7 @@ through the shared timing helper).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -33,12 +30,12 @@ from icml26.core.stats import bootstrap_ci
 FAMILIES = {"sgmd": ("sgmd", 1), "sidform": ("sid-form", 1), "dmd5": ("dmd2", 5), "dmd1": ("dmd2", 1)}
 LABELS = {"sgmd": "SGMD (eq. 21-22, 1 fake update)", "sidform": "SiD-form ablation (1 fake update)",
           "dmd5": "DMD2 (5 fake updates)", "dmd1": "DMD2 (1 fake update)"}
-CACHE = Path.home() / ".cache" / "icml26" / "sgmd"
 
 
 # ----------------------------------------------------------------------------- parts
 def prefit(teacher, p: Profile, seed: int):
-    """The fake denoiser pre-fitted to the teacher (cached), and its excess-error drop.
+    """The fake denoiser pre-fitted to the teacher (cached on disk with :func:`icml26.core.cache.cached`), and its
+    excess-error drop.
 
     The DSM loss has an irreducible part (the posterior variance), so the gate reads the
     *excess* loss, which here is exact: ``E |D_psi(x_t) - D_T(x_t)|^2`` on held-out teacher samples,
@@ -46,22 +43,25 @@ def prefit(teacher, p: Profile, seed: int):
     """
     import torch
 
+    from icml26.core.cache import cached
+
     from .method import Ensemble, T_MAX, T_MIN, prefit_fake
 
-    key = dict(h=p["hidden"], s=p["prefit_steps"], b=p["batch"], lr=p["prefit_lr"], seed=seed, v=1)
-    tag = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
-    path = CACHE / f"prefit_{tag}.pt"
-    if path.exists():
-        blob = torch.load(path, weights_only=False)
-        net = Ensemble(1, blob["dim"], p["hidden"])
-        net.load_state_dict(blob["state"])
-    else:
+    fitted = {}
+
+    def build() -> dict:
         net, _ = prefit_fake(teacher, steps=p["prefit_steps"], batch=p["batch"], lr=p["prefit_lr"],
                              hidden=p["hidden"], seed=seed)
-        CACHE.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{np.random.default_rng().integers(1 << 30)}.tmp")
-        torch.save({"dim": net.dim, "state": net.state_dict()}, tmp)
-        tmp.replace(path)
+        fitted["net"] = net
+        return {"dim": net.dim, "state": net.state_dict()}
+
+    key = dict(h=p["hidden"], s=p["prefit_steps"], b=p["batch"], lr=p["prefit_lr"], seed=seed)
+    blob = cached("sgmd", "prefit", build, params=key, fmt="pt")
+    if "net" in fitted:  # fitted in this call: the net itself, as it left the fit
+        net = fitted["net"]
+    else:
+        net = Ensemble(1, blob["dim"], p["hidden"])
+        net.load_state_dict(blob["state"])
     init = Ensemble(1, net.dim, p["hidden"], generator=torch.Generator().manual_seed(seed))
     g = torch.Generator().manual_seed(seed + 31)
     x0 = torch.tensor(teacher.sample(2000, seed + 17), dtype=torch.float32)
