@@ -466,3 +466,17 @@ def test_structure_prior_gate_reads_the_search_loss_change_only():
     for m in rows:
         m["structure/gated/search_loss_change"] = 0.01
     assert check(rows).status == "reproduced"
+
+
+def test_load_image_is_cached_on_disk(tmp_path, monkeypatch):
+    """The downsampled photo is stored once (core.cache, under $ICML26_CACHE) and read back unchanged."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
+    a = S.load_image("coffee", 8)
+    files = list((tmp_path / "mtnl").glob("photo_*.npy"))
+    assert len(files) == 1 and a.shape == (8, 8, 3) and a.dtype == np.float64
+    assert 0.0 <= a.min() and a.max() <= 1.0
+    np.testing.assert_array_equal(np.load(files[0]), a)
+    np.testing.assert_array_equal(S.load_image("coffee", 8), a)
+    assert S.load_image("coffee", 12).shape == (12, 12, 3)
+    assert len(list((tmp_path / "mtnl").glob("photo_*.npy"))) == 2

@@ -9,22 +9,20 @@
 * **Planted tensor.** A tensor ring with heterogeneous bond ranks plus Gaussian noise at a
   given SNR; used only for structure recovery (the photos decide the comparisons).
 
-The downsampled photos are cached on disk under ``~/.cache/icml26/mtnl/`` keyed by name and size.
+The downsampled photos are cached on disk with :func:`icml26.core.cache.cached` (namespace ``mtnl``,
+under ``$ICML26_CACHE``, default ``~/.cache/icml26``), keyed by name and size.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
 
 IMAGES = ("astronaut", "coffee", "chelsea", "china")
-CACHE = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "mtnl"
 
 
 def _raw_image(name: str) -> np.ndarray:
@@ -44,21 +42,19 @@ def load_image(name: str, side: int = 32) -> np.ndarray:
     if name not in IMAGES:
         raise ValueError(f"name must be one of {IMAGES}, got {name!r}")
     side = check_int("side", side, minimum=4, maximum=512)
-    path = CACHE / f"{name}_{side}.npy"
-    if path.exists():
-        return np.load(path)
-    from skimage.transform import resize
 
-    img = _raw_image(name).astype(np.float64) / 255.0
-    h, w = img.shape[:2]
-    s = min(h, w)
-    img = img[(h - s) // 2:(h - s) // 2 + s, (w - s) // 2:(w - s) // 2 + s, :3]
-    out = np.clip(resize(img, (side, side, 3), anti_aliasing=True, order=1), 0.0, 1.0)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-    np.save(tmp, out)
-    os.replace(tmp, path)
-    return out
+    def build() -> np.ndarray:
+        from skimage.transform import resize
+
+        img = _raw_image(name).astype(np.float64) / 255.0
+        h, w = img.shape[:2]
+        s = min(h, w)
+        img = img[(h - s) // 2:(h - s) // 2 + s, (w - s) // 2:(w - s) // 2 + s, :3]
+        return np.clip(resize(img, (side, side, 3), anti_aliasing=True, order=1), 0.0, 1.0)
+
+    from icml26.core.cache import cached
+
+    return cached("mtnl", "photo", build, params={"name": name, "side": side}, fmt="npy")
 
 
 def _factors(factors: Sequence[int]) -> tuple[int, ...]:
