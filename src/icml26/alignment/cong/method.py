@@ -41,6 +41,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from icml26.alignment._dpo import train_loop, train_preference
 from icml26.core.validate import as_array, check_finite, check_int, check_positive
 from icml26.nn.lm import filter_logits, token_logprobs
 from icml26.nn.transformer import TinyLM
@@ -186,27 +187,10 @@ def implicit_reward(model_r: TinyLM, model_ref: TinyLM, prompts: Any, responses:
 # ----------------------------------------------------------------------------- strong-model training
 def _loop(model: TinyLM, n: int, loss_fn: Callable[[torch.Tensor, float], torch.Tensor], *, steps: int, batch: int,
           lr: float, seed: int) -> list[float]:
-    """AdamW with 10% warm-up then cosine decay (the paper's schedule); ``loss_fn(idx, progress)``."""
-    steps, batch = check_int("steps", steps, minimum=1), check_int("batch", batch, minimum=1)
-    lr = check_positive("lr", lr)
-    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
-    warm = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / warm if s < warm else 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm))))
-    model.train()
-    hist = []
-    for step in range(steps):
-        idx = torch.randint(0, n, (min(batch, n),), generator=gen)
-        loss = loss_fn(idx, step / steps)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        hist.append(float(loss.detach()))
-    model.eval()
-    return hist
+    """AdamW with 10% warm-up then cosine decay (the paper's schedule); ``loss_fn(idx, progress)``:
+    the shared :func:`icml26.alignment._dpo.train_loop` (batches drawn with replacement, norm clipped at 1)."""
+    return train_loop(model, n, loss_fn, steps=steps, batch=batch, lr=lr, seed=seed, sampler="replacement",
+                      optimizer="adamw", weight_decay=0.0, schedule="warmup_cosine", clip=1.0)
 
 
 def _pair_tensors(prompts: Any, responses: Any) -> tuple[torch.Tensor, torch.Tensor]:
@@ -271,27 +255,19 @@ def wspo_train(model: TinyLM, weak_r: TinyLM, weak_ref: TinyLM, prompts: Any, re
 
 def dpo_train(model: TinyLM, prompts: Any, chosen: Any, rejected: Any, *, beta: float = 0.5, steps: int = 100,
               batch: int = 64, lr: float = 1e-3, seed: int = 0) -> tuple[TinyLM, list[float]]:
-    """Sigmoid DPO of a copy of ``model`` against itself as reference (the shared ``_preferences.dpo_loss``)."""
-    from icml26.alignment._preferences import dpo_loss
-
+    """Sigmoid DPO of a copy of ``model`` against itself as reference (the shared ``_preferences.dpo_loss``),
+    trained by the shared preference loop :func:`icml26.alignment._dpo.train_preference` with the schedule of
+    :func:`_loop`."""
     p, c = _pair_tensors(prompts, chosen)
     _, rj = _pair_tensors(prompts, rejected)
     if rj.shape != c.shape:
         raise ValueError(f"rejected must have the shape of chosen {tuple(c.shape)}, got {tuple(rj.shape)}")
     beta = check_positive("beta", beta)
-    with torch.no_grad():
-        ref_c = token_logprobs(model.eval(), p, c)[0].sum(1)
-        ref_r = token_logprobs(model.eval(), p, rj)[0].sum(1)
+    model.eval()
     policy = copy.deepcopy(model)
-
-    def seq_lp(idx: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        lg = _response_logits(policy, p[idx], y[idx]).log_softmax(-1)
-        return lg.gather(2, y[idx][..., None]).squeeze(2).sum(1)
-
-    def loss_fn(idx: torch.Tensor, prog: float) -> torch.Tensor:
-        return dpo_loss(seq_lp(idx, c), seq_lp(idx, rj), ref_c[idx], ref_r[idx], beta=beta).mean()
-
-    hist = _loop(policy, len(p), loss_fn, steps=steps, batch=batch, lr=lr, seed=seed)
+    hist = train_preference(policy, p, c, rj, reference=model, loss="dpo", beta=beta, steps=steps, batch=batch,
+                            lr=lr, seed=seed, sampler="replacement", optimizer="adamw", weight_decay=0.0,
+                            schedule="warmup_cosine", clip=1.0)
     return policy, hist
 
 

