@@ -227,6 +227,43 @@ def test_fit_regressors_equals_one_at_a_time_fits(loss, batch_size):
     assert torch.count_nonzero(stack.weights[0][[0, 3], :, 2:]) == 0
 
 
+def _fit_regressor_private_loop(X, Y, loss, hidden, depth, steps, lr, batch_size, seed):
+    """fit_regressor's own Adam loop before it moved onto icml26.nn.mlp.fit (issue 13), kept as the reference."""
+    from torch import nn
+
+    from icml26.nn.mlp import mlp
+
+    g = torch.Generator().manual_seed(int(seed))
+    torch.manual_seed(int(seed))
+    x_mean, x_std = X.mean(0), X.std(0) + 1e-6
+    net = mlp([X.shape[1], *[hidden] * depth, Y.shape[1]], activation="relu")
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    Xt, Yt = torch.from_numpy((X - x_mean) / x_std), torch.from_numpy(Y)
+    crit = nn.L1Loss() if loss == "l1" else nn.MSELoss()
+    n = X.shape[0]
+    for _ in range(int(steps)):
+        if batch_size is None or batch_size >= n:
+            xb, yb = Xt, Yt
+        else:
+            idx = torch.randint(0, n, (batch_size,), generator=g)
+            xb, yb = Xt[idx], Yt[idx]
+        opt.zero_grad()
+        crit(net(xb), yb).backward()
+        opt.step()
+    return net
+
+
+@pytest.mark.parametrize("loss,batch_size", [("l1", 32), ("mse", None), ("l1", 500)])
+def test_fit_regressor_on_shared_fit_equals_its_private_loop_bit_for_bit(loss, batch_size):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 3)).astype(np.float32)
+    Y = (np.abs(X[:, :2]) - X[:, 2:]).astype(np.float32)
+    kw = dict(loss=loss, hidden=16, depth=2, steps=40, lr=1e-2, batch_size=batch_size, seed=4)
+    new = fit_regressor(X, Y, **kw)
+    old = _fit_regressor_private_loop(X, Y, **kw)
+    assert all(torch.equal(a, b) for a, b in zip(new.net.parameters(), old.parameters()))
+
+
 def test_rollout_successes_equals_one_policy_at_a_time():
     starts = sample_starts(np.random.default_rng(2), 25, "threeroom")
     policies = [

@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
-from icml26.nn.mlp import mlp
+from icml26.nn.mlp import fit, mlp
 
 
 def _finite(name: str, x) -> float:
@@ -96,25 +96,20 @@ def fit_regressor(X, Y, loss: str = "l1", hidden: int = 128, depth: int = 2, ste
     seed = check_int("seed", seed, minimum=0)
     if batch_size is not None:
         batch_size = check_int("batch_size", batch_size, minimum=1)
-    g = torch.Generator().manual_seed(int(seed))
     torch.manual_seed(int(seed))
     x_mean, x_std = X.mean(0), X.std(0) + 1e-6
     net = mlp([X.shape[1], *[hidden] * depth, Y.shape[1]], activation="relu")
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
     Xt = torch.from_numpy((X - x_mean) / x_std)
     Yt = torch.from_numpy(Y)
     crit = nn.L1Loss() if loss == "l1" else nn.MSELoss()
     n = X.shape[0]
-    for _ in range(int(steps)):
-        if batch_size is None or batch_size >= n:
-            xb, yb = Xt, Yt
-        else:
-            idx = torch.randint(0, n, (batch_size,), generator=g)
-            xb, yb = Xt[idx], Yt[idx]
-        opt.zero_grad()
-        crit(net(xb), yb).backward()
-        opt.step()
-    net.eval()
+
+    def draw(g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:  # g: torch.Generator().manual_seed(seed)
+        idx = torch.randint(0, n, (batch_size,), generator=g)
+        return Xt[idx], Yt[idx]
+
+    full = batch_size is None or batch_size >= n
+    fit(net, lambda m, b: crit(m(b[0]), b[1]), [(Xt, Yt)] if full else draw, steps=steps, lr=lr, seed=seed)
     return Regressor(net, x_mean, x_std)
 
 
