@@ -58,6 +58,7 @@ from icml26.decision.pvmc.method import (
     vae_bound,
 )
 from icml26.decision.pvmc.setting import draw_gaussian_particles, perturbed_marginal_proposal, random_stable_model
+from icml26.nn.mlp import epoch_batches, epoch_means, fit, steps_per_epoch
 
 #: trained methods: the paper's PVMC, its P-VAE ablation, the paper's d-SMC competitor, a soft-resampling PF
 METHODS = ("pvmc", "pvae", "dsmc", "pf")
@@ -156,23 +157,14 @@ def _loss(method: str, ssm, proposal, y, x, p) -> torch.Tensor:
 def _train(method: str, data: dict, p: Profile, seed: int) -> tuple[LinearGaussianSSM, GaussianWindowProposal | None, list[float]]:
     torch.manual_seed(1000 * seed + METHODS.index(method))
     ssm, proposal = _build(method, data["x_tr"].shape[-1], data["y_tr"].shape[-1], p, seed)
-    params = list(ssm.parameters()) + (list(proposal.parameters()) if proposal is not None else [])
-    opt = torch.optim.Adam(params, lr=float(p["lr"]))
+    model = torch.nn.ModuleList([ssm] + ([proposal] if proposal is not None else []))
     n, bs = data["y_tr"].shape[0], int(p["batch"])
-    curve = []
-    for _ in range(int(p["epochs"])):
-        perm = torch.randperm(n)
-        tot = 0.0
-        for i in range(0, n, bs):
-            idx = perm[i:i + bs]
-            loss = _loss(method, ssm, proposal, data["y_tr"][idx], data["x_tr"][idx], p)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 10.0)
-            opt.step()
-            tot += float(loss.detach()) * len(idx)
-        curve.append(tot / n)
-    return ssm, proposal, curve
+    # Adam with gradient-norm clipping at 10 over epochs of minibatches; the epochs' permutations come from
+    # the global RNG, drawn as each epoch starts (between the objectives' particle draws)
+    res = fit(model, lambda m, idx: _loss(method, ssm, proposal, data["y_tr"][idx], data["x_tr"][idx], p),
+              epoch_batches(n, bs, global_rng=True), steps=int(p["epochs"]) * steps_per_epoch(n, bs),
+              lr=float(p["lr"]), grad_clip=10.0)
+    return ssm, proposal, epoch_means(res.history, n, bs)
 
 
 def _exact_test_loglik(ssm: LinearGaussianSSM, y: torch.Tensor) -> float:
