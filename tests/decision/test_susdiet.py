@@ -320,3 +320,35 @@ def test_ensemble_training_matches_separate_training():
     assert any(not torch.allclose(a, b) for a, b in zip(green[0].parameters(), green[1].parameters()))
     with pytest.raises(ValueError, match="green_weights"):
         train_susdiet(w, sus, green_weights=[-1.0], **kw)
+
+
+def test_recipe_encoder_fit_on_shared_fit_equals_its_private_loop_bit_for_bit():
+    """fit_recipe_encoder moved onto icml26.nn.mlp.fit (issue 13): the private Adam + cosine loop, kept here as
+    the reference, gives the same weights and the same per-step MSE history."""
+    from icml26.decision.susdiet.method import RecipeEncoder, fit_recipe_encoder, uncertainty_weighted_loss
+
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(1, 13, size=(50, 6))
+    tokens[:, 4:] = 0
+    grams = rng.uniform(10, 200, size=(50, 6)) * (tokens > 0)
+    s = rng.normal(size=(50, 3))
+    out = fit_recipe_encoder(tokens, grams, s, n_ingredients=12, d=8, steps=30, batch=16, lr=1e-2, seed=4)
+    gen = torch.Generator().manual_seed(4)
+    torch.manual_seed(4)
+    train = np.random.default_rng([4, 41]).permutation(50)[int(0.2 * 50):]
+    T, G, S = torch.as_tensor(tokens), torch.as_tensor(grams, dtype=torch.float32), torch.as_tensor(s, dtype=torch.float32)
+    enc = RecipeEncoder(12, d=8, n_tasks=3)
+    opt = torch.optim.Adam(enc.parameters(), lr=1e-2)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=30)
+    tr, history = torch.as_tensor(train), []
+    for _ in range(30):
+        b = tr[torch.randint(0, len(tr), (16,), generator=gen)]
+        _, sh = enc(T[b], G[b])
+        loss = uncertainty_weighted_loss(sh, S[b], enc.log_var)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        history.append(float(((sh - S[b]) ** 2).mean().detach()))
+    assert out["history"] == history
+    assert all(torch.equal(p, q) for p, q in zip(out["model"].parameters(), enc.parameters()))

@@ -49,7 +49,7 @@ import torch.nn.functional as Fn
 from torch import nn
 
 from icml26.core.validate import as_array, check_int, check_positive
-from icml26.nn.mlp import mlp
+from icml26.nn.mlp import fit, mlp
 
 FORMS = ("written", "hinge")
 
@@ -158,7 +158,6 @@ def fit_recipe_encoder(tokens: np.ndarray, grams: np.ndarray, s: np.ndarray, *, 
     if tokens.shape != grams.shape or s.shape[0] != tokens.shape[0]:
         raise ValueError(f"tokens {tokens.shape}, grams {grams.shape} and s {s.shape} disagree")
     steps = check_int("steps", steps, minimum=1)
-    gen = torch.Generator().manual_seed(int(seed))
     torch.manual_seed(int(seed))
     n = tokens.shape[0]
     perm = np.random.default_rng([int(seed), 41]).permutation(n)
@@ -174,20 +173,19 @@ def fit_recipe_encoder(tokens: np.ndarray, grams: np.ndarray, s: np.ndarray, *, 
     else:
         T_all, G_all, S_all = T, G, S
     enc = RecipeEncoder(n_ingredients, d=d, n_tasks=s.shape[1])
-    opt = torch.optim.Adam(enc.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)  # our choice: cosine decay
     tr = torch.as_tensor(train)
-    history = []
-    for _ in range(steps):
-        b = tr[torch.randint(0, len(tr), (min(batch, len(tr)),), generator=gen)]
-        _, sh = enc(T_all[b], G_all[b])
-        loss = uncertainty_weighted_loss(sh, S_all[b], enc.log_var)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        sched.step()
+    history = []  # the plain MSE of every step (the gate's loss), not the uncertainty-weighted objective
+
+    def draw(g: torch.Generator) -> torch.Tensor:
+        return tr[torch.randint(0, len(tr), (min(batch, len(tr)),), generator=g)]
+
+    def loss_fn(model: RecipeEncoder, b: torch.Tensor) -> torch.Tensor:
+        _, sh = model(T_all[b], G_all[b])
         history.append(float(((sh - S_all[b]) ** 2).mean().detach()))
-    enc.eval()
+        return uncertainty_weighted_loss(sh, S_all[b], model.log_var)
+
+    # Adam with cosine decay (our choice); minibatches from torch.Generator().manual_seed(seed)
+    fit(enc, loss_fn, draw, steps=steps, lr=lr, schedule="cosine", seed=seed)
     with torch.no_grad():
         z, sh = enc(T, G)
     sh_np = sh.numpy().astype(float)
