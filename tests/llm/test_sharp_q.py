@@ -155,3 +155,39 @@ def test_bad_input():
         har_scales(np.ones(3), np.ones((2, 4)), np.ones(2))
     with pytest.raises(TypeError, match="model"):
         quantize(nn.Linear(2, 2), torch.rand(2, 1, 8, 8), 3, 3, PTQConfig())
+
+
+def test_train_fp_on_shared_fit_equals_its_private_loop_bit_for_bit():
+    """train_fp moved onto icml26.nn.mlp.fit (issue 13); its private AdamW + one-cycle epoch loop, kept here as
+    the reference, gives the same weights and per-epoch losses (a last batch shorter than the others)."""
+    from icml26.llm.sharp_q.setting import train_fp
+
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(45, 6, generator=g), torch.randint(0, 3, (45,), generator=g)
+
+    def make():
+        torch.manual_seed(1)
+        return nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Dropout(0.1), nn.Linear(8, 3))
+
+    a, b = make(), make()
+    torch.manual_seed(2)
+    curve = train_fp(a, x, y, epochs=3, lr=1e-2, batch=16, seed=5)
+    torch.manual_seed(2)
+    gen = torch.Generator().manual_seed(5)
+    opt = torch.optim.AdamW(b.parameters(), lr=1e-2, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-2, total_steps=3 * 3)
+    ref = []
+    b.train()
+    for _ in range(3):
+        perm, total = torch.randperm(45, generator=gen), 0.0
+        for i in range(0, 45, 16):
+            idx = perm[i:i + 16]
+            loss = nn.functional.cross_entropy(b(x[idx]), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        ref.append(total / 45)
+    assert curve == ref and not a.training
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))

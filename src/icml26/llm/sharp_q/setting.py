@@ -29,6 +29,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icml26.core.validate import as_array, check_int, check_positive
+from icml26.nn.mlp import epoch_batches, epoch_means, fit, steps_per_epoch
 
 ARCHS = ("cnn", "vit", "ssm")
 
@@ -166,28 +167,15 @@ def calibration_set(x_train: torch.Tensor, n: int, seed: int) -> torch.Tensor:
 
 def train_fp(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, epochs: int = 40, lr: float = 3e-3,
              batch: int = 64, seed: int = 0) -> list[float]:
-    """Train the FP32 model with AdamW + cosine schedule; returns the per-epoch mean loss."""
+    """Train the FP32 model with AdamW + one-cycle schedule (the shared ``icml26.nn.mlp.fit``); returns the
+    per-epoch mean loss."""
     epochs, batch = check_int("epochs", epochs, minimum=1), check_int("batch", batch, minimum=1)
     lr = check_positive("lr", lr)
-    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * math.ceil(len(x) / batch))
-    history = []
-    model.train()
-    for _ in range(epochs):
-        perm = torch.randperm(len(x), generator=gen)
-        total = 0.0
-        for i in range(0, len(x), batch):
-            idx = perm[i:i + batch]
-            loss = F.cross_entropy(model(x[idx]), y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-        history.append(total / len(x))
-    model.eval()
-    return history
+    seed = check_int("seed", seed, minimum=0)
+    steps = epochs * steps_per_epoch(len(x), batch)  # each epoch a fresh permutation from Generator(seed)
+    res = fit(model, lambda m, idx: F.cross_entropy(m(x[idx]), y[idx]), epoch_batches(len(x), batch), steps=steps,
+              lr=lr, optimizer="adamw", weight_decay=1e-4, schedule="onecycle", seed=seed)
+    return epoch_means(res.history, len(x), batch)
 
 
 @torch.no_grad()
