@@ -243,3 +243,70 @@ def test_fit_plateau_stops_at_a_plateau_and_restores_the_best():
     with pytest.raises(ValueError, match="factor"):
         fit_plateau(lin, loss, lambda g: None, lambda m: 1.0, steps=10, lr=1e-2, val_every=1, patience=1,
                     factor=1.5, reductions=1, tol=0.0, seed=0)
+
+
+def _fit_plateau_private_loop(model, loss_fn, noise_fn, val_fn, *, steps, lr, val_every, patience, factor,
+                              reductions, tol, seed):
+    """fit_plateau's own loop before it moved onto icml26.nn.mlp.fit (issue 13), kept as the reference:
+    (history, val_history, reductions, capped)."""
+    import copy
+
+    gen = torch.Generator().manual_seed(int(seed))
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    history, val_history, n_red, capped = [], [], 0, False
+    best, best_state, since = float("inf"), None, 0
+    model.train()
+    for step in range(steps):
+        loss = loss_fn(model, noise_fn(gen))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        history.append(float(loss.detach()))
+        if (step + 1) % val_every:
+            continue
+        model.eval()
+        with torch.no_grad():
+            v = float(val_fn(model))
+        model.train()
+        val_history.append((step, v))
+        if v < best * (1 - tol):
+            best, best_state, since = v, copy.deepcopy(model.state_dict()), 0
+            continue
+        since += val_every
+        if since >= patience:
+            if n_red >= reductions:
+                break
+            n_red += 1
+            since = 0
+            for g in opt.param_groups:
+                g["lr"] *= factor
+    else:
+        capped = True
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    return history, val_history, n_red, capped
+
+
+@pytest.mark.parametrize("steps,reductions", [(400, 2), (60, 3)])
+def test_fit_plateau_on_shared_fit_equals_its_private_loop_bit_for_bit(steps, reductions):
+    """A noisy regression (noise drawn from the fit's generator), validated on held-out points: plateaus, lr
+    reductions, the stop (or the cap) and the restored weights are those of the private loop."""
+    from icml26.nn.mlp import mlp
+    from icml26.science.qhflow2.experiment import fit_plateau
+
+    g = torch.Generator().manual_seed(0)
+    x, xv = torch.randn(40, 2, generator=g, dtype=torch.float64), torch.randn(20, 2, generator=g, dtype=torch.float64)
+    f = lambda z: torch.sin(z[:, :1]) * z[:, 1:]  # noqa: E731
+    loss = lambda m, eps: ((m(x) - f(x) - 0.3 * eps) ** 2).mean()  # noqa: E731
+    noise = lambda gen: torch.randn(40, 1, generator=gen, dtype=torch.float64)  # noqa: E731
+    val = lambda m: float(((m(xv) - f(xv)) ** 2).mean())  # noqa: E731
+    kw = dict(steps=steps, lr=3e-2, val_every=10, patience=30, factor=0.3, reductions=reductions, tol=1e-2, seed=3)
+    torch.manual_seed(1)
+    a = mlp([2, 16, 1], activation="tanh", dtype=torch.float64)
+    torch.manual_seed(1)
+    b = mlp([2, 16, 1], activation="tanh", dtype=torch.float64)
+    res = fit_plateau(a, loss, noise, val, **kw)
+    hist, vals, n_red, capped = _fit_plateau_private_loop(b, loss, noise, val, **kw)
+    assert (res.history, res.val_history, res.reductions, res.capped) == (hist, vals, n_red, capped)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))

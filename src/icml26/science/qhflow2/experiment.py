@@ -92,56 +92,18 @@ class PlateauResult:
 def fit_plateau(model, loss_fn, noise_fn, val_fn, *, steps: int, lr: float, val_every: int, patience: int,
                 factor: float, reductions: int, tol: float, seed: int, on_step=None) -> PlateauResult:
     """Full-batch Adam with reduce-on-plateau to convergence (see :func:`_rule`); ``loss_fn(model, batch)`` with
-    ``batch = noise_fn(generator)``, ``val_fn(model) -> float``. The shared ``icml26.nn.mlp.fit`` has constant and
-    cosine schedules only; a cosine schedule anneals to the cap, so every arm 'improves' until the cap and the cap,
-    not convergence, ends training."""
-    import torch
+    ``batch = noise_fn(generator)``, ``val_fn(model) -> float``: the shared ``icml26.nn.mlp.fit`` with
+    ``schedule="plateau"`` (a cosine schedule anneals to the cap, so every arm would 'improve' until the cap and the
+    cap, not convergence, would end training). The validation steps are every ``val_every`` steps and the last
+    (the profiles' caps are multiples of ``val_every``)."""
+    from icml26.nn.mlp import fit
 
-    from icml26.core.validate import check_int, check_positive
-
-    steps = check_int("steps", steps, minimum=1)
-    val_every = check_int("val_every", val_every, minimum=1)
-    patience = check_int("patience", patience, minimum=1)
-    reductions = check_int("reductions", reductions, minimum=0)
-    lr, factor = check_positive("lr", lr), check_positive("factor", factor)
-    if not factor < 1:
-        raise ValueError(f"factor must lie in (0, 1), got {factor!r}")
-    gen = torch.Generator().manual_seed(int(seed))
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    fr = fit(model, loss_fn, noise_fn, steps=steps, lr=lr, val_loss=val_fn, val_every=val_every, patience=patience,
+             schedule="plateau", plateau_factor=factor, plateau_reductions=reductions, min_rel_improvement=tol,
+             seed=seed, on_step=on_step)
     res = PlateauResult()
-    best, best_state, since = float("inf"), None, 0
-    model.train()
-    for step in range(steps):
-        loss = loss_fn(model, noise_fn(gen))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        res.history.append(float(loss.detach()))
-        if on_step is not None:
-            on_step(step, model, res.history[-1])
-        if (step + 1) % val_every:
-            continue
-        model.eval()
-        with torch.no_grad():
-            v = float(val_fn(model))
-        model.train()
-        res.val_history.append((step, v))
-        if v < best * (1 - tol):
-            best, best_state, since = v, copy.deepcopy(model.state_dict()), 0
-            continue
-        since += val_every
-        if since >= patience:
-            if res.reductions >= reductions:
-                break
-            res.reductions += 1
-            since = 0
-            for g in opt.param_groups:
-                g["lr"] *= factor
-    else:
-        res.capped = True
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
+    res.history, res.val_history = fr.history, fr.val_history
+    res.reductions, res.capped = fr.lr_reductions, not fr.stopped_early
     return res
 
 
