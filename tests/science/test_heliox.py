@@ -235,6 +235,53 @@ def test_rate_network_is_a_relu_mlp():
         rate_network(params[:3], x)
 
 
+def test_init_weights_refuses_a_bool_or_bad_bias():
+    from icml26.science.heliox.network import init_weights, make_network
+
+    spec = make_network(2, (2,), nseg=1)
+    with pytest.raises(TypeError, match="bias"):
+        init_weights(spec, 0, bias=True)
+    with pytest.raises(TypeError, match="bias"):
+        init_weights(spec, 0, bias="0.4")
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="bias"):
+            init_weights(spec, 0, bias=bad)
+    assert torch.count_nonzero(init_weights(spec, 0, bias=0)[1]) == 0
+
+
+def _train_private_loop(forward, params, trainable, x, y, batches, lr):
+    """experiment._train's own Adam loop before it moved onto icml26.nn.mlp.fit (issue 13), the reference."""
+    opt = torch.optim.Adam(trainable, lr=lr)
+    xt, yt, losses = torch.as_tensor(x), torch.as_tensor(y), []
+    for idx in batches:
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(forward(params, xt[idx]), yt[idx])
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    return losses
+
+
+@pytest.mark.parametrize("readout_only", [False, True])
+def test_train_on_shared_fit_equals_its_private_loop_bit_for_bit(readout_only):
+    from icml26.science.heliox.experiment import _train
+    from icml26.science.heliox.network import init_weights, make_network, rate_network
+
+    rng = np.random.default_rng(0)
+    spec = make_network(3, (4, 3), nseg=1)
+    init = init_weights(spec, rng, scale=1.0)
+    x, y = rng.uniform(size=(30, 3)), rng.integers(0, 3, 30)
+    batches = [torch.as_tensor(rng.choice(30, 8, replace=False)) for _ in range(12)]
+    runs = []
+    for train in (_train, _train_private_loop):
+        params = [p.detach().clone().requires_grad_() for p in init]
+        losses = train(rate_network, params, params[-2:] if readout_only else params, x, y, batches, 0.05)
+        runs.append((losses, params))
+    (l_new, p_new), (l_old, p_old) = runs
+    assert l_new == l_old and all(torch.equal(a, b) for a, b in zip(p_new, p_old))
+    assert torch.equal(p_new[0], init[0]) == readout_only
+
+
 def test_digits_task_split():
     from icml26.science.heliox.setting import digits_task
 

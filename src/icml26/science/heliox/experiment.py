@@ -204,16 +204,16 @@ def fit_conductances(P, rng) -> dict:
 
 
 def _train(forward, params, trainable, x, y, batches, lr) -> list[float]:
-    """Adam on the cross-entropy of ``forward(params, x_batch)`` over the given minibatches."""
-    opt = torch.optim.Adam(trainable, lr=lr)
-    xt, yt, losses = torch.as_tensor(x), torch.as_tensor(y), []
-    for idx in batches:
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(forward(params, xt[idx]), yt[idx])
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
-    return losses
+    """Adam on the cross-entropy of ``forward(params, x_batch)`` over the given minibatches, one step each
+    (the shared ``icml26.nn.mlp.fit``, optimising only the ``trainable`` tensors); the loss per step."""
+    from icml26.nn.mlp import fit
+
+    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+
+    def loss(_model, idx):
+        return torch.nn.functional.cross_entropy(forward(params, xt[idx]), yt[idx])
+
+    return fit(torch.nn.Module(), loss, batches, steps=len(batches), lr=lr, params=trainable).history
 
 
 def train_network(P, rng) -> dict:

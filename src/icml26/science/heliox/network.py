@@ -80,9 +80,7 @@ def init_weights(spec: NetworkSpec, rng, scale: float = 1.0, bias: float = 0.4) 
     starts at rest without input)."""
     rng = as_rng("rng", rng)
     scale = check_positive("scale", scale)
-    bias = float(bias)
-    if not np.isfinite(bias) or bias < 0:
-        raise ValueError(f"bias must be finite and >= 0, got {bias!r}")
+    bias = check_positive("bias", bias, strict=False)  # a number >= 0 (True is refused, not read as 1.0)
     params, fan_in = [], spec.n_in
     for size in spec.sizes:
         params.append(torch.tensor(rng.normal(0.0, scale / np.sqrt(fan_in), (fan_in, size))))
