@@ -162,3 +162,78 @@ def test_language_check_rule_gate_and_substitutions():
     assert "4 seed(s) that pass the loss gate the rule is met in 0/4" in v.evidence
     assert check_performance_alignment_language(good[:4] + _lang_rows([0.6], [0.005], [0.5], readout=0.5)).status \
         == "not-checkable"  # the MiniLM region must read out the category
+
+
+# ---------------------------------------------------------------- the zoo's MLPs on icml26.nn.mlp (issue 13)
+def _make_mlp_private(spec, seed):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    layers, d = [], 64
+    for _ in range(spec.depth):
+        layers += [nn.Linear(d, spec.width), nn.ReLU()]
+        d = spec.width
+    layers.append(nn.Linear(d, 10))
+    return nn.Sequential(*layers)
+
+
+def _train_epochs_private(net, x, y, epochs, label_noise, seed, callback=None, batch=64):
+    import torch
+    from torch import nn
+
+    rng = np.random.default_rng(seed)
+    yy = np.where(rng.random(len(y)) < label_noise, rng.integers(0, 10, len(y)), y)
+    X, Y = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(yy)
+    opt = torch.optim.Adam(net.parameters(), lr=2e-3)
+    for ep in range(epochs):
+        for idx in np.array_split(rng.permutation(len(Y)), max(1, len(Y) // batch)):
+            opt.zero_grad()
+            nn.functional.cross_entropy(net(X[idx]), Y[idx]).backward()
+            opt.step()
+        if callback is not None:
+            callback(ep + 1)
+
+
+@pytest.mark.parametrize("epochs,batch", [(0, 64), (3, 64), (2, 1000)])
+def test_zoo_mlp_and_training_on_shared_code_equal_the_private_loops_bit_for_bit(epochs, batch):
+    import torch
+
+    from icml26.science.brain_convergence.setting import ZooSpec, make_mlp, train_epochs
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(150, 64)), rng.integers(0, 10, 150)
+    spec = ZooSpec(width=16, depth=2, epochs=epochs, label_noise=0.2)
+    a, b = make_mlp(spec, 5), _make_mlp_private(spec, 5)
+    assert [type(m) for m in a] == [type(m) for m in b]
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    seen_a, seen_b = [], []
+    train_epochs(a, x, y, epochs, 0.2, 9, callback=lambda e: seen_a.append((e, float(a[0].weight.detach().sum()))), batch=batch)
+    _train_epochs_private(b, x, y, epochs, 0.2, 9, callback=lambda e: seen_b.append((e, float(b[0].weight.detach().sum()))),
+                          batch=batch)
+    assert seen_a == seen_b and len(seen_a) == epochs
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def test_late_region_on_shared_fit_equals_its_private_loop_bit_for_bit():
+    import torch
+    from torch import nn
+
+    from icml26.science.brain_convergence.setting import late_region
+
+    rng = np.random.default_rng(1)
+    x_ref, y_ref, x_stim = rng.uniform(size=(40, 64)), rng.integers(0, 10, 40), rng.uniform(size=(7, 64))
+    new = late_region(x_ref, y_ref, x_stim, seed=2, epochs=5)
+    torch.manual_seed(2)
+    net = nn.Sequential(nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(16 * 16, 32), nn.ReLU())
+    head = nn.Linear(32, 10)
+    X, Y = torch.as_tensor(x_ref, dtype=torch.float32), torch.as_tensor(y_ref)
+    opt = torch.optim.Adam([*net.parameters(), *head.parameters()], lr=3e-3)
+    for _ in range(5):
+        opt.zero_grad()
+        nn.functional.cross_entropy(head(net(X)), Y).backward()
+        opt.step()
+    with torch.no_grad():
+        old = net(torch.as_tensor(x_stim, dtype=torch.float32)).numpy().astype(float)
+    np.testing.assert_array_equal(new, old)

@@ -67,16 +67,16 @@ def late_region(x_ref: np.ndarray, y_ref: np.ndarray, x_stim: np.ndarray, *, see
     import torch
     from torch import nn
 
+    from icml26.nn.mlp import fit
+
     torch.manual_seed(seed)
     net = nn.Sequential(nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                         nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(16 * 16, 32), nn.ReLU())
     head = nn.Linear(32, 10)
     X, Y = torch.as_tensor(x_ref, dtype=torch.float32), torch.as_tensor(y_ref)
-    opt = torch.optim.Adam([*net.parameters(), *head.parameters()], lr=3e-3)
-    for _ in range(epochs):
-        opt.zero_grad()
-        nn.functional.cross_entropy(head(net(X)), Y).backward()
-        opt.step()
+    if epochs:  # full-batch Adam
+        fit(nn.Sequential(net, head), lambda m, b: nn.functional.cross_entropy(m(b[0]), b[1]), [(X, Y)],
+            steps=epochs, lr=3e-3)
     with torch.no_grad():
         return net(torch.as_tensor(x_stim, dtype=torch.float32)).numpy().astype(float)
 
@@ -127,35 +127,38 @@ def zoo_specs(n_models: int, seed) -> list[ZooSpec]:
 
 
 def make_mlp(spec: ZooSpec, seed: int):
+    """The zoo's MLP ``64 -> width x depth (ReLU) -> 10``, initialised from ``torch.manual_seed(seed)``."""
     import torch
-    from torch import nn
+
+    from icml26.nn.mlp import mlp
 
     torch.manual_seed(seed)
-    layers, d = [], 64
-    for _ in range(spec.depth):
-        layers += [nn.Linear(d, spec.width), nn.ReLU()]
-        d = spec.width
-    layers.append(nn.Linear(d, 10))
-    return nn.Sequential(*layers)
+    return mlp([64, *[spec.width] * spec.depth, 10], activation="relu")
 
 
 def train_epochs(net, x: np.ndarray, y: np.ndarray, epochs: int, label_noise: float, seed: int,
                  callback=None, batch: int = 64) -> None:
-    """Minibatch Adam for ``epochs`` epochs on labels corrupted at rate ``label_noise``; callback(epoch) after each."""
+    """Minibatch Adam for ``epochs`` epochs on labels corrupted at rate ``label_noise``; callback(epoch) after each
+    (the shared ``icml26.nn.mlp.fit`` over the epochs' minibatches, drawn up front from ``seed``)."""
     import torch
     from torch import nn
+
+    from icml26.nn.mlp import fit
 
     rng = np.random.default_rng(seed)
     yy = np.where(rng.random(len(y)) < label_noise, rng.integers(0, 10, len(y)), y)
     X, Y = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(yy)
-    opt = torch.optim.Adam(net.parameters(), lr=2e-3)
-    for ep in range(epochs):
-        for idx in np.array_split(rng.permutation(len(Y)), max(1, len(Y) // batch)):
-            opt.zero_grad()
-            nn.functional.cross_entropy(net(X[idx]), Y[idx]).backward()
-            opt.step()
-        if callback is not None:
-            callback(ep + 1)
+    n_split = max(1, len(Y) // batch)
+    batches = [idx for _ in range(epochs) for idx in np.array_split(rng.permutation(len(Y)), n_split)]
+    if not batches:  # epochs == 0: the untrained members of the zoo
+        return
+
+    def on_step(step, _net, _loss):
+        if callback is not None and (step + 1) % n_split == 0:
+            callback((step + 1) // n_split)
+
+    fit(net, lambda m, idx: nn.functional.cross_entropy(m(X[idx]), Y[idx]), batches, steps=len(batches), lr=2e-3,
+        on_step=on_step)
 
 
 def layer_features(net, x: np.ndarray) -> list[np.ndarray]:
