@@ -289,3 +289,120 @@ def test_training_gate_averages_paired_evaluation_passes(monkeypatch):
     assert sorted(s for t, s in calls if t) == seeds and sorted(s for t, s in calls if not t) == seeds
     np.testing.assert_allclose(out["gate"], np.mean([2.0 + s for s in seeds]) / np.mean([1.0 + s for s in seeds]))
     np.testing.assert_allclose(out["gate_single"], 7.0 / 6.0)
+
+
+def test_protocol_pieces_and_soft_choice():
+    import torch
+
+    assert M.protocol_pieces("ours") == frozenset()
+    assert M.protocol_pieces("code") == frozenset(M.CODE_PIECES)
+    assert M.protocol_pieces("soft+fd") == {"soft", "fd"}
+    for bad in ("", "soft+soft", "soft+nope", "Ours"):
+        with pytest.raises(ValueError, match="protocol"):
+            M.protocol_pieces(bad)
+    with pytest.raises(TypeError, match="protocol"):
+        M.protocol_pieces(None)
+    b = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64)
+    logits = torch.zeros(1, 3, dtype=torch.float64)
+    avail = torch.tensor([[1.0, 1.0, 0.0]], dtype=torch.float64)
+    w, idx = M.gpm_choice(logits, avail, b, choice="farthest", hard=False)
+    # target difficulty -0.5 over the two available items: both at squared distance 0.25 -> soft 1/2, 1/2
+    np.testing.assert_allclose(w.numpy(), [[0.5, 0.5, 0.0]], atol=1e-12)
+    assert int(idx) in (0, 1)
+
+
+def test_heldout_gap_known_answer():
+    import torch
+
+    a = np.array([[1.0], [2.0], [0.5]])
+    c = np.array([0.0, 1.0, -1.0])
+    theta = np.array([[0.3]])
+    y = np.array([[1.0, 0.0, 1.0]])
+    held = np.array([[1.0, 0.0, 1.0]])
+    p = M.prob(theta, a, c)[0]
+    yh = y[0] * held[0]
+    g_H = -((held[0] * (yh - p)) @ a) / 2
+    g_all = -((yh - p) @ a) / 3                       # every item, label 0 outside the held-out set
+    t = lambda x: torch.as_tensor(x, dtype=torch.float64)
+    got = float(M.heldout_gap(t(theta), t(y), t(held), t(a), t(c)))
+    assert got == pytest.approx(float(np.linalg.norm(g_H - g_all)))
+
+
+def test_code_fd_term_matches_central_difference_by_hand():
+    import torch
+
+    a = torch.tensor([[1.0], [1.5]], dtype=torch.float64)
+    c = torch.tensor([0.2, -0.4], dtype=torch.float64)
+    y = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
+    alpha = torch.tensor([0.7], dtype=torch.float64, requires_grad=True)      # a one-parameter "policy"
+    m = torch.cat([torch.sigmoid(alpha), 1 - torch.sigmoid(alpha)])[None]      # soft mask from it
+    start = torch.zeros(1, 1, dtype=torch.float64)
+    theta1 = M.inner_step(start, m, y, a, c, 0.1)
+    loss = (theta1 ** 2).sum()
+    fd, = M.code_fd_term([alpha], loss, theta1, start, m, y, a, c, lw=0.1)
+    g = 2 * theta1.detach()
+    epl = float(g.norm())
+
+    def L_at(th, al):
+        mm = torch.cat([torch.sigmoid(al), 1 - torch.sigmoid(al)])[None]
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(th @ a.T + c, y, reduction="none")
+        return (bce * mm).sum()
+
+    # by hand: g = 2 theta1(alpha) and epl = ||g|| stay functions of alpha (the code keeps their graph)
+    a1 = alpha.detach().clone().requires_grad_(True)
+    m1 = torch.cat([torch.sigmoid(a1), 1 - torch.sigmoid(a1)])[None]
+    g1 = 2 * M.inner_step(start, m1, y, a, c, 0.1)
+    e1 = g1.norm()
+    d_plus = torch.autograd.grad(L_at(start + e1 * g1, a1), a1, retain_graph=True)[0]
+    d_minus = torch.autograd.grad(L_at(start - e1 * g1, a1), a1)[0]
+    want = 0.1 * (d_plus - d_minus) / 2 * epl
+    assert float(fd) == pytest.approx(float(want), rel=1e-10)
+    # and the central difference itself, by finite differences in alpha of the summed BCE at start +- epl g
+    h = 1e-6
+    fdiff = lambda th: (L_at(th, alpha.detach() + h) - L_at(th, alpha.detach() - h)) / (2 * h)
+    assert float(d_plus) != pytest.approx(float(d_minus))
+    assert float(fdiff(start + epl * g) - fdiff(start - epl * g)) != 0.0
+    with pytest.raises(ValueError, match="lw"):
+        M.code_fd_term([alpha], loss, theta1, start, m, y, a, c, lw=0.0)
+
+
+@pytest.mark.parametrize("protocol", ["code", "soft", "heldout", "fd"])
+def test_train_gpm_code_protocols_run(protocol):
+    from icml26.decision.gpm.setting import split_heldout
+
+    a, c, rng = _bank(Q=15, d=2, seed=7)
+    theta = rng.normal(size=(30, 2))
+    Y = (rng.random((30, 15)) < M.prob(theta, a, c)).astype(float)
+    cand, held = split_heldout(30, 15, 1)
+    model = M.train_gpm(a, Y, cand, held, T=4, iters=3, batch=8, seed=0, protocol=protocol)
+    assert len(model.losses) == 3 and np.all(np.isfinite(model.losses)) and np.all(np.isfinite(model.c))
+    with pytest.raises(ValueError, match="protocol"):
+        M.train_gpm(a, Y, cand, held, T=4, iters=1, batch=8, protocol="exact")
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_oracle_path_loss_is_the_brute_force_minimum_at_one_step(d):
+    import torch
+
+    a, c, rng = _bank(Q=9, d=d, seed=11)
+    theta = rng.normal(size=(5, d))
+    Y = (rng.random((5, 9)) < M.prob(theta, a, c)).astype(float)
+    cand = np.ones((5, 9)); cand[:, 0] = 0
+    theta0 = np.full(d, 0.1)
+    got = M.oracle_path_loss(a, c, theta0, Y, cand, T=1, eta=0.2, through_layer=False)
+    at, ct, y, full = (torch.as_tensor(x) for x in (a, c, Y, cand))
+    start = torch.as_tensor(theta0).expand(5, d)
+    best = np.full(5, np.inf)
+    for q in range(1, 9):                          # item 0 is not a candidate
+        m = torch.zeros(5, 9, dtype=torch.float64); m[:, q] = 1
+        th1 = M.inner_step(start, m, y, at, ct, 0.2)
+        for i in range(5):
+            val = float(M.gradient_gap(th1[i:i + 1], m[i:i + 1], y[i:i + 1], full[i:i + 1], at, ct))
+            best[i] = min(best[i], val)
+    # gradient_gap divides the norm over the batch by B; per examinee the norms add up over B
+    assert got == pytest.approx(float(np.sqrt(np.sum(best ** 2)) / 5))
+    noisy = M.oracle_path_loss(a, c, theta0, Y, cand, T=3, eta=0.2, through_layer=True)
+    exact = M.oracle_path_loss(a, c, theta0, Y, cand, T=3, eta=0.2, through_layer=False)
+    assert np.isfinite(noisy) and noisy > 0 and exact > 0
+    with pytest.raises(ValueError, match="T must"):
+        M.oracle_path_loss(a, c, theta0, Y, cand, T=9)

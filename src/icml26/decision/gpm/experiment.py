@@ -12,7 +12,11 @@ Each seed, for each bank (``setting``), runs:
 
 * ``train``: GPM on 80/20 candidate/held-out splits of the training examinees, and the
   training gate (the trained policy's path loss on the test examinees, averaged over 4 paired
-  evaluation passes, is below an untrained policy's by a stated factor);
+  evaluation passes, is below an untrained policy's by a stated factor); reported beside it
+  (deciding nothing): the same ratio for a greedy oracle that knows the responses, asking its item
+  directly and through GPM's selection layer (``train/gate_oracle_exact``, ``train/gate_oracle``:
+  what the layer lets any policy reach), and the gate of a GPM trained under the released code's
+  protocol (``profile["protocol_report"]``, ``train/gate_protocol``);
 * ``known_parameter_protocol``: every selector with the true item parameters and MAP
   estimates; MSE to the true ability at every length; questions GPM needs to reach a
   baseline's length-L accuracy vs the questions that baseline needs itself (the control);
@@ -46,8 +50,13 @@ def _selectors(M, model, a, c, y, sel_rng, gen):
     }
 
 
-def train(profile: Profile, a, Y_train, Y_test, rng, seed: int, choice: str):
-    """GPM on the training examinees, and the gate's numbers on the test examinees."""
+def train(profile: Profile, a, Y_train, Y_test, rng, seed: int, choice: str, protocol: str | None = None,
+          oracle: bool = False):
+    """GPM on the training examinees, and the gate's numbers on the test examinees.
+
+    ``protocol`` (default: the profile's ``protocol``) is ``train_gpm``'s training protocol; with
+    ``oracle`` the greedy oracle's path loss (``oracle_path_loss``, through the selection layer and
+    not) is measured on the same Gumbel draws and reported as untrained / oracle (decides nothing)."""
     import torch
 
     from icml26.decision.gpm import method as M
@@ -58,7 +67,8 @@ def train(profile: Profile, a, Y_train, Y_test, rng, seed: int, choice: str):
     model = M.train_gpm(a, Y_train, cand, held, T=L, iters=iters,
                         batch=int(profile["batch"]), eta=float(profile["eta_inner"]),
                         policy_lr=float(profile["policy_lr"]), model_lr=float(profile["model_lr"]),
-                        hidden=int(profile["hidden"]), seed=seed, choice=choice)
+                        hidden=int(profile["hidden"]), seed=seed, choice=choice,
+                        protocol=str(protocol if protocol is not None else profile.get("protocol", "ours")))
     cand_t, _ = split_heldout(Y_test.shape[0], a.shape[0], np.random.default_rng([seed, 99]))
     torch.manual_seed(seed + 1)
     untrained = M.make_policy(a.shape[0], int(profile["hidden"]))
@@ -68,9 +78,15 @@ def train(profile: Profile, a, Y_train, Y_test, rng, seed: int, choice: str):
     # averages both policies over GATE_DRAWS paired draws; the first draw alone (the old gate) is kept.
     pl_un = [M.path_loss_of(untrained, seed=seed + e, **kw) for e in range(GATE_DRAWS)]
     pl_tr = [M.path_loss_of(model.policy, seed=seed + e, **kw) for e in range(GATE_DRAWS)]
-    return model, {"gate": float(np.mean(pl_un) / np.mean(pl_tr)), "gate_single": pl_un[0] / pl_tr[0],
-                   "loss_ratio": model.loss_ratio, "losses": model.losses,
-                   "bce_first": model.heldout_bce[0], "bce_last": model.heldout_bce[-1]}
+    out = {"gate": float(np.mean(pl_un) / np.mean(pl_tr)), "gate_single": pl_un[0] / pl_tr[0],
+           "loss_ratio": model.loss_ratio, "losses": model.losses,
+           "bce_first": model.heldout_bce[0], "bce_last": model.heldout_bce[-1]}
+    if oracle:
+        okw = {k: v for k, v in kw.items() if k != "choice"}
+        for key, through in (("gate_oracle", True), ("gate_oracle_exact", False)):
+            pl_or = [M.oracle_path_loss(seed=seed + e, through_layer=through, **okw) for e in range(GATE_DRAWS)]
+            out[key] = float(np.mean(pl_un) / np.mean(pl_or))
+    return model, out
 
 
 def known_parameter_protocol(profile: Profile, model, a, c, theta_star, Y_test, seed: int, d: int) -> dict:
@@ -128,9 +144,17 @@ def run(profile: Profile, seed: int) -> dict:
         theta_star, Y_test = simulate(a, c, int(profile["n_test"]), rng)
         model = {}
         for choice, tag in (("nearest", ""), ("farthest", "_code")):
-            model[choice], tr = train(profile, a, Y_train, Y_test, np.random.default_rng([seed, d, 5]), seed, choice)
+            model[choice], tr = train(profile, a, Y_train, Y_test, np.random.default_rng([seed, d, 5]), seed, choice,
+                                      oracle=choice == "nearest")
             for k, v in tr.items():
                 out[f"train/{k}{tag}_{name}"] = v
+        # the released code's training protocol (soft mask, held-out loss, finite-difference term), reported only
+        report = profile.get("protocol_report")
+        if report:
+            _, tr = train(profile, a, Y_train, Y_test, np.random.default_rng([seed, d, 5]), seed, "nearest",
+                          protocol=str(report))
+            for k in ("gate", "loss_ratio"):
+                out[f"train/{k}_protocol_{name}"] = tr[k]
         mse = known_parameter_protocol(profile, model, a, c, theta_star, Y_test, seed, d)
         for meth, curve in mse.items():
             out[f"mse_{meth}_{name}"] = curve.tolist()
@@ -147,8 +171,10 @@ def run(profile: Profile, seed: int) -> dict:
     # series over the two banks, for the declarative checks
     names = list(SETTINGS)
     for key in ("q_gpm_to_becat", "q_becat_to_becat", "q_gpm_to_best", "q_best_to_best", "train/gate",
-                "train/gate_code", "train/gate_single", "train/gate_single_code"):
-        out[f"{key}"] = [out[f"{key}_{n}"] for n in names]
+                "train/gate_code", "train/gate_single", "train/gate_single_code", "train/gate_oracle",
+                "train/gate_oracle_exact", "train/gate_protocol"):
+        if f"{key}_{names[0]}" in out:
+            out[f"{key}"] = [out[f"{key}_{n}"] for n in names]
     for meth in METHODS:
         out[f"auc/{meth}"] = [out[f"auc_{meth}_{n}"] for n in names]
         out[f"acc/{meth}"] = [out[f"acc_{meth}_{n}"] for n in names]

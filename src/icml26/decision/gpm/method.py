@@ -32,9 +32,12 @@ so the soft mask carries gradients); per selection, one unrolled gradient step f
 ability on the selected items gives theta', and the policy descends the gradient-path loss
 ``||g_S(theta') - g_Q(theta')||`` (``gradient_gap``); after each episode the item intercepts
 and the start ability are updated (held-out BCE and path loss at the end of the inner path).
-Where we depart from that code (the sign of the distance, the exact unrolled gradient instead
-of a finite-difference second-order term, the sets compared by the loss) is said at each
-function and in the paper's substitution note.
+Where we depart from that code (the sign of the distance, the straight-through one-hot mask
+instead of its soft Gumbel-softmax mask, the sets compared by the loss, its extra
+finite-difference term) is said at each function and in the paper's substitution note; the
+code's three training pieces are available through ``train_gpm(protocol=...)`` (``"ours"``,
+``"code"`` or a subset, see ``protocol_pieces``), and ``oracle_path_loss`` measures what the
+selection layer lets any policy reach on the training gate's path loss.
 """
 
 from __future__ import annotations
@@ -238,6 +241,20 @@ def item_difficulty(a: np.ndarray, c: np.ndarray) -> np.ndarray:
     return -c / np.linalg.norm(a, axis=1)
 
 
+FEATURES = ("difficulty", "intercept")
+
+
+def selection_feature(a: np.ndarray, c: np.ndarray, feature: str = "difficulty") -> np.ndarray:
+    """The per-item number GPM's selection layer measures distances on. ``"difficulty"``: ``b_q =
+    -c_q / ||a_q||`` (ability units, ``item_difficulty``); ``"intercept"``: ``-c_q``, the learned item
+    parameter itself in logit units (the released code's feature: its Rasch model's learned difficulty,
+    where slopes are 1 and the two readings coincide). Returns (Q,)."""
+    a, c = _check_bank(a, c)
+    if feature not in FEATURES:
+        raise ValueError(f"feature must be one of {FEATURES}, got {feature!r}")
+    return item_difficulty(a, c) if feature == "difficulty" else -c
+
+
 def make_policy(n_items: int, hidden: int = 64):
     """GPM's policy: the examinee's signed responses over the whole bank -> one logit per item.
 
@@ -260,9 +277,27 @@ def _check_count(name: str, x) -> int:
 
 
 CHOICES = ("nearest", "farthest")
+#: the released code's training pieces that ``train_gpm`` can take instead of ours (see there)
+CODE_PIECES = ("soft", "heldout", "fd")
+PROTOCOLS = ("ours", "code")
 
 
-def gpm_choice(logits, avail, b, gumbel=None, tau: float = 1.0, choice: str = "nearest"):
+def protocol_pieces(protocol: str) -> frozenset:
+    """The code pieces a training protocol takes: ``"ours"`` none, ``"code"`` all of ``CODE_PIECES``,
+    or a ``"+"``-joined subset of them (e.g. ``"soft+fd"``)."""
+    if not isinstance(protocol, str):
+        raise TypeError(f"protocol must be a str, got {type(protocol).__name__}")
+    if protocol == "ours":
+        return frozenset()
+    if protocol == "code":
+        return frozenset(CODE_PIECES)
+    parts = protocol.split("+")
+    if not parts or any(p not in CODE_PIECES for p in parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"protocol must be 'ours', 'code' or a '+'-joined subset of {CODE_PIECES}, got {protocol!r}")
+    return frozenset(parts)
+
+
+def gpm_choice(logits, avail, b, gumbel=None, tau: float = 1.0, choice: str = "nearest", hard: bool = True):
     """GPM's selection layer (torch, differentiable through a straight-through one-hot).
 
     The policy's softmax over the unanswered items gives a target difficulty
@@ -270,8 +305,10 @@ def gpm_choice(logits, avail, b, gumbel=None, tau: float = 1.0, choice: str = "n
     (unanswered items only), negated for ``choice="nearest"`` (the item closest to the target,
     our reading) and kept for ``choice="farthest"`` (the released code's sign, which can only
     ever pick an extreme difficulty), perturbed by ``gumbel`` noise when given; the chosen item
-    is their arg-max. logits, avail, gumbel: (B, Q); b: (Q,). Returns (mask (B, Q) with value 1 at
-    the chosen item and the soft-max's gradient, index (B,)).
+    is their arg-max. logits, avail, gumbel: (B, Q); b: (Q,). Returns (mask (B, Q), index (B,)): with
+    ``hard=True`` the mask has value 1 at the chosen item and the soft-max's gradient (straight-through);
+    with ``hard=False`` it is the Gumbel soft-max itself, in value and gradient (the released code calls
+    its Gumbel-softmax with ``hard=False``, so its training mask is soft).
     """
     import torch
 
@@ -286,8 +323,10 @@ def gpm_choice(logits, avail, b, gumbel=None, tau: float = 1.0, choice: str = "n
         score = score + gumbel
     soft = torch.softmax(score / tau, dim=1)
     idx = soft.argmax(dim=1)
-    hard = torch.zeros_like(soft).scatter_(1, idx[:, None], 1.0)
-    return hard - soft.detach() + soft, idx
+    if not hard:
+        return soft, idx
+    one_hot = torch.zeros_like(soft).scatter_(1, idx[:, None], 1.0)
+    return one_hot - soft.detach() + soft, idx
 
 
 def _gumbel(shape, generator):
@@ -309,6 +348,49 @@ def gradient_gap(theta, m, y, full, a, c):
     g_S = -((m * r) @ a) / m.sum(1, keepdim=True).clamp_min(1e-8)
     g_Q = -((full * r) @ a) / full.sum(1, keepdim=True).clamp_min(1e-8)
     return torch.linalg.norm(g_S - g_Q) / theta.shape[0]
+
+
+def heldout_gap(theta, y, held, a, c):
+    """The released code's path loss (its ``compute_seq_loss``): ``|| g_H(theta) - g_all(theta) || / B``.
+
+    g_H is the mean BCE gradient over the examinee's held-out items H; g_all is the BCE gradient summed
+    over all Q items of the bank with the held-out labels (every other item counted with label 0, as
+    the code passes the held-out label vector for both sets) and divided by Q. The selected set enters
+    only through theta (the stepped ability). theta: (B, d); y, held: (B, Q); a: (Q, d), c: (Q,) tensors.
+    """
+    import torch
+
+    yh = y * held
+    r = yh - torch.sigmoid(theta @ a.T + c)
+    g_H = -((held * r) @ a) / (held.sum(1, keepdim=True) + 1e-8)
+    g_all = -(r @ a) / a.shape[0]
+    return torch.linalg.norm(g_H - g_all) / theta.shape[0]
+
+
+def code_fd_term(params, loss, theta1, start, m, y, a, c, lw: float):
+    """The released code's extra finite-difference term of the policy gradient (its ``MyModel.update``).
+
+    With ``g = d loss / d theta1`` (kept in the graph) and ``epl = ||g||``, the summed BCE of the
+    (soft) selected items ``m`` is evaluated at ``start +- epl g``; the term is
+    ``lw * (grad_params L(start + epl g) - grad_params L(start - epl g)) / 2 * epl`` (the code's operator
+    order: multiplied by epl, not divided). The code subtracts it from the exact gradient of ``loss``
+    (which its create_graph inner step already gives). Returns one tensor per parameter.
+    """
+    import torch
+
+    lw = check_positive("lw", lw)
+    params = list(params)
+    g, = torch.autograd.grad(loss, theta1, create_graph=True)
+    epl = torch.linalg.norm(g)
+
+    def train_loss(th):
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(th @ a.T + c, y, reduction="none")
+        return (bce * m).sum()
+
+    plus = torch.autograd.grad(train_loss(start + epl * g), params, retain_graph=True, allow_unused=True)
+    minus = torch.autograd.grad(train_loss(start - epl * g), params, retain_graph=True, allow_unused=True)
+    return [torch.zeros_like(q) if p_ is None or n_ is None else lw * (p_ - n_) / 2.0 * epl
+            for q, p_, n_ in zip(params, plus, minus)]
 
 
 def inner_step(theta, m, y, a, c, eta: float):
@@ -351,6 +433,7 @@ class GPMModel:
     losses: list             # mean gradient-path loss of each training iteration
     heldout_bce: list        # held-out BCE of each training iteration
     choice: str = "nearest"  # selection layer's sign (see gpm_choice)
+    feature: str = "difficulty"  # what the selection layer measures distances on (see selection_feature)
 
     @property
     def loss_ratio(self) -> float:
@@ -362,7 +445,8 @@ class GPMModel:
 def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, T: int, iters: int = 200,
               batch: int = 64, eta: float = 0.1, inner_steps: int = 10, policy_lr: float = 2e-3,
               model_lr: float = 2e-2, meta_lr: float = 2e-3, hidden: int = 64, tau: float = 1.0,
-              seed: int = 0, choice: str = "nearest") -> GPMModel:
+              seed: int = 0, choice: str = "nearest", protocol: str = "ours", lw: float = 0.1,
+              feature: str = "difficulty") -> GPMModel:
     """Train GPM on examinees with known responses, following the structure of the authors' code.
 
     a: (Q, d) item slopes; Y: (N, Q) responses; cand, held: (N, Q) 0/1 masks of each examinee's
@@ -375,6 +459,15 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
     episode, ``inner_steps`` gradient steps on the selected items give theta_T; the intercepts c
     take an Adam step on the held-out BCE at theta_T, and the start ability theta0 an SGD step on
     the path loss at theta_T.
+
+    ``protocol`` (see ``protocol_pieces``) picks, piece by piece, the released code's training instead
+    of ours: ``soft``, the training mask is the soft Gumbel-softmax (``gpm_choice(hard=False)``; the
+    answered-set mask and the policy's state accumulate these soft weights, and the item with the
+    largest weight leaves the available set) instead of the straight-through one-hot; ``heldout``, the
+    path loss is the code's ``heldout_gap`` (held-out set vs all items) at every step and for theta0
+    instead of ``gradient_gap`` (selected vs candidate set); ``fd``, the policy gradient is the exact
+    one minus the code's finite-difference term (``code_fd_term`` with weight ``lw``, the code's
+    arch_lr) instead of the exact one alone. ``"ours"`` takes none, ``"code"`` all three.
     """
     import torch
 
@@ -389,6 +482,11 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
             raise ValueError(f"{name} must have shape (N, {Q}), got {x.shape}")
     if choice not in CHOICES:
         raise ValueError(f"choice must be one of {CHOICES}, got {choice!r}")
+    pieces = protocol_pieces(protocol)
+    if feature not in FEATURES:
+        raise ValueError(f"feature must be one of {FEATURES}, got {feature!r}")
+    soft, heldout, fd_term = ("soft" in pieces), ("heldout" in pieces), ("fd" in pieces)
+    lw = check_positive("lw", lw)
     if not Y.shape == cand.shape == held.shape:
         raise ValueError(f"Y, cand and held must have one shape, got {Y.shape}, {cand.shape}, {held.shape}")
     T = check_int("T", T, minimum=1, maximum=int(cand.sum(1).min()) if cand.size else 0)
@@ -416,19 +514,27 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
         sel = torch.zeros(B, Q, dtype=torch.float64)
         avail = full.clone()
         start = theta0.detach().expand(B, d)
-        b = -c.detach() / at.norm(dim=1)
+        b = -c.detach() / at.norm(dim=1) if feature == "difficulty" else -c.detach()
         step_losses = []
+        params = list(policy.parameters())
         for _t in range(T):
             state = (2 * y - 1) * sel
-            w, pick = gpm_choice(policy(state), avail, b, _gumbel((B, Q), gen), tau, choice)
+            w, pick = gpm_choice(policy(state), avail, b, _gumbel((B, Q), gen), tau, choice, hard=not soft)
             m = sel + w
             theta1 = inner_step(start, m, y, at, c.detach(), eta)
-            loss = gradient_gap(theta1, m, y, full, at, c.detach())
-            opt_policy.zero_grad()
-            loss.backward()
+            if heldout:
+                loss = heldout_gap(theta1, y, out, at, c.detach())
+            else:
+                loss = gradient_gap(theta1, m, y, full, at, c.detach())
+            grads = torch.autograd.grad(loss, params, retain_graph=fd_term)
+            if fd_term:
+                fd = code_fd_term(params, loss, theta1, start, m, y, at, c.detach(), lw)
+                grads = [g_ - f_ for g_, f_ in zip(grads, fd)]
+            for q, g_ in zip(params, grads):
+                q.grad = g_
             opt_policy.step()
             step_losses.append(float(loss.detach()))
-            sel = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            sel = sel + (w.detach() if soft else torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0))
             avail = avail.scatter(1, pick[:, None], 0.0)
         theta = theta0.expand(B, d)
         for _k in range(inner_steps):                  # first-order: the steps themselves carry no graph
@@ -439,7 +545,7 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
         logits = theta @ at.T + c
         bce = (torch.nn.functional.binary_cross_entropy_with_logits(logits, y, reduction="none") * out).sum() \
             / out.sum().clamp_min(1.0)
-        meta = gradient_gap(theta, sel, y, full, at, c.detach())
+        meta = heldout_gap(theta, y, out, at, c.detach()) if heldout else gradient_gap(theta, sel, y, full, at, c.detach())
         opt_model.zero_grad()
         opt_meta.zero_grad()
         bce.backward(retain_graph=True)
@@ -449,11 +555,13 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
         opt_meta.step()
         losses.append(float(np.mean(step_losses)))
         bces.append(float(bce.detach()))
-    return GPMModel(policy, c.detach().numpy().copy(), theta0.detach().numpy().copy(), losses, bces, choice)
+    return GPMModel(policy, c.detach().numpy().copy(), theta0.detach().numpy().copy(), losses, bces, choice,
+                    feature)
 
 
 def path_loss_of(policy, a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.ndarray, cand: np.ndarray,
-                 T: int, eta: float = 0.1, seed: int = 0, choice: str = "nearest") -> float:
+                 T: int, eta: float = 0.1, seed: int = 0, choice: str = "nearest",
+                 feature: str = "difficulty") -> float:
     """Mean one-step gradient-path loss of ``policy``'s episodes on examinees (Y, cand), no update.
 
     The training gate compares a trained policy with an untrained one on this number.
@@ -469,7 +577,7 @@ def path_loss_of(policy, a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np
     at, ct = torch.as_tensor(a), torch.as_tensor(c)
     y, full = torch.as_tensor(Y), torch.as_tensor(cand)
     B, Q = y.shape
-    b = torch.as_tensor(item_difficulty(a, c))
+    b = torch.as_tensor(selection_feature(a, c, feature))
     start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
     sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
     with torch.no_grad():
@@ -478,6 +586,63 @@ def path_loss_of(policy, a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np
             m = sel + w
             total += float(gradient_gap(inner_step(start, m, y, at, ct, eta), m, y, full, at, ct))
             sel = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            avail = avail.scatter(1, pick[:, None], 0.0)
+    return total / T
+
+
+def oracle_path_loss(a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.ndarray, cand: np.ndarray, T: int,
+                     eta: float = 0.1, seed: int = 0, through_layer: bool = True,
+                     feature: str = "difficulty") -> float:
+    """The gate's path loss (as ``path_loss_of``) of a greedy oracle that knows every response.
+
+    At each step the oracle finds the available item whose addition gives the smallest one-step
+    path loss. ``through_layer=False``: it asks that item. ``through_layer=True``: that item's feature
+    becomes the target of GPM's selection layer (nearest item, the same Gumbel draws as
+    ``path_loss_of`` with this seed), i.e. the best any target-difficulty policy could ask of the
+    layer, so ``untrained / oracle`` bounds what the training gate can measure. Diagnostic only.
+    """
+    import torch
+
+    a, c = _check_bank(a, c)
+    Y = as_array("Y", Y, ndim=2)
+    cand = as_array("cand", cand, ndim=2)
+    if Y.shape != cand.shape or Y.shape[1] != a.shape[0]:
+        raise ValueError(f"Y and cand must both have shape (N, {a.shape[0]}), got {Y.shape}, {cand.shape}")
+    T = check_int("T", T, minimum=1, maximum=int(cand.sum(1).min()))
+    eta = check_positive("eta", eta)
+    theta0 = as_array("theta0", theta0, ndim=1)
+    if theta0.shape != (a.shape[1],):
+        raise ValueError(f"theta0 must have shape ({a.shape[1]},), got {theta0.shape}")
+    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    at, ct = torch.as_tensor(a), torch.as_tensor(c)
+    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    B, Q = y.shape
+    b = torch.as_tensor(selection_feature(a, c, feature))
+    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
+    sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
+    eye = torch.eye(Q, dtype=torch.float64)
+    with torch.no_grad():
+        for _t in range(T):
+            g = _gumbel((B, Q), gen)
+            # every candidate at once: masks (B, Q, Q), item q added on the last axis' row q
+            mm = sel[:, None, :] + eye[None]
+            th1 = start[:, None, :] + eta * torch.einsum("bkq,bkq,qd->bkd", mm,
+                                                         y[:, None, :] - torch.sigmoid(
+                                                             torch.einsum("bkd,qd->bkq", start[:, None, :].expand(B, Q, -1), at) + ct),
+                                                         at)
+            r = y[:, None, :] - torch.sigmoid(torch.einsum("bkd,qd->bkq", th1, at) + ct)
+            g_S = -torch.einsum("bkq,qd->bkd", mm * r, at) / mm.sum(2, keepdim=True)
+            g_Q = -torch.einsum("bkq,qd->bkd", full[:, None, :] * r, at) / full.sum(1)[:, None, None]
+            val = torch.linalg.norm(g_S - g_Q, dim=2)
+            best = torch.where(avail > 0, val, torch.full_like(val, float("inf"))).argmin(1)
+            if through_layer:
+                score = -(b[None] - b[best][:, None]) ** 2 + torch.where(avail > 0, 0.0, -1e30) + g
+                pick = score.argmax(1)
+            else:
+                pick = best
+            m = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            total += float(gradient_gap(inner_step(start, m, y, at, ct, eta), m, y, full, at, ct))
+            sel = m
             avail = avail.scatter(1, pick[:, None], 0.0)
     return total / T
 
@@ -495,7 +660,7 @@ def select_gpm(model: GPMModel, a: np.ndarray, y: np.ndarray, selected: np.ndarr
     if selected.shape[1]:
         rows = np.arange(B)[:, None]
         state[rows, selected] = 2 * y[rows, selected] - 1
-    b = torch.as_tensor(item_difficulty(a, model.c))
+    b = torch.as_tensor(selection_feature(a, model.c, model.feature))
     with torch.no_grad():
         logits = model.policy(torch.as_tensor(state))
         g = _gumbel((B, Q), generator) if generator is not None else None
@@ -579,6 +744,10 @@ def examples() -> list:
         (map_estimate, {"y": Y, "mask": mask, "a": a, "c": c, "prior_var": 1.0}),
         (information, {"theta": theta, "a": a, "c": c, "mask": mask, "prior_var": 1.0}),
         (item_difficulty, {"a": a, "c": c}),
+        (selection_feature, {"a": a, "c": c, "feature": "intercept"}),
+        (protocol_pieces, {"protocol": "soft+fd"}),
+        (oracle_path_loss, {"a": a, "c": c, "theta0": np.zeros(1), "Y": Y, "cand": cand, "T": 2, "eta": 0.1,
+                            "seed": 0}),
         (gd_estimate, {"y": Y, "mask": mask, "a": a, "c": c, "theta0": np.zeros(1), "eta": 0.1, "steps": 3}),
         (heldout_scores, {"theta": theta, "y": Y, "held": held, "a": a, "c": c}),
         (train_gpm, {"a": a, "Y": Y, "cand": cand, "held": held, "T": 2, "iters": 1, "batch": 4, "eta": 0.1,
