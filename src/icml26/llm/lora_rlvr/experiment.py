@@ -256,9 +256,12 @@ def check_rlpo_beats_lora(ms) -> Verdict:
     rule = ("per seed: RLPO test EM above standard LoRA and above the norm-matched Gaussian A, RLPO max-KL below "
             "standard LoRA's, RLMO >= LoRA - 1 pt; reproduced if in >= 80% of >= 5 seeds, partly if in >= 60%, or if "
             "the accuracy half (RLPO above both controls) holds in >= 80% of seeds")
-    revised = ("rule revised after the full run by review: the former partly tier 'or RLPO's mean EM beats both "
-               "controls' (not in the issue's pre-registered rule, and blind to the KL and RLMO conditions) is "
-               "replaced by the per-seed accuracy count above; under the former rule this run read partly")
+    mean_win = acc["rlpo"].mean() > max(acc["kaiming"].mean(), acc["gaussian_scaled"].mean())
+    former = "reproduced" if k / n >= 0.8 else "partly" if k / n >= 0.6 or mean_win else "not-reproduced"
+    revised = ("rule revised by review after the 12-step attention-only full run (which read partly under the former "
+               "rule): the former partly tier 'or RLPO's mean EM beats both controls' (not in the issue's "
+               "pre-registered rule, and blind to the KL and RLMO conditions) is replaced by the per-seed accuracy "
+               f"count above; under the former rule these rows read {former}")
     p = sign_test(acc["rlpo"] - acc["kaiming"], alternative="greater")
     evidence = (f"rule: {rule}; {revised}; sign test RLPO > LoRA in EM: {wins}/{n}, one-sided p (ties dropped) = {p:.3g} "
                 f"(smallest attainable {0.5 ** n:.3g}); per-seed paired item bootstrap 95% CI of RLPO - LoRA EM: {boots}; "
