@@ -356,7 +356,7 @@ def test_code_fd_term_matches_central_difference_by_hand():
     d_plus = torch.autograd.grad(L_at(start + e1 * g1, a1), a1, retain_graph=True)[0]
     d_minus = torch.autograd.grad(L_at(start - e1 * g1, a1), a1)[0]
     want = 0.1 * (d_plus - d_minus) / 2 * epl
-    assert float(fd) == pytest.approx(float(want), rel=1e-10)
+    assert float(fd.detach()) == pytest.approx(float(want), rel=1e-10)
     # and the central difference itself, by finite differences in alpha of the summed BCE at start +- epl g
     h = 1e-6
     fdiff = lambda th: (L_at(th, alpha.detach() + h) - L_at(th, alpha.detach() - h)) / (2 * h)
@@ -406,3 +406,18 @@ def test_oracle_path_loss_is_the_brute_force_minimum_at_one_step(d):
     assert np.isfinite(noisy) and noisy > 0 and exact > 0
     with pytest.raises(ValueError, match="T must"):
         M.oracle_path_loss(a, c, theta0, Y, cand, T=9)
+
+
+def test_oracle_path_loss_rejects_bad_inputs():
+    a, c, rng = _bank(Q=6, d=2, seed=3)
+    Y = (rng.random((4, 6)) < 0.5).astype(float)
+    cand = np.ones((4, 6))
+    theta0 = np.zeros(2)
+    with pytest.raises(ValueError, match="shape"):
+        M.oracle_path_loss(a, c, theta0, Y, cand[:, :5], T=2)
+    with pytest.raises(ValueError, match="theta0"):
+        M.oracle_path_loss(a, c, np.zeros(3), Y, cand, T=2)
+    with pytest.raises(ValueError, match="eta"):
+        M.oracle_path_loss(a, c, theta0, Y, cand, T=2, eta=0.0)
+    with pytest.raises(ValueError, match="T must"):
+        M.oracle_path_loss(a, c, theta0, Y, cand, T=0)

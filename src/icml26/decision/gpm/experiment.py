@@ -15,8 +15,8 @@ Each seed, for each bank (``setting``), runs:
   evaluation passes, is below an untrained policy's by a stated factor); reported beside it
   (deciding nothing): the same ratio for a greedy oracle that knows the responses, asking its item
   directly and through GPM's selection layer (``train/gate_oracle_exact``, ``train/gate_oracle``:
-  what the layer lets any policy reach), and the gate of a GPM trained under the released code's
-  protocol (``profile["protocol_report"]``, ``train/gate_protocol``);
+  a greedy reference for what the layer lets a policy reach, not a strict bound), and the gate of
+  a GPM trained under the released code's protocol (``profile["protocol_report"]``, ``train/gate_protocol``);
 * ``known_parameter_protocol``: every selector with the true item parameters and MAP
   estimates; MSE to the true ability at every length; questions GPM needs to reach a
   baseline's length-L accuracy vs the questions that baseline needs itself (the control);

@@ -598,8 +598,11 @@ def oracle_path_loss(a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.nda
     At each step the oracle finds the available item whose addition gives the smallest one-step
     path loss. ``through_layer=False``: it asks that item. ``through_layer=True``: that item's feature
     becomes the target of GPM's selection layer (nearest item, the same Gumbel draws as
-    ``path_loss_of`` with this seed), i.e. the best any target-difficulty policy could ask of the
-    layer, so ``untrained / oracle`` bounds what the training gate can measure. Diagnostic only.
+    ``path_loss_of`` with this seed): what a target-difficulty policy that aims each pick at the
+    greedily best item gets from the layer. ``untrained / oracle`` is a reference for the training
+    gate's ratio, not a strict upper bound: the oracle is greedy (a different sequence of picks can
+    lower later steps' losses) and aims exactly at one item (a target between items can do better
+    under the Gumbel noise). Diagnostic only.
     """
     import torch
 
