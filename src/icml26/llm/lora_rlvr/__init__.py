@@ -77,7 +77,8 @@ PAPER = Paper(
         "the grid's smallest (1e-3) in 4/5 seeds and PiSSA's in 5/5 (standard LoRA's in 3/5, the Gaussian A's "
         "and RLMO's in 0/5), so for RLPO and PiSSA the pre-registered grid does not bracket the best lr and a "
         "lower lr was not tried; the best-lr max-KL comparison can compare different lrs (the same-lr one, at "
-        "1e-2, is in rlpo-beats-lora's evidence); a full-profile seed took 33-121 s, so 5 seeds exceed the "
+        "1e-2, is in rlpo-beats-lora's evidence), and max-KL is the k3 estimate after each step on that step's own "
+        "sampled training batch, not on held-out prompts; a full-profile seed took 33-121 s, so 5 seeds exceed the "
         "3 minutes named above unless run side by side."
     ),
     profiles={
