@@ -182,3 +182,34 @@ def test_bad_input_names_the_argument():
         train_loop(m, 0, lambda i, q: torch.zeros(()), steps=1, batch=1, lr=1.0)
     with pytest.raises(ValueError, match="clip"):
         train_loop(m, 4, lambda i, q: torch.zeros(()), steps=1, batch=1, lr=1.0, clip=0.0)
+
+
+def test_gamma_only_acts_on_simpo():
+    """As documented: gamma is validated but used by "simpo" only."""
+    p, c, r = _toy()
+    for kind in ("dpo", "ipo"):
+        a = train_preference(_lm(), p, c, r, loss=kind, gamma=0.0, steps=3, batch=4, lr=1e-2)
+        b = train_preference(_lm(), p, c, r, loss=kind, gamma=5.0, steps=3, batch=4, lr=1e-2)
+        assert a == b
+    a = train_preference(_lm(), p, c, r, loss="simpo", gamma=0.0, steps=1, batch=4)
+    b = train_preference(_lm(), p, c, r, loss="simpo", gamma=5.0, steps=1, batch=4)
+    assert a != b
+
+
+def test_a_given_reference_is_run_in_the_mode_it_was_given():
+    """As documented: a reference passed in training mode stays so (its dropout runs); after .eval() it runs in eval."""
+    p, c, r = _toy()
+
+    def lm_with_dropout():
+        torch.manual_seed(0)
+        return TinyLM(LMConfig(vocab_size=10, d_model=16, n_layers=1, n_heads=2, max_len=16, dropout=0.5))
+
+    ref = lm_with_dropout().train()
+    seen = []
+    ref.register_forward_pre_hook(lambda mod, args: seen.append(mod.training))
+    train_preference(lm_with_dropout(), p, c, r, reference=ref, steps=2, batch=4, lr=1e-2, reference_per_batch=True)
+    assert ref.training and seen and all(seen)
+    ref.eval()
+    seen.clear()
+    train_preference(lm_with_dropout(), p, c, r, reference=ref, steps=2, batch=4, lr=1e-2)
+    assert not ref.training and seen and not any(seen)

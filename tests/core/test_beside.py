@@ -50,3 +50,15 @@ def test_beside_rejects_bad_arguments():
         C.Beside(inner, (("a", "b"),), requires="")
     with pytest.raises(TypeError, match="what"):
         C.Beside(inner, (("a", "b"),), what=3)
+
+
+def test_beside_nan_in_requires_counts_as_present_and_partial_keys_show_nan():
+    """As documented: only a missing or 0 ``requires`` skips; a key absent in some rows shows nan there."""
+    ms = _ms()
+    ms[1]["avail"] = float("nan")
+    del ms[3]["side"]
+    chk = C.Beside(C.threshold("m", at_least=1.0), (("x", "side"),), "W", requires="avail", missing="no extra")
+    ev = chk(ms).evidence
+    assert ev.endswith("; W (not deciding): x 1.75 (per seed 0/1/2/nan/4)")
+    del ms[0]["avail"]
+    assert chk(ms).evidence.endswith("; W: skipped (no extra)")

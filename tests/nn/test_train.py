@@ -126,3 +126,35 @@ def test_bad_arguments_raise():
         train_lm(m, _batch, steps=2, weight_decay=-0.1)
     with pytest.raises(ValueError, match="grad_clip"):
         train_lm(m, _batch, steps=2, grad_clip=-1.0)
+
+
+# ----------------------------------------------------------------------------- review (issue 13): documented edges
+def test_grad_clip_zero_and_none_are_both_off_and_a_tiny_bound_is_on():
+    ref = _model()
+    la = train_lm(ref, _batch, steps=4, seed=1, grad_clip=0)
+    for clip in (None, 0.0):
+        m = _model()
+        assert train_lm(m, _batch, steps=4, seed=1, grad_clip=clip) == la
+        assert all(torch.equal(p, q) for p, q in zip(ref.parameters(), m.parameters()))
+    tight = _model()
+    train_lm(tight, _batch, steps=4, seed=1, grad_clip=1e-6)
+    assert not all(torch.equal(p, q) for p, q in zip(ref.parameters(), tight.parameters()))
+
+
+def test_frozen_parameters_stay_put_and_the_model_ends_in_eval_mode():
+    m = _model()
+    frozen = m.tok.weight  # the token embedding, as a LoRA model freezes its base
+    frozen.requires_grad_(False)
+    before = frozen.detach().clone()
+    others = [p.detach().clone() for p in m.parameters() if p.requires_grad]
+    train_lm(m, _batch, steps=3)  # AdamW with weight decay 0.01 skips tensors without a gradient
+    assert torch.equal(frozen, before)
+    assert not all(torch.equal(a, b) for a, b in zip(others, [p for p in m.parameters() if p.requires_grad]))
+    assert not m.training
+
+
+def test_lr_factor_is_meant_for_steps_before_the_end():
+    # as documented: not validated, and past ``steps`` the half cosine rises again
+    assert lr_factor(4, steps=5, warmup=2) > 0.1
+    assert lr_factor(5, steps=5, warmup=2) == pytest.approx(0.1)
+    assert lr_factor(10, steps=5, warmup=2) == pytest.approx(0.325, abs=1e-6)

@@ -22,7 +22,15 @@ this module's two pieces:
   such as RePO's, which needs the behaviour policy's log-probabilities).
 
 At step 0, with the policy equal to the reference, the DPO loss is ``log 2`` and the IPO loss
-``(1 / (2 beta))^2``.
+``(1 / (2 beta))^2`` -- for a model without dropout: the loop runs the policy in training mode
+and the default reference in eval mode.
+
+The house has three such loops, each kept bit-identical to the papers that moved onto it, and
+their options do not mean the same thing under the same name: here ``clip`` (``None``: no
+clipping; 0 is refused) and ``schedule="warmup_cosine"`` (10% warm-up, cosine to 0);
+:func:`icml26.nn.train.train_lm` has ``grad_clip`` (0 or None: off) and ``"cosine"`` (a warm-up of
+``warmup`` steps, cosine to 0.1); :func:`icml26.nn.mlp.fit` has ``grad_clip`` and ``"cosine"``
+(``CosineAnnealingLR`` to 0, no warm-up).
 """
 
 from __future__ import annotations
@@ -228,9 +236,12 @@ def train_preference(policy: torch.nn.Module, prompts: Any, chosen: Any, rejecte
     ``prompts``, ``chosen``, ``rejected``: one token-id sequence per pair (lists of any lengths,
     or 2-D integer tensors); ``rejected_prompts``: the rejected responses' prompts where they
     differ (default ``prompts``). ``reference``: the frozen model (default: a copy of ``policy``
-    in eval mode taken before training; it is never trained, and its mode is left as given).
+    in eval mode taken before training; it is never trained, and its mode is left as given: a
+    reference passed in training mode runs with its dropout on; call ``.eval()`` on it first).
     ``loss``: ``"dpo"``, ``"ipo"``, ``"simpo"`` (with ``beta``, and ``gamma`` for SimPO) on the
     masked summed log-probabilities, or a callable ``loss(PairBatch) -> (b,)`` per-pair loss.
+    ``gamma`` is validated but used only by ``"simpo"``, and neither is passed to a callable
+    ``loss`` (it carries its own).
     ``chosen_masks``, ``rejected_masks``: optional per-token 0/1 masks of the responses (tokens
     with 0, such as tool-inserted text, do not count; missing tail entries count as 0).
     ``reference_per_batch``: compute the reference's log-probabilities on each batch rather than

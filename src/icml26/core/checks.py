@@ -722,7 +722,9 @@ class Beside(Check):
     evidence as numbers reported beside the verdict that decide nothing (a second scorer, a secondary
     measurement), with their per-seed values. ``what`` names them. ``requires``: a metric key that
     must be non-zero in every row for those numbers to exist (say, an optional extra was
-    installed); when a row lacks it or holds 0, the evidence says ``<what>: skipped (<missing>)``.
+    installed); when a row lacks it or holds 0, the evidence says ``<what>: skipped (<missing>)``
+    (a NaN there counts as present). A key missing or NaN in some rows shows ``nan`` for those
+    seeds and averages the others; a key missing in every row is left out.
     The verdict's status, value and control, and the contradiction and control substitution, are
     ``inner``'s."""
 

@@ -8,7 +8,8 @@ only if, say, ``history[-1] <= history[0] / 2`` (see :func:`loss_drop`).
               val_loss=lambda m: float(((m(xv) - yv) ** 2).mean()), patience=50)
     res.history, res.val_history, res.best_step
 
-Options a paper's loop needs, all off by default (the default loop is unchanged): a
+Options a paper's loop needs, all off by default (the default loop is unchanged for Adam, AdamW
+and SGD; ``optimizer="lbfgs"`` now gives its line search an evaluation budget, see :func:`fit`): a
 reduce-on-plateau schedule (``schedule="plateau"``) and a one-cycle one (``"onecycle"``), a
 relative improvement threshold for validation (``min_rel_improvement``), training only some
 tensors (``params``), L-BFGS with several iterations per step (``lbfgs_iters``), and epochs of
@@ -99,6 +100,9 @@ def epoch_batches(n: int, batch_size: int, *, global_rng: bool = False) -> Calla
     from torch's global RNG, drawn lazily so that it interleaves with the loss's own draws as
     in a hand-written loop) and returns its consecutive slices of ``batch_size`` indices, the
     last one shorter: ``ceil(n / batch_size)`` steps per epoch (:func:`steps_per_epoch`).
+
+    The returned function keeps its place in the epoch between calls: make a fresh one for
+    every :func:`fit` call (reusing one continues mid-epoch, with the old permutation).
     """
     n = check_int("n", n, minimum=1)
     batch_size = check_int("batch_size", batch_size, minimum=1)
@@ -164,7 +168,8 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
     steps and at the last step; a validation loss counts as an improvement when it is below the
     best so far (``min_rel_improvement = tol > 0``: below ``best * (1 - tol)``, for losses >= 0).
     With ``patience`` training stops once the validation loss has not improved for ``patience``
-    steps, and (``restore_best``) the best weights are restored.
+    steps. ``restore_best`` (default True): whenever ``val_loss`` is given, with or without
+    ``patience``, the model ends with the weights of the best validation step, not the last.
 
     ``schedule``: ``constant``; ``cosine`` (``CosineAnnealingLR`` to 0 over ``steps``);
     ``onecycle`` (``OneCycleLR`` with ``max_lr = lr`` over ``steps``); or ``plateau``
@@ -174,16 +179,21 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
     (``FitResult.lr_reductions`` counts the reductions made).
 
     ``params``: the tensors to optimise (leaf tensors with ``requires_grad``), e.g. only a
-    readout; default every parameter of ``model`` that requires a gradient. ``grad_clip`` clips
-    their joint norm. ``optimizer``: ``adam``, ``adamw``, ``sgd`` or ``lbfgs``; for ``lbfgs``
-    each step is one ``LBFGS.step`` of ``lbfgs_iters`` iterations (``max_iter``; strong-Wolfe
-    line search) on that step's batch, and ``history`` holds the loss at the start of each step.
-    ``lbfgs_options`` are further ``torch.optim.LBFGS`` keyword arguments (``max_eval``,
-    ``history_size``, ``tolerance_grad``, ``tolerance_change``); ``max_eval`` defaults to
-    ``lbfgs_iters * 5 // 4 + 25`` (torch's own default, ``max_iter * 5 // 4``, leaves a step of
-    one iteration no evaluations for its line search: it then takes the full quasi-Newton
-    step unchecked and makes little progress). Returns a :class:`FitResult`; the model is left
-    in eval mode.
+    readout; default every parameter of ``model`` that requires a gradient. ``grad_clip`` (a
+    positive norm; None or 0: no clipping) clips their joint norm; its sign is not checked, and
+    a negative value reverses the gradient (``clip_grad_norm_`` scales by it).
+
+    ``optimizer``: ``adam``, ``adamw``, ``sgd`` or ``lbfgs``; for ``lbfgs`` each step is one
+    ``LBFGS.step`` of ``lbfgs_iters`` iterations (``max_iter``; strong-Wolfe line search) on that
+    step's batch, and ``history`` holds the loss at the start of each step; ``grad_clip`` and
+    ``weight_decay`` are not used with ``lbfgs`` (accepted and ignored). ``lbfgs_options`` are
+    further ``torch.optim.LBFGS`` keyword arguments (``max_eval``, ``history_size``,
+    ``tolerance_grad``, ``tolerance_change``, ``line_search_fn``, default ``"strong_wolfe"``);
+    ``max_eval`` defaults to ``lbfgs_iters * 5 // 4 + 25`` (torch's own default,
+    ``max_iter * 5 // 4``, leaves a step of one iteration no evaluations for its line search: it
+    then takes the full quasi-Newton step unchecked and makes little progress; before issue 13
+    ``lbfgs`` ran with that budget of one). Returns a :class:`FitResult`; the model is left in
+    eval mode.
     """
     steps = check_int("steps", steps, minimum=1)
     lr = check_positive("lr", lr)

@@ -46,6 +46,10 @@ def lr_factor(step: int, *, steps: int, warmup: int, schedule: str = "cosine") -
     ``"constant"`` stays at 1 and ``"cosine"`` decays along a half cosine from 1 to 0.1 at
     ``steps`` (computed in float32 through ``torch.cos``, as the loop always has: the factor is
     part of every result trained with it, bit for bit).
+
+    The arguments are not validated (:func:`train_lm` validates its own before calling it): the
+    factor is meant for ``0 <= step < steps`` and ``warmup >= 0``; past ``steps`` the cosine
+    rises again, e.g. ``lr_factor(10, steps=5, warmup=2)`` is 0.325.
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES} or a callable, got {schedule!r}")
@@ -81,7 +85,9 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
 
     ``on_step(step, model)``, optional, runs after every optimiser step (e.g. to evaluate
     checkpoints); the model is back in training mode afterwards. Gradients are clipped to norm
-    ``grad_clip`` (0 or None: no clipping).
+    ``grad_clip`` (0 or None: no clipping). All of ``model.parameters()`` go to AdamW (those
+    without a gradient, such as a LoRA model's frozen base, are skipped by it). ``seed`` and
+    ``log_every`` are not validated. The model is left in eval mode.
     """
     # validated, never converted: the values feed the lr factor as given (bit-identical results)
     check_int("steps", steps, minimum=1)
