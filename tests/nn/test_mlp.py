@@ -296,10 +296,6 @@ def test_epoch_batches_function_keeps_its_place_between_calls():
     assert torch.equal(first, perm[:4]) and torch.equal(second, perm[4:])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="review of issue 13: fit does not validate grad_clip; a negative value reverses "
-                          "the gradient (clip_grad_norm_ scales by max_norm / norm). Fixing it changes "
-                          "nn/mlp.py's code fingerprint, so it waits for the next re-run.")
 def test_fit_refuses_a_negative_grad_clip():
     m = _Scalar()
     try:

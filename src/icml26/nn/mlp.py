@@ -180,8 +180,8 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
 
     ``params``: the tensors to optimise (leaf tensors with ``requires_grad``), e.g. only a
     readout; default every parameter of ``model`` that requires a gradient. ``grad_clip`` (a
-    positive norm; None or 0: no clipping) clips their joint norm; its sign is not checked, and
-    a negative value reverses the gradient (``clip_grad_norm_`` scales by it).
+    non-negative norm; None or 0: no clipping) clips their joint norm; a negative value raises
+    ``ValueError`` (``clip_grad_norm_`` would scale by it and reverse the gradient).
 
     ``optimizer``: ``adam``, ``adamw``, ``sgd`` or ``lbfgs``; for ``lbfgs`` each step is one
     ``LBFGS.step`` of ``lbfgs_iters`` iterations (``max_iter``; strong-Wolfe line search) on that
@@ -198,6 +198,8 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
     steps = check_int("steps", steps, minimum=1)
     lr = check_positive("lr", lr)
     val_every = check_int("val_every", val_every, minimum=1)
+    if grad_clip is not None:  # validated, not converted (0 = no clipping)
+        check_positive("grad_clip", grad_clip, strict=False)
     if patience is not None:
         patience = check_int("patience", patience, minimum=1)
         if val_loss is None:
