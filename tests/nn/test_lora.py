@@ -96,3 +96,11 @@ def test_last_name_targets_select_as_before():
     assert names == ["proj", "proj", "qkv", "qkv"]
     with pytest.raises(ValueError, match="target_modules"):
         add_lora(_model(), r=2, target_modules=["mlp"])  # a Sequential, not an nn.Linear
+
+
+def test_a_target_that_also_matches_a_container_is_refused_by_peft():
+    # "0" names mlp.0 (a Linear) and blocks.0 (a Block): our check passes, peft refuses the Block (documented)
+    with pytest.raises(ValueError, match="not supported"):
+        add_lora(_model(), r=2, target_modules=["0"])
+    with pytest.raises(ValueError, match="target_modules"):
+        add_lora(_model(), r=2, target_modules="qkv")

@@ -34,7 +34,11 @@ def add_lora(model: nn.Module, *, r: int, alpha: float | None = None, target_mod
     A target names a module by its last component (``"qkv"``: every ``*.qkv``) or by a dotted
     suffix of its full name (``"mlp.0"``: the first child of each block's ``mlp`` Sequential),
     matched as peft matches a list (``name == target or name.endswith("." + target)``); each
-    target must match at least one ``nn.Linear``.
+    target must match at least one ``nn.Linear`` (checked here, naming the target), and every
+    module it matches must be one: a target that also matches a container, such as ``"0"`` on
+    TinyLM (``blocks.0`` as well as ``mlp.0``), passes that check and is then refused by peft's own
+    ``ValueError`` ("Target module ... is not supported"). A plain ``str`` is refused (peft would
+    read it as a regular expression).
 
     Returns the peft model (a ``torch.nn.Module`` with the same forward). Only adapter
     weights are trainable. ``alpha`` defaults to ``r`` (scale 1).
