@@ -12,6 +12,13 @@ follow the same rules, written once here:
   building the same artefact at once never leave a half-written file;
 - a file that cannot be read back (truncated, from an older format) is rebuilt, not trusted.
 
+The key is the parameters only, not the code that builds the artefact: a result's code
+fingerprint changes when, say, ``nn.train.train_lm`` changes, but a warm cache still returns the
+weights the old code trained. When a change alters what ``build`` makes, bump a version entry in
+``params`` (as :mod:`icml26.tasks.policy` does with ``"v"``) or clear the namespace's folder.
+A file that loads but does not fit (a state dict of another shape) is the caller's to detect:
+:func:`icml26.tasks.search.pretrain_search_policy` rebuilds it with ``refresh=True``.
+
 Example::
 
     from icml26.core.cache import cached
