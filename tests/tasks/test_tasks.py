@@ -227,11 +227,6 @@ def test_policy_on_train_lm_is_bit_identical_to_the_old_loops(schedule):
         assert torch.equal(a, b), k
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="review of issue 13: tasks.policy.pretrain_policy loads a readable cache entry of "
-                          "another shape without a fallback (load_state_dict raises), while tasks.search "
-                          "rebuilds such an entry (tested in test_search). Fixing it changes policy.py's code "
-                          "fingerprint, so it waits for the next re-run.")
 def test_policy_cache_rebuilds_a_readable_entry_of_another_shape(tmp_path, monkeypatch):
     from icml26.tasks.policy import PolicyConfig, cache_path, pretrain_policy
 

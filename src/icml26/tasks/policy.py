@@ -126,7 +126,8 @@ def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool =
 
     :func:`icml26.nn.train.train_lm` with ``cfg.schedule`` and a warm-up of ``WARMUP`` steps
     (AdamW, weight decay 0.01, grad clip 1), on batches of ``cfg.batch`` problems drawn from a
-    fixed pool of the seed's. ``cache=False`` always trains and never writes.
+    fixed pool of the seed's. ``cache=False`` always trains and never writes; a readable cache entry
+    that does not fit the model (another shape) is rebuilt and overwritten.
     """
     from icml26.core.cache import cached
     from icml26.nn.train import train_lm
@@ -152,8 +153,15 @@ def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool =
         train_lm(fresh, batch, steps=cfg.steps, lr=cfg.lr, warmup=WARMUP, seed=seed, schedule=cfg.schedule)
         return fresh.state_dict()
 
-    state = cached("arith_policy", "policy", build, params=_cache_params(seed, cfg), fmt="pt") if cache else build()
-    model.load_state_dict(state)
+    if not cache:
+        model.load_state_dict(build())
+        return model.eval()
+    state = cached("arith_policy", "policy", build, params=_cache_params(seed, cfg), fmt="pt")
+    try:
+        model.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError, AttributeError):  # a readable entry of another shape is rebuilt
+        model.load_state_dict(cached("arith_policy", "policy", build, params=_cache_params(seed, cfg), fmt="pt",
+                                     refresh=True))
     return model.eval()
 
 
