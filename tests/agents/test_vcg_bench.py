@@ -247,3 +247,53 @@ def test_editing_claim_needs_a_pixel_arm_that_beats_copy_on_requirements():
         != "reproduced"
     assert E.check_code_beats_pixel_editing(E.contradict_code_beats_pixel_editing(_editing_rows(0.7))).status \
         != "reproduced"
+
+
+def _old_train(kind, triples, src, tgt, steps, batch, lr, seed):
+    """Copies of arms.train_code / train_pixel's private loops before issue 13 (pin the port to nn.mlp.fit)."""
+    import torch
+
+    from icml26.agents.vcg_bench import arms as A
+
+    F = torch.nn.functional
+    if kind == "code":
+        model = A.make_patch_decoder(seed=seed)
+        instr, cells, mask, t, col, _ = A.code_batch(triples)
+        g = torch.Generator().manual_seed(seed)
+    else:
+        model = A.make_pixel_editor(seed=seed)
+        x, y = A.to_tensor(src), A.to_tensor(tgt)
+        instr = torch.tensor([t.tokens for t in triples], dtype=torch.long)
+        g = torch.Generator().manual_seed(seed + 1)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        idx = torch.randint(len(triples), (batch,), generator=g)
+        if kind == "code":
+            lp, lc = model(instr[idx], cells[idx], mask[idx])
+            loss = F.cross_entropy(lp, t[idx]) + F.cross_entropy(lc, col[idx])
+        else:
+            loss = F.mse_loss(model(x[idx], instr[idx]), y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    return model, losses
+
+
+def test_arms_train_on_the_shared_fit_bit_identically_to_their_former_loops():
+    """train_code and train_pixel now use nn.mlp.fit: same per-step losses and weights, bit for bit."""
+    import torch
+
+    from icml26.agents.vcg_bench import arms as A
+
+    triples = S.make_triples(12, 101)
+    src = A.images([t.xml for t in triples], 0.5)
+    tgt = A.images([t.target_xml for t in triples], 0.5)
+    new = {"code": A.train_code(triples, 5, 4, 3e-3, 101),
+           "pixel": A.train_pixel(triples, src, tgt, 5, 4, 3e-3, 101)}
+    for kind, (model, losses) in new.items():
+        old_model, old_losses = _old_train(kind, triples, src, tgt, 5, 4, 3e-3, 101)
+        assert losses == old_losses and len(losses) == 5
+        a, b = model.state_dict(), old_model.state_dict()
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

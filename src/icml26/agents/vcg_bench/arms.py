@@ -144,40 +144,41 @@ def to_uint8(t) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- training
 def train_code(triples, steps: int, batch: int, lr: float, seed: int) -> tuple[object, list[float]]:
+    """The code arm: Adam on pointer + colour cross-entropy over ``batch`` triples drawn with replacement
+    (``nn.mlp.fit``'s generator, seed ``seed``); returns the model and the per-step losses."""
+    from icml26.nn.mlp import fit
+
     torch = _torch()
+    F = torch.nn.functional
     model = make_patch_decoder(seed=seed)
     instr, cells, mask, tgt, col, _ = code_batch(triples)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    g = torch.Generator().manual_seed(seed)
-    losses = []
-    for _ in range(steps):
-        idx = torch.randint(len(triples), (batch,), generator=g)
-        lp, lc = model(instr[idx], cells[idx], mask[idx])
-        loss = torch.nn.functional.cross_entropy(lp, tgt[idx]) + torch.nn.functional.cross_entropy(lc, col[idx])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
-    return model, losses
+
+    def loss_fn(m, idx):
+        lp, lc = m(instr[idx], cells[idx], mask[idx])
+        return F.cross_entropy(lp, tgt[idx]) + F.cross_entropy(lc, col[idx])
+
+    res = fit(model, loss_fn, lambda g: torch.randint(len(triples), (batch,), generator=g), steps=steps, lr=lr,
+              seed=seed)
+    return model, res.history
 
 
 def train_pixel(triples, src_imgs: np.ndarray, tgt_imgs: np.ndarray, steps: int, batch: int, lr: float,
                 seed: int) -> tuple[object, list[float]]:
+    """The pixel arm: Adam on the render MSE over ``batch`` triples drawn with replacement
+    (``nn.mlp.fit``'s generator, seed ``seed + 1``); returns the model and the per-step losses."""
+    from icml26.nn.mlp import fit
+
     torch = _torch()
     model = make_pixel_editor(seed=seed)
     x, y = to_tensor(src_imgs), to_tensor(tgt_imgs)
     instr = torch.tensor([t.tokens for t in triples], dtype=torch.long)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    g = torch.Generator().manual_seed(seed + 1)
-    losses = []
-    for _ in range(steps):
-        idx = torch.randint(len(triples), (batch,), generator=g)
-        loss = torch.nn.functional.mse_loss(model(x[idx], instr[idx]), y[idx])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
-    return model, losses
+
+    def loss_fn(m, idx):
+        return torch.nn.functional.mse_loss(m(x[idx], instr[idx]), y[idx])
+
+    res = fit(model, loss_fn, lambda g: torch.randint(len(triples), (batch,), generator=g), steps=steps, lr=lr,
+              seed=seed + 1)
+    return model, res.history
 
 
 # ----------------------------------------------------------------------------- inference
