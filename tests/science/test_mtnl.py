@@ -480,3 +480,27 @@ def test_load_image_is_cached_on_disk(tmp_path, monkeypatch):
     np.testing.assert_array_equal(S.load_image("coffee", 8), a)
     assert S.load_image("coffee", 12).shape == (12, 12, 3)
     assert len(list((tmp_path / "mtnl").glob("photo_*.npy"))) == 2
+
+
+def test_pretrain_base_on_the_shared_fit_is_bit_identical_to_its_former_loop():
+    """pretrain_base now trains with nn.mlp.fit: same weights, bit for bit, as its private loop before issue 13."""
+    from torch import nn
+
+    from icml26.nn.mlp import mlp
+    from icml26.science.mtnl.adapter import pretrain_base
+
+    rng = np.random.default_rng(101)
+    x, y = rng.normal(size=(40, 64)), rng.integers(0, 5, 40)
+    new = pretrain_base(x, y, hidden=16, steps=7, lr=0.01, seed=101)
+    torch.manual_seed(101)  # the former loop, verbatim
+    old = mlp([64, 16, 10])
+    xt, yt = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(y, dtype=torch.long)
+    opt = torch.optim.Adam(old.parameters(), lr=0.01)
+    for _ in range(7):
+        opt.zero_grad()
+        nn.functional.cross_entropy(old(xt), yt).backward()
+        opt.step()
+    a, b = new.state_dict(), old.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    torch.manual_seed(101)
+    assert not torch.equal(a["0.weight"], mlp([64, 16, 10]).state_dict()["0.weight"])  # it did train

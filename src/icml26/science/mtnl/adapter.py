@@ -73,8 +73,9 @@ class TNAdapterLinear(nn.Module):
 
 
 def pretrain_base(x, y, *, hidden: int = 128, steps: int = 300, lr: float = 0.01, seed: int = 0) -> nn.Sequential:
-    """A ``64 -> hidden -> 10`` ReLU MLP trained full-batch (Adam, cross-entropy) on ``x: (n, 64)``, ``y: (n,)``."""
-    from icml26.nn.mlp import mlp
+    """A ``64 -> hidden -> 10`` ReLU MLP trained full-batch (Adam, cross-entropy; :func:`icml26.nn.mlp.fit`)
+    on ``x: (n, 64)``, ``y: (n,)``; returned in eval mode."""
+    from icml26.nn.mlp import fit, mlp
 
     x = as_array("x", x, ndim=2)
     y = np.asarray(y)
@@ -85,11 +86,7 @@ def pretrain_base(x, y, *, hidden: int = 128, steps: int = 300, lr: float = 0.01
     torch.manual_seed(check_int("seed", seed, minimum=0))
     net = mlp([x.shape[1], check_int("hidden", hidden, minimum=1), 10])
     xt, yt = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(y, dtype=torch.long)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
-    for _ in range(steps):
-        opt.zero_grad()
-        nn.functional.cross_entropy(net(xt), yt).backward()
-        opt.step()
+    fit(net, lambda m, b: nn.functional.cross_entropy(m(b[0]), b[1]), [(xt, yt)], steps=steps, lr=lr)
     return net
 
 
