@@ -216,3 +216,61 @@ def test_every_linear_layer_of_a_block_is_adapted():
     assert len(lora_layers(model)) == 4 and set(TARGETS) == {"qkv", "proj", "mlp.0", "mlp.2"}
     # trainable: A (2, in) and B (out, 2) per layer: qkv 16->48, proj 16->16, mlp.0 16->64, mlp.2 64->16
     assert sum(p.numel() for p in params) == sum(2 * i + o * 2 for i, o in ((16, 48), (16, 16), (16, 64), (64, 16)))
+
+
+def _old_sft(base, profile, seed):
+    """Copy of ``experiment._sft``'s private loop before issue 13 (kept to pin the port to nn.mlp.fit)."""
+    from icml26.llm.lora_rlvr.method import make_arm
+    from icml26.llm.lora_rlvr.setting import problems, training_batch
+    from icml26.nn.train import lm_loss
+
+    train_items = problems(4000, levels=(1,), seed=90_000 + seed)
+    held = problems(256, levels=(1,), seed=91_000 + seed)
+    held_ids, held_tgt = training_batch(held, 24)
+    out, models = {}, {}
+    for arm in ("kaiming", "pissa", "milora"):
+        model, params = make_arm(base, arm, int(profile["rank"]), seed=seed)
+        opt = torch.optim.Adam(params, lr=float(profile["sft_lr"]))
+        gen = torch.Generator().manual_seed(seed)
+        model.train()
+        for _ in range(int(profile["sft_steps"])):
+            idx = torch.randint(0, len(train_items), (32,), generator=gen).tolist()
+            ids, tgt = training_batch([train_items[i] for i in idx], 24)
+            loss = lm_loss(model, ids, target=tgt)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        model.eval()
+        with torch.no_grad():
+            out[f"sft/{arm}/loss"] = float(lm_loss(model, held_ids, target=held_tgt))
+        models[arm] = model
+    return out, models
+
+
+def test_sft_on_the_shared_fit_is_bit_identical_to_its_former_private_loop(monkeypatch):
+    """_sft now trains with nn.mlp.fit: same held-out losses and same weights, bit for bit."""
+    from icml26.llm.lora_rlvr import experiment as E
+    from icml26.llm.lora_rlvr.method import make_arm
+    from icml26.llm.lora_rlvr.setting import tokenizer
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    torch.manual_seed(3)
+    base = TinyLM(LMConfig(vocab_size=tokenizer().vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=32))
+    profile = {"rank": 2, "sft_steps": 4, "sft_lr": 3e-3}
+    seed = 101
+    old, old_models = _old_sft(base, profile, seed)
+    new_models = []
+
+    def spy(*a, **k):
+        model, params = make_arm(*a, **k)
+        new_models.append(model)
+        return model, params
+
+    monkeypatch.setattr(E, "make_arm", spy)
+    new = E._sft(base, profile, seed)
+    assert new == old
+    assert len(new_models) == 3
+    for model, arm in zip(new_models, ("kaiming", "pissa", "milora")):
+        a, b = model.state_dict(), old_models[arm].state_dict()
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+        assert not model.training

@@ -186,25 +186,27 @@ def _rlvr(base, profile: Profile, seed: int, val, test) -> dict:
 # ----------------------------------------------------------------------------- SFT (prior work)
 def _sft(base, profile: Profile, seed: int) -> dict:
     from icml26.nn.lm import token_logprobs  # noqa: F401 - keeps the import graph explicit
+    from icml26.nn.mlp import fit
     from icml26.nn.train import lm_loss
 
     train_items = problems(4000, levels=(1,), seed=90_000 + seed)
     held = problems(256, levels=(1,), seed=91_000 + seed)
     held_ids, held_tgt = training_batch(held, 24)
     out = {}
+
+    def draw(gen: torch.Generator):
+        idx = torch.randint(0, len(train_items), (32,), generator=gen).tolist()
+        return training_batch([train_items[i] for i in idx], 24)
+
+    def loss_fn(model, batch):
+        return lm_loss(model, batch[0], target=batch[1])
+
     for arm in ("kaiming", "pissa", "milora"):
         model, params = make_arm(base, arm, int(profile["rank"]), seed=seed)
-        opt = torch.optim.Adam(params, lr=float(profile["sft_lr"]))
-        gen = torch.Generator().manual_seed(seed)
-        model.train()
-        for _ in range(int(profile["sft_steps"])):
-            idx = torch.randint(0, len(train_items), (32,), generator=gen).tolist()
-            ids, tgt = training_batch([train_items[i] for i in idx], 24)
-            loss = lm_loss(model, ids, target=tgt)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-        model.eval()
+        # nn.mlp.fit: Adam on the adapter's params, batches drawn from Generator().manual_seed(seed),
+        # no clipping, constant lr; leaves the model in eval mode (bit-identical to the loop it replaced)
+        fit(model, loss_fn, draw, steps=int(profile["sft_steps"]), lr=float(profile["sft_lr"]), params=params,
+            seed=seed)
         with torch.no_grad():
             out[f"sft/{arm}/loss"] = float(lm_loss(model, held_ids, target=held_tgt))
     return out
