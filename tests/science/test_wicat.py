@@ -234,3 +234,81 @@ def test_fine_tune_starts_from_init_and_sees_the_same_batches():
         M.train_supervised(w, t, cfg, steps=1, init="weights")
     with pytest.raises(ValueError, match="init"):
         M.train_supervised(w, t, cfg, steps=1, init=M.TokenEncoder(_cfg(d_model=16)))
+
+
+# --- issue 13: pretrain / train_supervised moved onto nn.train.train_lm; copies of the old loops
+def _old_pretrain(windows, cfg, *, steps, batch=32, lr=2e-3, mask_ratio=0.5, region_mask_prob=0.3, seed=0):
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model = M.TokenEncoder(cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = M._schedule(opt, steps)
+    data = torch.as_tensor(windows, dtype=torch.float32)
+    hist = []
+    for _ in range(steps):
+        idx = torch.randint(0, data.shape[0], (batch,), generator=gen)
+        x = data[idx]
+        m = M.sample_mask(batch, cfg.n_channels, cfg.n_patches, mask_ratio, region_mask_prob, gen)
+        _, rec = model(x, m)
+        loss = M.masked_mse(rec, x, m)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        hist.append(float(loss.detach()))
+    return model.eval(), hist
+
+
+def _old_train_supervised(windows, targets, cfg, *, steps, batch=32, lr=2e-3, weight_decay=1e-2, seed=0,
+                          init=None):
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model = M.SupervisedEncoder(cfg)
+    if init is not None:
+        model.enc.load_state_dict(init.state_dict())
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = M._schedule(opt, steps)
+    x, y = torch.as_tensor(windows, dtype=torch.float32), torch.as_tensor(targets, dtype=torch.float32)
+    for _ in range(steps):
+        idx = torch.randint(0, x.shape[0], (min(batch, x.shape[0]),), generator=gen)
+        loss = ((model(x[idx]) - y[idx]) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    return model.eval()
+
+
+def _same_weights(a, b):
+    sa, sb = a.state_dict(), b.state_dict()
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        assert torch.equal(sa[k], sb[k]), k
+
+
+def test_pretrain_on_train_lm_is_bit_identical_to_the_old_loop():
+    rng = np.random.default_rng(101)
+    cfg = _cfg()
+    w = rng.standard_normal((20, 4, 3, 4)).astype(np.float32)
+    new, hist_new = M.pretrain(w, cfg, steps=25, batch=6, lr=3e-3, seed=101)
+    after_new = torch.rand(3)                       # the global RNG is left where the old loop left it
+    old, hist_old = _old_pretrain(w, cfg, steps=25, batch=6, lr=3e-3, seed=101)
+    after_old = torch.rand(3)
+    assert hist_new == hist_old
+    _same_weights(new, old)
+    assert torch.equal(after_new, after_old)
+    assert not new.training
+
+
+@pytest.mark.parametrize("with_init", [False, True])
+def test_train_supervised_on_train_lm_is_bit_identical_to_the_old_loop(with_init):
+    rng = np.random.default_rng(102)
+    cfg = _cfg()
+    w = rng.standard_normal((15, 4, 3, 4)).astype(np.float32)
+    t = rng.standard_normal((15, 3)).astype(np.float32)
+    torch.manual_seed(103)
+    init = M.TokenEncoder(cfg) if with_init else None
+    new = M.train_supervised(w, t, cfg, steps=22, batch=8, lr=2e-3, weight_decay=1e-2, seed=104, init=init)
+    old = _old_train_supervised(w, t, cfg, steps=22, batch=8, lr=2e-3, weight_decay=1e-2, seed=104, init=init)
+    _same_weights(new, old)
+    assert not new.training

@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 from icml26.core.validate import as_array, check_int, check_positive
+from icml26.nn.train import train_lm
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ class TokenEncoder(nn.Module):
         return h, self.head(h)
 
 
-def _schedule(opt: torch.optim.Optimizer, steps: int) -> torch.optim.lr_scheduler.LambdaLR:
-    """Linear warm-up over the first tenth of the steps, then cosine decay to zero."""
+def _warmup_cosine(steps: int):
+    """The lr factor ``step -> factor`` of every WiCAT loop: linear warm-up over the first tenth of the
+    steps, then cosine decay to zero (passed to ``train_lm`` as its ``schedule=`` callable)."""
     warm = max(1, steps // 10)
 
     def factor(i: int) -> float:
@@ -96,7 +98,12 @@ def _schedule(opt: torch.optim.Optimizer, steps: int) -> torch.optim.lr_schedule
             return (i + 1) / warm
         return 0.5 * (1 + np.cos(np.pi * min(1.0, (i - warm) / max(1, steps - warm))))
 
-    return torch.optim.lr_scheduler.LambdaLR(opt, factor)
+    return factor
+
+
+def _schedule(opt: torch.optim.Optimizer, steps: int) -> torch.optim.lr_scheduler.LambdaLR:
+    """:func:`_warmup_cosine` as a ``LambdaLR`` on ``opt`` (the private loop :func:`_stitched_steps`)."""
+    return torch.optim.lr_scheduler.LambdaLR(opt, _warmup_cosine(steps))
 
 
 # ----------------------------------------------------------------------------- tokenization
@@ -154,24 +161,20 @@ def pretrain(windows: np.ndarray, cfg: EncoderConfig, *, steps: int, batch: int 
     if tuple(windows.shape[1:]) != (cfg.n_channels, cfg.n_patches, cfg.patch_len):
         raise ValueError(f"windows must have shape (N, {cfg.n_channels}, {cfg.n_patches}, {cfg.patch_len}), "
                          f"got {windows.shape}")
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)                     # the init (train_lm's generator, seeded alike, draws the batches)
     model = TokenEncoder(cfg)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = _schedule(opt, steps)
     data = torch.as_tensor(windows, dtype=torch.float32)
-    hist = []
-    for _ in range(steps):
-        idx = torch.randint(0, data.shape[0], (batch,), generator=gen)
-        x = data[idx]
-        m = sample_mask(batch, cfg.n_channels, cfg.n_patches, mask_ratio, region_mask_prob, gen)
-        _, rec = model(x, m)
-        loss = masked_mse(rec, x, m)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        hist.append(float(loss.detach()))
+
+    def sample(gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        x = data[torch.randint(0, data.shape[0], (batch,), generator=gen)]
+        return x, sample_mask(batch, cfg.n_channels, cfg.n_patches, mask_ratio, region_mask_prob, gen)
+
+    def loss_fn(model: TokenEncoder, xm: tuple, step: int, gen: torch.Generator) -> torch.Tensor:
+        x, m = xm
+        return masked_mse(model(x, m)[1], x, m)
+
+    hist = train_lm(model, sample, steps=steps, lr=lr, weight_decay=1e-4, grad_clip=None, seed=seed,
+                    schedule=_warmup_cosine(steps), loss_fn=loss_fn)
     return model.eval(), hist
 
 
@@ -296,21 +299,20 @@ def train_supervised(windows: np.ndarray, targets: np.ndarray, cfg: EncoderConfi
         raise TypeError(f"init must be a TokenEncoder or None, got {type(init).__name__}")
     if init is not None and init.cfg != cfg:
         raise ValueError(f"init has config {init.cfg}, not {cfg}")
-    torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)                     # the head's init (train_lm's generator draws the batches)
     model = SupervisedEncoder(cfg)
     if init is not None:
         model.enc.load_state_dict(init.state_dict())
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = _schedule(opt, steps)
     x, y = torch.as_tensor(windows, dtype=torch.float32), torch.as_tensor(targets, dtype=torch.float32)
-    for _ in range(steps):
-        idx = torch.randint(0, x.shape[0], (min(batch, x.shape[0]),), generator=gen)
-        loss = ((model(x[idx]) - y[idx]) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
+
+    def sample(gen: torch.Generator) -> torch.Tensor:
+        return torch.randint(0, x.shape[0], (min(batch, x.shape[0]),), generator=gen)
+
+    def loss_fn(model: SupervisedEncoder, idx: torch.Tensor, step: int, gen: torch.Generator) -> torch.Tensor:
+        return ((model(x[idx]) - y[idx]) ** 2).mean()
+
+    train_lm(model, sample, steps=steps, lr=lr, weight_decay=weight_decay, grad_clip=None, seed=seed,
+             schedule=_warmup_cosine(steps), loss_fn=loss_fn)
     return model.eval()
 
 
@@ -350,6 +352,13 @@ class StitchedEncoder(nn.Module):
 
 def _stitched_steps(model: StitchedEncoder, data: list, params, steps: int, batch: int, lr: float,
                     mask_ratio: float, gen: torch.Generator) -> list:
+    """The stitcher control's masked-pretraining steps on ``params`` (all of them, or a new session's stitcher
+    pair), drawing the session, the windows and the mask from ``gen``.
+
+    Kept private (not ``nn.train.train_lm``, issue 13): ``train_lm`` has no ``params=`` subset (it hands
+    every ``model.parameters()`` to AdamW) and seeds its own generator, while this loop trains only
+    ``params`` (:func:`adapt_stitcher`: the new session's stitcher pair) and continues the caller's ``gen``.
+    """
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=1e-4)
     sched = _schedule(opt, steps)
     hist = []
