@@ -133,3 +133,37 @@ def test_oracle_labels_need_kinds_and_report_agreement():
     assert out["label_agreement"] == [1.0, 1.0]
     with pytest.raises(ValueError, match="labels"):
         FedConfig(labels="x")
+
+
+def test_local_finetune_on_the_shared_loop_is_bit_identical_to_the_old_loop():
+    """Issue 13: local_finetune trains with nn.mlp.fit; a copy of its old private loop gives the same heads."""
+    import torch.nn.functional as F
+
+    from icml26.alignment.fedvpa_gp.method import local_finetune
+
+    rng = np.random.default_rng(105)
+    H = rng.normal(size=(30, 6)).astype(np.float32)
+    pairs = rng.integers(0, 30, size=(4, 9, 2))
+    params = {"w": torch.from_numpy(rng.normal(size=6).astype(np.float32))}
+
+    def old(steps, lr):
+        Ht = torch.as_tensor(H, dtype=torch.float32)
+        pt = torch.as_tensor(pairs, dtype=torch.long)
+        w = params["w"].detach().unsqueeze(0).repeat(len(pt), 1).requires_grad_(True)
+        opt = torch.optim.Adam([w], lr=lr)
+        dh = Ht[pt[..., 0]] - Ht[pt[..., 1]]
+        for _ in range(steps):
+            loss = F.softplus(-torch.einsum("cnh,ch->cn", dh, w)).mean(1).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return w.detach().numpy()
+
+    torch.manual_seed(3)
+    want = old(17, 0.05)
+    state = torch.get_rng_state()
+    torch.manual_seed(3)
+    got = local_finetune(H, pairs, params, steps=17, lr=0.05)
+    assert torch.get_rng_state().equal(state)
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(got, np.tile(params["w"].numpy(), (4, 1)))  # it did train

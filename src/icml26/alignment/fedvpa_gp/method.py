@@ -41,6 +41,7 @@ import torch
 import torch.nn.functional as F
 
 from icml26.core.validate import as_array, check_int, check_positive
+from icml26.nn.mlp import fit
 
 __all__ = ["FedConfig", "gaussian_kl_standard", "mixture_kl_mc", "log_normal_diag", "orthonormal_prototypes",
            "orthogonal_loss", "fedavg", "assign_labels", "kmeans_purity", "collapse_index",
@@ -440,13 +441,13 @@ def local_finetune(H, pairs, params: dict, *, steps: int = 25, lr: float = 0.02)
     H = torch.as_tensor(np.asarray(as_array("H", H, ndim=2)), dtype=torch.float32)
     pairs = torch.as_tensor(np.asarray(pairs), dtype=torch.long)
     w = params["w"].detach().unsqueeze(0).repeat(len(pairs), 1).requires_grad_(True)
-    opt = torch.optim.Adam([w], lr=lr)
     dh = H[pairs[..., 0]] - H[pairs[..., 1]]
-    for _ in range(steps):
-        loss = F.softplus(-torch.einsum("cnh,ch->cn", dh, w)).mean(1).sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+
+    def loss(_model: torch.nn.Module, _batch: None) -> torch.Tensor:
+        return F.softplus(-torch.einsum("cnh,ch->cn", dh, w)).mean(1).sum()
+
+    # the shared loop on the bare tensor (an empty holder module; full batch, so one dummy batch)
+    fit(torch.nn.Module(), loss, [None], steps=steps, lr=lr, params=[w])
     return w.detach().numpy()
 
 
