@@ -237,3 +237,63 @@ def test_accuracy_check_on_the_full_run_numbers():
     # the method clearly better than both controls passes
     better = [{**m, "ms3/light/miou": max(m["ms3/attention/miou"], m["ms3/concat/miou"]) + 3.0} for m in ms]
     assert chk(better).status == "reproduced"
+
+
+# --- issue 13: train_model moved onto nn.mlp.fit; a copy of the old loop
+def _old_train_model(model, images, masks, specs, *, steps, batch=32, lr=2e-3, align_weight=0.0,
+                     temperature=0.1, seed=0):
+    images = torch.as_tensor(images, dtype=torch.float32)
+    masks = torch.as_tensor(masks, dtype=torch.float32)
+    specs = torch.as_tensor(specs, dtype=torch.float32)
+    gen = torch.Generator().manual_seed(seed)
+    heads = M.AlignmentHeads(model.visual.stages[1][0][0].out_channels, model.audio.out[1].out_features) \
+        if align_weight > 0 else None
+    params = list(model.parameters()) + (list(heads.parameters()) if heads is not None else [])
+    opt = torch.optim.Adam(params, lr=lr)
+    n = images.shape[0]
+    losses, segs = [], []
+    model.train()
+    for _ in range(steps):
+        idx = torch.randint(0, n, (min(batch, n),), generator=gen)
+        x, y, s = images[idx], masks[idx], specs[idx]
+        logits, feats = model(x, s)
+        seg = M.seg_loss(logits, y)
+        loss = seg
+        if heads is not None:
+            a = model.audio_embedding(s)
+            v = M.masked_pool(feats[1], y)
+            loss = seg + align_weight * M.alignment_loss(heads.pv(v), heads.pa(a), temperature)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        segs.append(float(seg.detach()))
+    k = max(1, steps // 10)
+    drop = float(np.mean(segs[:k]) / max(np.mean(segs[-k:]), 1e-12))
+    model.eval()
+    return {"loss": losses, "seg": segs, "loss_drop": drop}
+
+
+@pytest.mark.parametrize("align_weight", [0.0, 0.1])
+def test_train_model_on_fit_is_bit_identical_to_the_old_loop(align_weight):
+    sc = S.make_scenes(20, 32, 101)
+    spec = (sc.audio - sc.audio.mean()) / sc.audio.std()
+    torch.manual_seed(102)
+    new = M.AVSegModel("light")
+    torch.manual_seed(102)
+    old = M.AVSegModel("light")
+    torch.manual_seed(103)
+    h_new = M.train_model(new, sc.images, sc.masks, spec, steps=6, batch=8, lr=2e-3, align_weight=align_weight,
+                          seed=104)
+    after_new = torch.rand(3)                       # the global RNG is left where the old loop left it
+    torch.manual_seed(103)
+    h_old = _old_train_model(old, sc.images, sc.masks, spec, steps=6, batch=8, lr=2e-3, align_weight=align_weight,
+                             seed=104)
+    after_old = torch.rand(3)
+    assert h_new == h_old
+    assert torch.equal(after_new, after_old)
+    assert not new.training
+    sn, so = new.state_dict(), old.state_dict()
+    assert sn.keys() == so.keys()
+    for k in sn:
+        assert torch.equal(sn[k], so[k]), k

@@ -43,6 +43,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from icml26.core.validate import as_array, check_finite, check_int, check_positive
+from icml26.nn.mlp import fit
 
 INTERACTIONS = ("light", "attention", "concat", "none")
 
@@ -306,6 +307,9 @@ def train_model(model: AVSegModel, images, masks, specs, *, steps: int, batch: i
                 align_weight: float = 0.0, temperature: float = 0.1, seed: int = 0) -> dict:
     """Adam on BCE + Dice (+ ``align_weight`` x alignment loss, with its own training-only heads).
 
+    Trained with the shared loop ``nn.mlp.fit`` (issue 13): the model's and the heads' parameters,
+    random minibatches drawn from a generator seeded with ``seed``.
+
     ``images`` (n, 3, S, S), ``masks`` (n, S, S), ``specs`` (n, 1, T, M), numpy or torch. Returns
     ``{"loss": [per-step total loss], "seg": [per-step segmentation loss], "loss_drop": ratio of the
     first to the last tenth's mean segmentation loss}``.
@@ -323,32 +327,29 @@ def train_model(model: AVSegModel, images, masks, specs, *, steps: int, batch: i
     align_weight = check_positive("align_weight", align_weight, strict=False)
     temperature = check_positive("temperature", temperature)
     seed = check_int("seed", seed, minimum=0)
-    gen = torch.Generator().manual_seed(seed)
     heads = AlignmentHeads(model.visual.stages[1][0][0].out_channels, model.audio.out[1].out_features) \
         if align_weight > 0 else None
     params = list(model.parameters()) + (list(heads.parameters()) if heads is not None else [])
-    opt = torch.optim.Adam(params, lr=lr)
     n = images.shape[0]
-    losses, segs = [], []
-    model.train()
-    for _ in range(steps):
-        idx = torch.randint(0, n, (min(batch, n),), generator=gen)
+    segs: list[float] = []
+
+    def draw(gen: torch.Generator) -> torch.Tensor:
+        return torch.randint(0, n, (min(batch, n),), generator=gen)
+
+    def loss_fn(model: AVSegModel, idx: torch.Tensor) -> torch.Tensor:
         x, y, s = images[idx], masks[idx], specs[idx]
         logits, feats = model(x, s)
         seg = seg_loss(logits, y)
-        loss = seg
-        if heads is not None:
-            a = model.audio_embedding(s)
-            v = masked_pool(feats[1], y)
-            loss = seg + align_weight * alignment_loss(heads.pv(v), heads.pa(a), temperature)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
-        segs.append(float(seg.detach()))
+        segs.append(float(seg.detach()))          # the segmentation part, per step
+        if heads is None:
+            return seg
+        a = model.audio_embedding(s)
+        v = masked_pool(feats[1], y)
+        return seg + align_weight * alignment_loss(heads.pv(v), heads.pa(a), temperature)
+
+    losses = fit(model, loss_fn, draw, steps=steps, lr=lr, optimizer="adam", params=params, seed=seed).history
     k = max(1, steps // 10)
     drop = float(np.mean(segs[:k]) / max(np.mean(segs[-k:]), 1e-12))
-    model.eval()
     return {"loss": losses, "seg": segs, "loss_drop": drop}
 
 
