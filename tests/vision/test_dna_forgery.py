@@ -189,3 +189,167 @@ def test_gates_count_seeds_like_the_claims():
     for c in paper.claims:  # every gated claim uses the 4/5 generator gate
         gens = [g for g in getattr(c.check, "gates", ()) if g.key == "gen/min_loss_drop"]
         assert all(g.frac == 0.8 for g in gens)
+
+
+# ----------------------------------------------------------------------------- issue 13: shared loop
+def _old_pretrain(cfg, seed):
+    """The private loop pretrain_backbone ran before issue 13 (kept to prove the port bit-identical)."""
+    import torch
+    from torch.nn import functional as F
+
+    model = S.Backbone(cfg.widths, len(S.SOURCES))
+    gen = torch.Generator().manual_seed(seed)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = S.Backbone(cfg.widths, len(S.SOURCES))
+    srcs = S.load_sources(cfg.short_side)
+    x, y = S.sample_crops(cfg.n_crops, np.random.default_rng([seed, 1]), sources=srcs)
+    xv, yv = S.sample_crops(1000, np.random.default_rng([seed, 2]), sources=srcs)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    losses = []
+    model.train()
+    for _ in range(cfg.epochs):
+        perm = torch.randperm(len(xt), generator=gen)
+        for s in range(0, len(xt), cfg.batch):
+            idx = perm[s:s + cfg.batch]
+            loss = F.cross_entropy(model(xt[idx]), yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    model.eval()
+    with torch.no_grad():
+        acc = float((model(torch.from_numpy(xv)).argmax(1) == torch.from_numpy(yv)).float().mean())
+    k = max(1, len(losses) // 10)
+    return model, {"val_acc": acc, "loss_first": float(np.mean(losses[:k])), "loss_last": float(np.mean(losses[-k:]))}
+
+
+def _old_generator(kind, x, *, steps, batch, lr, width, levels, beta, seed):
+    """The private loop train_generator ran before issue 13."""
+    import torch
+    from torch.nn import functional as F
+
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = S._AutoEncoder(kind, width, levels)
+        xt = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        gen = torch.Generator().manual_seed(seed)
+        losses = []
+        for _ in range(steps):
+            idx = torch.randint(0, len(xt), (batch,), generator=gen)
+            rec, kl = model(xt[idx])
+            mse = F.mse_loss(rec, xt[idx])
+            loss = mse + beta * kl
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(mse.item())
+    model.eval()
+    k = max(1, steps // 10)
+    return model, float(np.mean(losses[:k])), float(np.mean(losses[-k:]))
+
+
+def _same_weights(a, b):
+    sa, sb = a.state_dict(), b.state_dict()
+    assert sa.keys() == sb.keys()
+    for key in sa:
+        assert sa[key].equal(sb[key]), key
+
+
+def test_pretrain_backbone_on_the_shared_loop_is_bit_identical_to_the_old_loop():
+    import torch
+
+    cfg = S.BackboneConfig(widths=(4, 4, 4, 4, 4, 4), n_crops=50, epochs=2, batch=16, short_side=64)
+    torch.manual_seed(7)
+    old_model, old_rec = _old_pretrain(cfg, 101)
+    old_state = torch.get_rng_state()  # global RNG consumption included
+    torch.manual_seed(7)
+    new_model, new_rec = S.pretrain_backbone(cfg, 101, cache=False)
+    assert torch.get_rng_state().equal(old_state)
+    assert new_rec == old_rec  # exact floats: val_acc, first and last losses (last epoch batch shorter)
+    _same_weights(new_model, old_model)
+    assert not new_model.training
+
+
+@pytest.mark.parametrize("kind", ["vae", "tconv"])
+def test_train_generator_on_the_shared_loop_is_bit_identical_to_the_old_loop(kind):
+    import torch
+
+    x, _ = S.sample_crops(40, 3)
+    kw = dict(steps=12, batch=8, lr=3e-3, width=4, levels=2, beta=0.05, seed=102)
+    torch.manual_seed(5)
+    old_model, old_first, old_last = _old_generator(kind, x, **kw)
+    old_state = torch.get_rng_state()
+    torch.manual_seed(5)
+    g = S.train_generator(kind, x, **kw)
+    assert torch.get_rng_state().equal(old_state)
+    assert (g.loss_first, g.loss_last) == (old_first, old_last)  # the recorded MSE, not MSE + beta KL
+    _same_weights(g.model, old_model)
+    assert not g.model.training
+
+
+def test_fine_tune_on_the_shared_loop_is_bit_identical_to_the_old_loop(monkeypatch):
+    import copy
+
+    import torch
+    from torch.nn import functional as F
+
+    from icml26.vision.dna_forgery import experiment as E
+
+    rng = np.random.default_rng(103)
+    model = S.Backbone((4, 4, 4, 4, 4, 4), len(S.SOURCES)).eval()
+    img = lambda k: rng.random((k, 3, 32, 32), dtype=np.float32)  # noqa: E731
+    w = {"model": model, "real_pool": img(6), "fake_pool": img(6), "test_real": img(5),
+         "test_fake": {k: img(3) for k in (*E.UNSEEN, *E.SEEN)}}
+    p = {"ft_lr": 0.01, "ft_steps": 7}
+    n, seed = 4, 104
+
+    def old():  # the private loop fine_tune ran before issue 13
+        with torch.random.fork_rng():
+            torch.manual_seed(seed * 100 + n)
+            m = copy.deepcopy(w["model"])
+            head = torch.nn.Linear(m.head.in_features, 1)
+            x = torch.from_numpy(np.concatenate([w["real_pool"][:n], w["fake_pool"][:n]]))
+            y = torch.cat([torch.zeros(n), torch.ones(n)])
+            opt = torch.optim.Adam(list(m.convs.parameters()) + list(head.parameters()), lr=float(p["ft_lr"]))
+            m.train()
+            losses = []
+            for _ in range(int(p["ft_steps"])):
+                flip = torch.rand(len(x)) < 0.5
+                xb = torch.where(flip.view(-1, 1, 1, 1), x.flip(-1), x)
+                loss = F.binary_cross_entropy_with_logits(head(m.features(xb)).squeeze(1), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+            m.eval()
+            trained = [t.detach().clone() for t in (*m.convs.parameters(), *head.parameters())]
+            with torch.no_grad():
+                def s(a):
+                    return head(m.features(torch.from_numpy(a))).squeeze(1).numpy()
+                acc = float(((s(x.numpy()) > 0) == (y.numpy() > 0.5)).mean())
+                r = s(w["test_real"])
+                un = s(np.concatenate([w["test_fake"][k] for k in E.UNSEEN]))
+                se = s(np.concatenate([w["test_fake"][k] for k in E.SEEN]))
+        return (E.auc(r, un), E.auc(r, se), acc), losses, trained
+
+    seen = {}
+
+    def spy(model_, loss_fn, batches, **kw):  # the shared loop, recording its losses and final weights
+        res = E_fit(model_, loss_fn, batches, **kw)
+        seen["losses"], seen["params"] = res.history, [t.detach().clone() for t in kw["params"]]
+        return res
+
+    E_fit = E.fit
+    monkeypatch.setattr(E, "fit", spy)
+    torch.manual_seed(9)
+    want, want_losses, want_params = old()
+    state = torch.get_rng_state()
+    torch.manual_seed(9)
+    got = E.fine_tune(w, n, p, seed)
+    assert torch.get_rng_state().equal(state)
+    assert got == want and seen["losses"] == want_losses
+    assert len(seen["params"]) == len(want_params)
+    assert all(a.equal(b) for a, b in zip(seen["params"], want_params))

@@ -31,6 +31,7 @@ from torch.nn import functional as F
 
 from icml26.core.paper import Profile
 from icml26.core.seeding import seed_everything
+from icml26.nn.mlp import fit
 from icml26.vision.dna_forgery.method import AnchorDetector, auc, cohens_d, dna_fit, semantic_decodability
 from icml26.vision.dna_forgery.setting import (
     SEEN,
@@ -140,16 +141,14 @@ def fine_tune(w: dict, n: int, p: Profile, seed: int) -> tuple[float, float, flo
         x = torch.from_numpy(np.concatenate([w["real_pool"][:n], w["fake_pool"][:n]]))
         y = torch.cat([torch.zeros(n), torch.ones(n)])
         params = list(model.convs.parameters()) + list(head.parameters())
-        opt = torch.optim.Adam(params, lr=float(p["ft_lr"]))
-        model.train()
-        for _ in range(int(p["ft_steps"])):
-            flip = torch.rand(len(x)) < 0.5  # the flips the backbone saw in pretraining
+
+        def loss_fn(m: torch.nn.Module, _batch: None) -> torch.Tensor:
+            flip = torch.rand(len(x)) < 0.5  # the flips the backbone saw in pretraining (global RNG)
             xb = torch.where(flip.view(-1, 1, 1, 1), x.flip(-1), x)
-            loss = F.binary_cross_entropy_with_logits(head(model.features(xb)).squeeze(1), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        model.eval()
+            return F.binary_cross_entropy_with_logits(head(m.features(xb)).squeeze(1), y)
+
+        # full batch (one dummy batch); the head lives in the closure, its weights in params
+        fit(model, loss_fn, [None], steps=int(p["ft_steps"]), lr=float(p["ft_lr"]), params=params)
         with torch.no_grad():
             def s(a: np.ndarray) -> np.ndarray:
                 return head(model.features(torch.from_numpy(a))).squeeze(1).numpy()

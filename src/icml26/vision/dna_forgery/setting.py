@@ -33,6 +33,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
+from icml26.nn.mlp import epoch_batches, fit, steps_per_epoch
 
 SOURCES = ("astronaut", "camera", "coffee", "chelsea", "rocket", "coins", "moon", "immunohistochemistry",
            "brick", "grass", "china", "flower")
@@ -199,7 +200,6 @@ def pretrain_backbone(cfg: BackboneConfig | None = None, seed: int = 0, *, cache
             return model.eval(), {k: float(v) for k, v in blob["record"].items()}
         except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
             pass
-    gen = torch.Generator().manual_seed(seed)
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = Backbone(cfg.widths, len(SOURCES))
@@ -207,19 +207,13 @@ def pretrain_backbone(cfg: BackboneConfig | None = None, seed: int = 0, *, cache
     x, y = sample_crops(cfg.n_crops, np.random.default_rng([seed, 1]), sources=srcs)
     xv, yv = sample_crops(1000, np.random.default_rng([seed, 2]), sources=srcs)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    losses = []
-    model.train()
-    for _ in range(cfg.epochs):
-        perm = torch.randperm(len(xt), generator=gen)
-        for s in range(0, len(xt), cfg.batch):
-            idx = perm[s:s + cfg.batch]
-            loss = F.cross_entropy(model(xt[idx]), yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-    model.eval()
+
+    def loss_fn(m: nn.Module, idx: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(m(xt[idx]), yt[idx])
+
+    # epochs of shuffled minibatches; fit's generator is torch.Generator().manual_seed(seed)
+    losses = fit(model, loss_fn, epoch_batches(len(xt), cfg.batch),
+                 steps=cfg.epochs * steps_per_epoch(len(xt), cfg.batch), lr=cfg.lr, seed=seed).history
     with torch.no_grad():
         acc = float((model(torch.from_numpy(xv)).argmax(1) == torch.from_numpy(yv)).float().mean())
     k = max(1, len(losses) // 10)
@@ -326,18 +320,16 @@ def train_generator(kind: str, x: np.ndarray, *, steps: int = 200, batch: int = 
         torch.manual_seed(seed)
         model = _AutoEncoder(kind, width, levels)
         xt = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
-        opt = torch.optim.Adam(model.parameters(), lr=lr)
-        gen = torch.Generator().manual_seed(seed)
-        losses = []
-        for _ in range(steps):
-            idx = torch.randint(0, len(xt), (batch,), generator=gen)
-            rec, kl = model(xt[idx])
+        losses: list[float] = []  # the recorded loss is the MSE, not the optimised MSE + beta KL
+
+        def loss_fn(m: nn.Module, idx: torch.Tensor) -> torch.Tensor:
+            rec, kl = m(xt[idx])
             mse = F.mse_loss(rec, xt[idx])
-            loss = mse + beta * kl
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
             losses.append(mse.item())
-    model.eval()
+            return mse + beta * kl
+
+        # batches drawn with replacement from fit's generator, torch.Generator().manual_seed(seed)
+        fit(model, loss_fn, lambda g: torch.randint(0, len(xt), (batch,), generator=g),
+            steps=steps, lr=lr, seed=seed)
     k = max(1, steps // 10)
     return Generator(kind, model, float(np.mean(losses[:k])), float(np.mean(losses[-k:])), seed=seed)
