@@ -89,3 +89,24 @@ def test_modules_used_keeps_own_paper_and_shared_code_only():
 def test_missing_module_changes_the_fingerprint(pkg):
     assert _fp(MODS) != _fp(MODS + ["fpkg.gone"])
     importlib.invalidate_caches()
+
+
+def test_modified_since_names_modules_edited_after_a_time(pkg):
+    import os
+    import time
+
+    importlib.import_module("fpkg.shared")
+    t = time.time() + 60  # the files were written before this instant
+    assert F.modified_since(MODS + ["no_such_module_xyz"], t) == []
+    os.utime(pkg / "shared.py", (t + 5, t + 5))
+    assert F.modified_since(MODS, t) == ["fpkg.shared"]
+
+
+def test_a_job_whose_code_changed_while_it_ran_is_refused(fake_papers, monkeypatch):
+    from icml26.core.jobs import execute_job
+
+    metrics, mods, fp = execute_job("fake-ok", "quick", 0, 1)  # unchanged code: stored as usual
+    assert isinstance(fp, str) and len(fp) == 16
+    monkeypatch.setattr(F, "modified_since", lambda modules, since: ["icml26.fake_edited"])
+    with pytest.raises(RuntimeError, match="changed while the job ran"):
+        execute_job("fake-ok", "quick", 0, 1)

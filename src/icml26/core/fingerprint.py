@@ -124,6 +124,29 @@ def _module_digest(name: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def modified_since(modules: Iterable[str], since: float) -> list[str]:
+    """The ``modules`` whose source file was modified after the time ``since`` (seconds since the epoch).
+
+    A job's fingerprint is computed from the source on disk when the job ends; a module edited
+    while the job ran would stamp the result with code it did not run. The runner refuses such a
+    result (see :func:`icml26.core.jobs.execute_job`).
+    """
+    out = []
+    for name in sorted(set(modules)):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        try:
+            if Path(spec.origin).stat().st_mtime > since:
+                out.append(name)
+        except OSError:
+            continue
+    return out
+
+
 def fingerprint(modules: Iterable[str], params: Mapping[str, Any], profile: str = "") -> str:
     """Hash of the normalised source of ``modules`` and of the profile's parameters."""
     h = hashlib.sha256()

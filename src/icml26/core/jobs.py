@@ -93,10 +93,11 @@ def job_profile(paper: Any, profile: str, overrides: str = "{}") -> Any:
 def execute_job(slug: str, profile: str, seed: int, threads: int,
                 overrides: str = "{}") -> tuple[dict[str, Any], list[str], str]:
     """Run one job in this process: (metrics, modules it imported, code fingerprint)."""
-    from icml26.core.fingerprint import fingerprint, modules_used
+    from icml26.core.fingerprint import fingerprint, modified_since, modules_used
     from icml26.core.registry import get_paper
     from icml26.core.seeding import set_threads
 
+    started = time.time()
     set_threads(threads)
     paper = get_paper(slug)
     prof = job_profile(paper, profile, overrides)
@@ -108,6 +109,10 @@ def execute_job(slug: str, profile: str, seed: int, threads: int,
             raise ModuleNotFoundError(f"{exc}; {hint}", name=exc.name) from exc
         raise
     mods = modules_used(paper.package)
+    changed = modified_since(mods, started)
+    if changed:  # the fingerprint would name code this job did not run
+        raise RuntimeError(f"source of {', '.join(changed)} changed while the job ran; "
+                           "its result is not stored as current: run the job again")
     return metrics, mods, fingerprint(mods, prof.params, prof.name)
 
 
