@@ -304,3 +304,34 @@ def test_fit_refuses_a_negative_grad_clip():
         assert "grad_clip" in str(e)
         return
     raise AssertionError(f"grad_clip=-1 accepted; w moved away from the minimum 1 to {float(m.w.detach()):.3f}")
+
+
+def test_onecycle_pct_start_sets_where_the_lr_peaks(monkeypatch):
+    import torch
+    from torch import nn as tnn
+
+    from icml26.nn.mlp import fit
+
+    trace = []
+
+    class Rec(torch.optim.AdamW):
+        def step(self, closure=None):
+            trace.append(self.param_groups[0]["lr"])
+            return super().step(closure)
+
+    monkeypatch.setattr(torch.optim, "AdamW", Rec)
+    x = torch.randn(16, 3)
+
+    def loss(m, b):
+        return (m(b) ** 2).mean()
+
+    peaks = {}
+    for pct in (0.1, 0.3, 0.5):
+        trace.clear()
+        fit(tnn.Linear(3, 1), loss, [x], steps=21, lr=1e-2, optimizer="adamw", schedule="onecycle", pct_start=pct)
+        peaks[pct] = max(range(len(trace)), key=trace.__getitem__)
+    assert peaks[0.1] < peaks[0.3] < peaks[0.5]
+    assert peaks[0.1] == round(0.1 * 21) - 1 or peaks[0.1] == round(0.1 * 21)
+    for bad in (0, 1, 1.5, -0.2, "x", True):
+        with pytest.raises(ValueError, match="pct_start"):
+            fit(tnn.Linear(3, 1), loss, [x], steps=3, schedule="onecycle", pct_start=bad)

@@ -158,3 +158,73 @@ def test_lr_factor_is_meant_for_steps_before_the_end():
     assert lr_factor(4, steps=5, warmup=2) > 0.1
     assert lr_factor(5, steps=5, warmup=2) == pytest.approx(0.1)
     assert lr_factor(10, steps=5, warmup=2) == pytest.approx(0.325, abs=1e-6)
+
+
+# ----------------------------------------------------------------------------- params=, betas=, generator= (issue 13)
+def test_params_subset_trains_only_those_tensors():
+    m = _model()
+    head = [m.tok.weight]  # tied embedding / output matrix
+    before = {n: p.detach().clone() for n, p in m.named_parameters()}
+    train_lm(m, _batch, steps=3, params=head)
+    changed = {n for n, p in m.named_parameters() if not torch.equal(p, before[n])}
+    assert changed == {"tok.weight"}
+
+
+def test_all_tensors_as_params_equal_the_default_and_groups_carry_their_own_decay():
+    ref = _model()
+    la = train_lm(ref, _batch, steps=4, seed=2)
+    m = _model()
+    assert train_lm(m, _batch, steps=4, seed=2, params=list(m.parameters())) == la
+    assert all(torch.equal(p, q) for p, q in zip(ref.parameters(), m.parameters()))
+    # one group with the default decay is the same run; a group with a large decay is a different run
+    g = _model()
+    assert train_lm(g, _batch, steps=4, seed=2, params=[{"params": list(g.parameters())}]) == la
+    h = _model()
+    train_lm(h, _batch, steps=4, seed=2, params=[{"params": list(h.parameters()), "weight_decay": 5.0}])
+    assert not all(torch.equal(p, q) for p, q in zip(ref.parameters(), h.parameters()))
+
+
+def test_betas_reach_adamw(monkeypatch):
+    seen = []
+
+    class Rec(torch.optim.AdamW):
+        def __init__(self, params, **kw):
+            seen.append(kw["betas"])
+            super().__init__(params, **kw)
+
+    monkeypatch.setattr(torch.optim, "AdamW", Rec)
+    train_lm(_model(), _batch, steps=1, betas=(0.9, 0.95))
+    train_lm(_model(), _batch, steps=1)
+    assert seen == [(0.9, 0.95), (0.9, 0.999)]
+
+
+def test_external_generator_continues_the_callers_stream():
+    g = torch.Generator().manual_seed(7)
+    a = train_lm(_model(), _batch, steps=3, generator=g, seed=123)  # seed unused
+    b = train_lm(_model(), _batch, steps=3, seed=7)
+    assert a == b
+    ref = torch.Generator().manual_seed(7)
+    for _ in range(3):
+        _batch(ref)
+    assert torch.equal(g.get_state(), ref.get_state())
+
+
+def test_new_options_reject_bad_input():
+    m = _model()
+    with pytest.raises(TypeError, match="generator"):
+        train_lm(m, _batch, steps=1, generator=7)
+    for bad in ((0.9,), (0.9, 1.0), (-0.1, 0.9), "ab"):
+        with pytest.raises(ValueError, match="betas"):
+            train_lm(m, _batch, steps=1, betas=bad)
+    with pytest.raises(TypeError, match="params"):
+        train_lm(m, _batch, steps=1, params=m.tok.weight)
+    with pytest.raises(ValueError, match="empty"):
+        train_lm(m, _batch, steps=1, params=[])
+    with pytest.raises(ValueError, match="'params'"):
+        train_lm(m, _batch, steps=1, params=[{"lr": 1.0}])
+    with pytest.raises(TypeError, match="mix"):
+        train_lm(m, _batch, steps=1, params=[{"params": [m.tok.weight]}, m.pos.weight])
+    with pytest.raises(TypeError, match="tensor"):
+        train_lm(m, _batch, steps=1, params=[1.0])
+    with pytest.raises(ValueError, match="leaf"):
+        train_lm(m, _batch, steps=1, params=[m.tok.weight * 2])

@@ -158,7 +158,7 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
         restore_best: bool = True, seed: int = 0, schedule: str = "constant",
         on_step: Callable[[int, nn.Module, float], None] | None = None,
         params: Iterable[torch.Tensor] | None = None, min_rel_improvement: float = 0.0,
-        plateau_factor: float = 0.1, plateau_reductions: int = 3,
+        plateau_factor: float = 0.1, plateau_reductions: int = 3, pct_start: float = 0.3,
         lbfgs_iters: int = 1, lbfgs_options: Mapping[str, Any] | None = None) -> FitResult:
     """Train ``model`` by minimising ``loss_fn(model, batch)`` for ``steps`` optimiser steps.
 
@@ -172,7 +172,8 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
     ``patience``, the model ends with the weights of the best validation step, not the last.
 
     ``schedule``: ``constant``; ``cosine`` (``CosineAnnealingLR`` to 0 over ``steps``);
-    ``onecycle`` (``OneCycleLR`` with ``max_lr = lr`` over ``steps``); or ``plateau``
+    ``onecycle`` (``OneCycleLR`` with ``max_lr = lr`` over ``steps``, rising for the fraction
+    ``pct_start`` of them, torch's default 0.3); or ``plateau``
     (reduce-on-plateau, needs ``val_loss`` and ``patience``): when ``patience`` runs out the
     learning rate is multiplied by ``plateau_factor`` and the count restarts, at most
     ``plateau_reductions`` times; the next time it runs out training stops
@@ -219,6 +220,8 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
             raise ValueError(f"plateau_factor must lie in (0, 1), got {plateau_factor!r}")
         max_reductions = check_int("plateau_reductions", plateau_reductions, minimum=0)
     lbfgs_iters = check_int("lbfgs_iters", lbfgs_iters, minimum=1)
+    if not (isinstance(pct_start, (int, float)) and not isinstance(pct_start, bool) and 0 < pct_start < 1):
+        raise ValueError(f"pct_start must be a number in (0, 1), got {pct_start!r}")
     if lbfgs_options is not None:
         if not isinstance(lbfgs_options, Mapping):
             raise TypeError(f"lbfgs_options must be a mapping, got {type(lbfgs_options).__name__}")
@@ -246,7 +249,7 @@ def fit(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor],
     if schedule == "cosine":
         sched: Any = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     elif schedule == "onecycle":
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=pct_start)
     else:
         sched = None
     res = FitResult()

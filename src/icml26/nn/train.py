@@ -9,7 +9,7 @@ paper-specific loss on whatever ``sample_batch`` returns).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
@@ -66,7 +66,10 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
              pad_id: int | None = None, seed: int = 0, log_every: int = 0,
              on_step: Callable[[int, nn.Module], None] | None = None,
              schedule: str | Callable[[int], float] = "cosine",
-             loss_fn: Callable[[nn.Module, Any, int, torch.Generator], torch.Tensor] | None = None) -> list[float]:
+             loss_fn: Callable[[nn.Module, Any, int, torch.Generator], torch.Tensor] | None = None,
+             params: Iterable[torch.Tensor] | Iterable[dict[str, Any]] | None = None,
+             betas: tuple[float, float] = (0.9, 0.999),
+             generator: torch.Generator | None = None) -> list[float]:
     """Train with AdamW and a warm-up + decay lr schedule; returns the loss of every step.
 
     ``sample_batch(generator) -> (batch, seq)`` long tensor draws one training batch; it may also
@@ -84,10 +87,19 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
     E-step, continues the one stream); ``pad_id`` is then unused.
 
     ``on_step(step, model)``, optional, runs after every optimiser step (e.g. to evaluate
-    checkpoints); the model is back in training mode afterwards. Gradients are clipped to norm
-    ``grad_clip`` (0 or None: no clipping). All of ``model.parameters()`` go to AdamW (those
-    without a gradient, such as a LoRA model's frozen base, are skipped by it). ``seed`` and
-    ``log_every`` are not validated. The model is left in eval mode.
+    checkpoints); the model is back in training mode afterwards.
+
+    ``params``, optional: what AdamW trains, either tensors (e.g. only a new adapter, the rest
+    left as it is) or AdamW parameter groups, dicts with a ``"params"`` list and their own
+    options (e.g. weight decay on matrices only: ``[{"params": mats, "weight_decay": 0.1},
+    {"params": rest, "weight_decay": 0.0}]``); default all of ``model.parameters()`` (those
+    without a gradient, such as a LoRA model's frozen base, are skipped by AdamW). ``betas`` are
+    AdamW's. Gradients of the trained tensors are clipped together to norm ``grad_clip`` (0 or
+    None: no clipping), taken in ``model.parameters()`` order (tensors outside the model last).
+
+    ``generator``, optional: an existing ``torch.Generator`` to draw batches from (the caller's
+    stream continues, and ``seed`` is unused); default a fresh one seeded with ``seed``.
+    ``seed`` and ``log_every`` are not validated. The model is left in eval mode.
     """
     # validated, never converted: the values feed the lr factor as given (bit-identical results)
     check_int("steps", steps, minimum=1)
@@ -108,8 +120,14 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
             return lr_factor(step, steps=steps, warmup=warmup, schedule=schedule)
     else:
         raise ValueError(f"schedule must be one of {SCHEDULES} or a callable step -> factor, got {schedule!r}")
-    gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    if (not isinstance(betas, (tuple, list)) or len(betas) != 2
+            or not all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)):
+        raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
+    groups, trained = _param_groups(model, params)
+    gen = torch.Generator().manual_seed(seed) if generator is None else generator
+    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay, betas=tuple(betas))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     model.train()
     losses = []
@@ -124,7 +142,7 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip:
-            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+            nn.utils.clip_grad_norm_(trained, grad_clip)
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
@@ -135,3 +153,35 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
             print(f"step {step}: loss {losses[-1]:.4f}")
     model.eval()
     return losses
+
+
+def _param_groups(model: nn.Module, params: Any) -> tuple[Any, list[torch.Tensor]]:
+    """(what AdamW gets, the trained tensors in clipping order) for :func:`train_lm`'s ``params``."""
+    if params is None:
+        return model.parameters(), list(model.parameters())
+    if isinstance(params, (torch.Tensor, dict)) or not isinstance(params, Iterable):
+        raise TypeError(f"params must be an iterable of tensors or of parameter-group dicts, got {type(params).__name__}")
+    items = list(params)
+    if not items:
+        raise ValueError("params is empty (nothing to train)")
+    if all(isinstance(g, dict) for g in items):
+        flat = []
+        for i, g in enumerate(items):
+            if "params" not in g:
+                raise ValueError(f"params[{i}] is a parameter group without a 'params' entry")
+            ts = [g["params"]] if isinstance(g["params"], torch.Tensor) else list(g["params"])
+            flat += ts
+        groups: Any = items
+    elif any(isinstance(g, dict) for g in items):
+        raise TypeError("params must be all tensors or all parameter-group dicts, not a mix")
+    else:
+        flat = groups = items
+    for i, t in enumerate(flat):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"params: entry {i} must be a torch tensor, got {type(t).__name__}")
+        if not (t.requires_grad and t.is_leaf):
+            raise ValueError(f"params: entry {i} must be a leaf tensor with requires_grad=True")
+    ids = {id(t) for t in flat}
+    in_model = [q for q in model.parameters() if id(q) in ids]
+    seen = {id(q) for q in in_model}
+    return groups, in_model + [t for t in flat if id(t) not in seen]

@@ -255,32 +255,29 @@ def train(pool: Pool, cfg: ModelConfig, *, steps: int, batch: int, lr: float, se
     the model learns to read annotated images (our stand-in for a VLM's ability to read tool overlays)."""
     import torch
 
+    from icml26.nn.mlp import fit
+
     model = build_model(cfg, seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     rng = np.random.default_rng(seed + 12345)
     tasks = [s for s in pool.items if S.KIND[s] != "mc"] + (["locate"] * locate_weight if pool.locate else [])
-    hist = []
-    for step in range(steps):
+    step = 0
+
+    def draw(_gen: torch.Generator):  # round-robin over the tasks, items drawn from the numpy stream
+        nonlocal step
         task = tasks[step % len(tasks)]
+        step += 1
         if task == "locate":
             idx = rng.integers(len(pool.locate), size=batch)
-            b = locate_batch([pool.locate[i] for i in idx])
-        else:
-            its, sks = pool.items[task], pool.sketches[task]
-            idx = rng.integers(len(its), size=batch)
-            use = rng.random(batch) < p_sketch
-            b = collate([its[i] for i in idx], [sks[i] if u else np.zeros_like(sks[i]) for i, u in zip(idx, use)],
-                        S.KIND[task])
-        loss = loss_of(model, b)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        hist.append(float(loss.detach()))
-    model.eval()
-    return model, hist
+            return locate_batch([pool.locate[i] for i in idx])
+        its, sks = pool.items[task], pool.sketches[task]
+        idx = rng.integers(len(its), size=batch)
+        use = rng.random(batch) < p_sketch
+        return collate([its[i] for i in idx], [sks[i] if u else np.zeros_like(sks[i]) for i, u in zip(idx, use)],
+                       S.KIND[task])
+
+    res = fit(model, loss_of, draw, steps=steps, lr=lr, optimizer="adamw", weight_decay=1e-4, grad_clip=1.0,
+              schedule="onecycle", pct_start=0.1)
+    return model, res.history
 
 
 # ----------------------------------------------------------------------------- the reasoning half
@@ -352,6 +349,8 @@ def train_reasoner(pool: "Pool", d: int, *, steps: int, batch: int, lr: float, s
     import torch
     import torch.nn.functional as F
 
+    from icml26.nn.mlp import fit
+
     its = [it for sk, v in pool.items.items() if sk in S.DIAGNOSABLE for it in v]
     reasoner = build_reasoner(d, seed)
     if not its:
@@ -362,18 +361,17 @@ def train_reasoner(pool: "Pool", d: int, *, steps: int, batch: int, lr: float, s
     frames = torch.from_numpy(np.stack([t[2] for t in toks]))
     skill = torch.tensor([S.SKILLS.index(it.skill) for it in its])
     y = torch.tensor([it.answer for it in its])
-    opt = torch.optim.AdamW(reasoner.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
-    gen = torch.Generator().manual_seed(seed + 99)
-    hist = []
-    for _ in range(steps):
+
+    def draw(gen: torch.Generator):
         idx = torch.randint(len(its), (batch,), generator=gen)
         f = feats[idx].clone()
         f[..., :2] += torch.randn(f[..., :2].shape, generator=gen) * (jitter / S.SIZE) * f[..., 2:]
-        loss = F.cross_entropy(reasoner(skill[idx], f, roles[idx], frames[idx]), y[idx])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        hist.append(float(loss.detach()))
-    return reasoner.eval(), hist
+        return idx, f
+
+    def loss(m, b) -> torch.Tensor:
+        idx, f = b
+        return F.cross_entropy(m(skill[idx], f, roles[idx], frames[idx]), y[idx])
+
+    res = fit(reasoner, loss, draw, steps=steps, lr=lr, optimizer="adamw", weight_decay=1e-4,
+              schedule="onecycle", pct_start=0.1, seed=seed + 99)
+    return reasoner.eval(), res.history

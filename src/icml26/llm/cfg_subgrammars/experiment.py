@@ -261,7 +261,8 @@ def train_tracked(model, sample, *, steps: int, lr: float, warmup: int, seed: in
                   val_kl, test_kl, template=None) -> dict:
     """Train with the authors' optimiser (AdamW, betas (0.9, 0.95), weight decay 0.1 on matrices only,
     gradient clipping 1.0) at a constant learning rate after a linear warm-up (the released
-    ``train_model`` has no schedule), with weight averaging and early stopping on held-out KL (ours).
+    ``train_model`` has no schedule), with weight averaging and early stopping on held-out KL (ours);
+    the loop is :func:`icml26.nn.train.train_lm` (parameter groups, ``betas``, an ``on_step`` hook).
 
     Every ``every`` steps (and at the last step) the weights are stored as a checkpoint, and the
     averaged model of step ``s`` -- the mean of the checkpoints in the last quarter of the steps so
@@ -276,31 +277,21 @@ def train_tracked(model, sample, *, steps: int, lr: float, warmup: int, seed: in
     """
     import copy
 
-    from icml26.nn.train import lm_loss
+    from icml26.nn.train import lm_loss, train_lm
 
     if steps < 1 or every < 1:
         raise ValueError(f"steps and every must be >= 1, got {steps} and {every}")
     avg = copy.deepcopy(model) if template is None else template
     decay = [q for q in model.parameters() if q.dim() >= 2]
     rest = [q for q in model.parameters() if q.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
-                            lr=lr, betas=(0.9, 0.95))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: min(1.0, (t + 1) / max(1, warmup)))
-    gen = torch.Generator().manual_seed(seed)
     v0 = val_kl(model)
     curve = [(0, v0)]
     best = [{"step": 0, "val": v0, "test": test_kl(model),
              "state": {k: v.clone() for k, v in model.state_dict().items()}}]
     ckpts: list[tuple[int, dict]] = []
-    for step in range(1, steps + 1):
-        model.train()
-        ids, tgt = sample(gen)
-        loss = lm_loss(model, ids, target=tgt)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
+
+    def track(step0: int, _model) -> None:
+        step = step0 + 1
         if step % every == 0 or step == steps:
             ckpts.append((step, {k: x.detach().clone() for k, x in model.state_dict().items()}))
             state = average_state([st for s, st in ckpts if s > 0.75 * step])
@@ -309,7 +300,14 @@ def train_tracked(model, sample, *, steps: int, lr: float, warmup: int, seed: in
             curve.append((step, v))
             if v < best[-1]["val"]:
                 best.append({"step": step, "val": v, "test": test_kl(avg), "state": state})
-    model.eval()
+
+    def loss(m, batch, _step, _gen):
+        ids, tgt = batch
+        return lm_loss(m, ids, target=tgt)
+
+    train_lm(model, sample, steps=steps, lr=lr, seed=seed, grad_clip=1.0, betas=(0.9, 0.95),
+             params=[{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
+             schedule=lambda t: min(1.0, (t + 1) / max(1, warmup)), loss_fn=loss, on_step=track)
     return {"curve": curve, "best": best}
 
 

@@ -101,11 +101,6 @@ def _warmup_cosine(steps: int):
     return factor
 
 
-def _schedule(opt: torch.optim.Optimizer, steps: int) -> torch.optim.lr_scheduler.LambdaLR:
-    """:func:`_warmup_cosine` as a ``LambdaLR`` on ``opt`` (the private loop :func:`_stitched_steps`)."""
-    return torch.optim.lr_scheduler.LambdaLR(opt, _warmup_cosine(steps))
-
-
 # ----------------------------------------------------------------------------- tokenization
 def make_windows(traces: np.ndarray, n_patches: int, patch_len: int, stride: int | None = None) -> np.ndarray:
     """Cut ``traces`` (T, C) into windows ``(N, C, K, P)`` of ``K * P`` frames every ``stride`` frames
@@ -353,28 +348,25 @@ class StitchedEncoder(nn.Module):
 def _stitched_steps(model: StitchedEncoder, data: list, params, steps: int, batch: int, lr: float,
                     mask_ratio: float, gen: torch.Generator) -> list:
     """The stitcher control's masked-pretraining steps on ``params`` (all of them, or a new session's stitcher
-    pair), drawing the session, the windows and the mask from ``gen``.
+    pair), drawing the session, the windows and the mask from ``gen``: :func:`icml26.nn.train.train_lm` with
+    AdamW (weight decay 1e-4), the warm-up + cosine schedule of :func:`_warmup_cosine`, no clipping, and the
+    masked reconstruction loss as its ``loss_fn`` (``params=`` trains only :func:`adapt_stitcher`'s new
+    stitcher pair; ``generator=`` continues the caller's stream)."""
+    from icml26.nn.train import train_lm
 
-    Kept private (not ``nn.train.train_lm``, issue 13): ``train_lm`` has no ``params=`` subset (it hands
-    every ``model.parameters()`` to AdamW) and seeds its own generator, while this loop trains only
-    ``params`` (:func:`adapt_stitcher`: the new session's stitcher pair) and continues the caller's ``gen``.
-    """
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=1e-4)
-    sched = _schedule(opt, steps)
-    hist = []
-    for _ in range(steps):
-        s = int(torch.randint(0, len(data), (1,), generator=gen))
+    def draw(g: torch.Generator):
+        s = int(torch.randint(0, len(data), (1,), generator=g))
         sess, x_all = data[s]
-        x = x_all[torch.randint(0, x_all.shape[0], (batch,), generator=gen)]
-        m = sample_mask(batch, x.shape[1], x.shape[2], mask_ratio, 0.3, gen)
-        _, rec = model(x, sess, m)
-        loss = masked_mse(rec, x, m)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        hist.append(float(loss.detach()))
-    return hist
+        x = x_all[torch.randint(0, x_all.shape[0], (batch,), generator=g)]
+        return sess, x, sample_mask(batch, x.shape[1], x.shape[2], mask_ratio, 0.3, g)
+
+    def loss(m: StitchedEncoder, b, _step: int, _gen: torch.Generator) -> torch.Tensor:
+        sess, x, mask = b
+        _, rec = m(x, sess, mask)
+        return masked_mse(rec, x, mask)
+
+    return train_lm(model, draw, steps=steps, lr=lr, weight_decay=1e-4, grad_clip=None, params=params,
+                    schedule=_warmup_cosine(steps), loss_fn=loss, generator=gen)
 
 
 def pretrain_stitched(session_windows: list, cfg: EncoderConfig, *, steps: int, batch: int = 32,
