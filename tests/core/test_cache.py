@@ -91,3 +91,30 @@ def test_bad_input():
         K.cache_key({"f": object()})
     with pytest.raises(ValueError, match="length"):
         K.cache_key({}, length=2)
+
+
+def test_an_icml26_build_is_keyed_by_its_code_and_rebuilt_when_that_changes(monkeypatch):
+    import functools
+
+    from icml26.core import fingerprint as F
+    from icml26.tasks import kb
+
+    calls = []
+
+    def make(n):  # a build defined in icml26 (kb's module), as a paper's build would be
+        calls.append(n)
+        return {"n": n}
+
+    build = functools.partial(make, 3)
+    build.func.__module__ = "icml26.tasks.kb"  # the digest follows the module that defines the build
+    path = K.cache_path("demo", "art", {"n": 3}, "json", code=build)
+    assert path.name.startswith("art-") and path != K.cache_path("demo", "art", {"n": 3}, "json")
+    assert K.cached("demo", "art", build, params={"n": 3}, fmt="json") == {"n": 3}
+    assert K.cached("demo", "art", build, params={"n": 3}, fmt="json") == {"n": 3}
+    assert calls == [3] and path.exists()
+    # the code of icml26.tasks.kb (or a module it imports) changes: the old file is not read
+    real = F._module_digest
+    monkeypatch.setattr(F, "_module_digest", lambda name: real(name) + ("x" if name == "icml26.tasks.kb" else ""))
+    assert K.cache_path("demo", "art", {"n": 3}, "json", code=build) != path
+    assert K.cached("demo", "art", build, params={"n": 3}, fmt="json") == {"n": 3}
+    assert calls == [3, 3]

@@ -82,8 +82,37 @@ def test_modules_used_keeps_own_paper_and_shared_code_only():
               "icml26.decision.pidm.method", "icml26.nn.transformer", "icml26.alignment._data", "numpy",
               "icml26.tasks.kb", "icml26.decision.b3._checks"]
     got = F.modules_used("icml26.decision.b3", loaded)
-    assert got == ["icml26.alignment._data", "icml26.core.stats", "icml26.decision.b3",
-                   "icml26.decision.b3.experiment", "icml26.nn.transformer", "icml26.tasks.kb"]
+    # the loaded modules that count, and (statically) what their source imports
+    assert {"icml26.alignment._data", "icml26.core.stats", "icml26.decision.b3", "icml26.decision.b3.experiment",
+            "icml26.nn.transformer", "icml26.tasks.kb"} <= set(got)
+    assert got == sorted(got) and got == F.modules_used("icml26.decision.b3", F.static_imports(got, "icml26.decision.b3"))
+    for name in got:  # never the framework, a cluster package, another paper or a claim-only module
+        assert name not in F.FRAMEWORK and not name.endswith("._checks") and name != "icml26.decision"
+        assert not name.startswith("icml26.decision.pidm")
+
+
+def test_static_imports_count_a_module_imported_only_inside_a_function():
+    # geometric-unlearning's setting imports nn.train and core.cache only where it builds its cached model
+    top = ["icml26.alignment.geometric_unlearning.setting"]
+    got = F.static_imports(top, "icml26.alignment.geometric_unlearning")
+    assert {"icml26.nn.train", "icml26.core.cache", "icml26.nn.tokenize", "icml26.tasks.kb"} <= got
+    # relative imports are resolved; another paper's package is never followed into
+    sg = F.static_imports(["icml26.science.sgmd.experiment"], "icml26.science.sgmd")
+    assert "icml26.science.sgmd.method" in sg or "icml26.science.sgmd.setting" in sg
+    assert not any(F._paper_package(m) not in (None, "icml26.science.sgmd") for m in sg)
+    assert F.static_imports(["numpy", "icml26.core.runner"]) == set()
+
+
+def test_code_digest_names_the_code_a_build_can_run():
+    import functools
+
+    from icml26.tasks import policy
+
+    d = F.code_digest(policy.pretrain_policy)
+    assert len(d) == 16 and d == F.code_digest("icml26.tasks.policy") == F.code_digest(functools.partial(policy.decode))
+    assert F.code_digest(lambda: 1) == ""  # defined outside icml26: keyed by parameters only
+    assert F.code_digest(len) == ""
+    assert F.code_digest("icml26.tasks.kb") != d
 
 
 def test_missing_module_changes_the_fingerprint(pkg):

@@ -126,7 +126,7 @@ def test_pretrain_cache_is_core_cache_and_rebuilds_bad_entries(tmp_path, monkeyp
     fresh, _ = S.pretrain_search_policy(2, CFG, cache=False)
     assert not (tmp_path / "search_policy").exists()
     built, _ = S.pretrain_search_policy(2, CFG)
-    path = cache_path("search_policy", "policy", S._cache_params(2, CFG), "pt")
+    path = cache_path("search_policy", "policy", S._cache_params(2, CFG), "pt", code="icml26.tasks.search")
     assert path.exists() and list((tmp_path / "search_policy").iterdir()) == [path]
     read, _ = S.pretrain_search_policy(2, CFG)
     for m in (built, read):

@@ -112,8 +112,8 @@ def test_policy_schedule_field_validates_and_keys_the_house_cache(tmp_path, monk
     with pytest.raises(ValueError, match="schedule"):
         PolicyConfig(schedule="linear")
     cos = PolicyConfig(schedule="cosine")
-    path = cache_path(3, cos)  # icml26.core.cache's layout: <root>/arith_policy/policy_<key>.pt
-    assert path.parent == tmp_path / "arith_policy" and path.name.startswith("policy_") and path.suffix == ".pt"
+    path = cache_path(3, cos)  # icml26.core.cache's layout: <root>/arith_policy/policy-<code>_<key>.pt
+    assert path.parent == tmp_path / "arith_policy" and path.name.startswith("policy-") and path.suffix == ".pt"
     assert path != cache_path(3, PolicyConfig()) and path != cache_path(4, cos)
     assert path == cache_path(3, PolicyConfig(schedule="cosine"))
     with pytest.raises(ValueError, match="seed"):

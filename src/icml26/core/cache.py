@@ -12,10 +12,12 @@ follow the same rules, written once here:
   building the same artefact at once never leave a half-written file;
 - a file that cannot be read back (truncated, from an older format) is rebuilt, not trusted.
 
-The key is the parameters only, not the code that builds the artefact: a result's code
-fingerprint changes when, say, ``nn.train.train_lm`` changes, but a warm cache still returns the
-weights the old code trained. When a change alters what ``build`` makes, bump a version entry in
-``params`` (as :mod:`icml26.tasks.policy` does with ``"v"``) or clear the namespace's folder.
+- the name also carries a hash of the code ``build`` can run (:func:`icml26.core.fingerprint.code_digest`:
+  its ``icml26`` module and every ``icml26`` module that one imports, normalised as a result's code
+  fingerprint is), so after a change to, say, ``nn.train.train_lm`` a warm cache is not read: the
+  artefact is rebuilt by the code that is there now (a ``build`` defined outside ``icml26``, such
+  as a test's, is keyed by its parameters only; a version entry in ``params``, as
+  :mod:`icml26.tasks.policy`'s ``"v"``, still works for anything else the artefact depends on).
 A file that loads but does not fit (a state dict of another shape) is the caller's to detect:
 :func:`icml26.tasks.search.pretrain_search_policy` rebuilds it with ``refresh=True``.
 
@@ -39,6 +41,8 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from icml26.core.fingerprint import code_digest
 
 #: The formats :func:`cached` can write: file suffix and (save, load) pair.
 FORMATS = ("pkl", "npy", "npz", "json", "pt")
@@ -78,14 +82,18 @@ def cache_key(params: Mapping[str, Any] | None = None, length: int = 16) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
-def cache_path(namespace: str, name: str, params: Mapping[str, Any] | None = None, fmt: str = "pkl") -> Path:
-    """Where :func:`cached` keeps ``name`` of ``namespace`` for these ``params``."""
+def cache_path(namespace: str, name: str, params: Mapping[str, Any] | None = None, fmt: str = "pkl",
+               code: Any = None) -> Path:
+    """Where :func:`cached` keeps ``name`` of ``namespace`` for these ``params``, built by ``code``
+    (the ``build`` callable, or the name of the ``icml26`` module that defines it; None: a key of
+    the parameters only, as for a ``build`` defined outside ``icml26``)."""
     for arg, value in (("namespace", namespace), ("name", name)):
         if not isinstance(value, str) or not value or any(c in value for c in "/\\") or value.startswith("."):
             raise ValueError(f"{arg} must be a non-empty file-name-safe string, got {value!r}")
     if fmt not in FORMATS:
         raise ValueError(f"fmt must be one of {FORMATS}, got {fmt!r}")
-    return cache_root() / namespace / f"{name}_{cache_key(params)}.{fmt}"
+    digest = code_digest(code)[:8] if code is not None else ""
+    return cache_root() / namespace / f"{name}{'-' + digest if digest else ''}_{cache_key(params)}.{fmt}"
 
 
 def _save(obj: Any, handle, fmt: str) -> None:
@@ -129,12 +137,13 @@ def cached(namespace: str, name: str, build: Callable[[], Any], *, params: Mappi
 
     ``params`` must hold everything that determines the value (config and seed); ``fmt`` picks the
     file format (``pkl``, ``npy`` for one array, ``npz`` for a dict of arrays, ``json``, ``pt`` for
-    torch objects such as a ``state_dict``). ``refresh=True`` rebuilds and overwrites. Setting the
+    torch objects such as a ``state_dict``). The file is also keyed by the code ``build`` can run
+    (see the module docstring). ``refresh=True`` rebuilds and overwrites. Setting the
     environment variable ``ICML26_NO_CACHE=1`` bypasses the disk entirely (always builds, never writes).
     """
     if not callable(build):
         raise TypeError(f"build must be callable, got {type(build).__name__}")
-    path = cache_path(namespace, name, params, fmt)
+    path = cache_path(namespace, name, params, fmt, code=build)
     if os.environ.get("ICML26_NO_CACHE") == "1":
         return build()
     if path.exists() and not refresh:

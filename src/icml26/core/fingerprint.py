@@ -1,8 +1,10 @@
 """Which code a stored result depends on: the ``icml26`` modules its job actually imported.
 
 After a job runs, :func:`modules_used` lists the ``icml26`` modules loaded in the worker,
-less the framework's own machinery (runner, store, report, CLI, checks) and less every
-*other* paper's package. :func:`fingerprint` hashes those modules' source, normalised so
+together with every ``icml26`` module their source imports anywhere, a function body included
+(:func:`static_imports`: a module imported only on a cache miss, say, counts even when the
+cache was warm), less the framework's own machinery (runner, store, report, CLI, checks) and
+less every *other* paper's package. :func:`fingerprint` hashes those modules' source, normalised so
 that what cannot change a result does not count: comments, formatting, docstrings, the
 ``PAPER = ...`` declaration (claims and thresholds live there; the profile's parameters
 are hashed separately) and the claim code of an experiment (``check_*``, ``contradict_*``,
@@ -53,22 +55,103 @@ def _paper_package(module: str) -> str | None:
     return None
 
 
+def _keep(name: str, own_package: str | None) -> bool:
+    """Whether module ``name`` counts for a job of the paper ``own_package`` (None: no paper's own)."""
+    if not (name == "icml26" or name.startswith("icml26.")) or name in FRAMEWORK:
+        return False
+    if name in {f"icml26.{c}" for c in CLUSTERS}:
+        return False
+    pkg = _paper_package(name)
+    if pkg is not None and pkg != own_package:
+        return False
+    return not name.endswith("._checks")  # a paper's claim-only module: like check_* functions, never run code
+
+
 def modules_used(own_package: str, loaded: Iterable[str] | None = None) -> list[str]:
-    """The ``icml26`` modules a job of the paper ``own_package`` depends on (sorted)."""
+    """The ``icml26`` modules a job of the paper ``own_package`` depends on (sorted): the loaded
+    ones (default ``sys.modules``) and, through :func:`static_imports`, those their code can import."""
     names = list(sys.modules) if loaded is None else list(loaded)
-    out = []
-    for name in names:
-        if not (name == "icml26" or name.startswith("icml26.")) or name in FRAMEWORK:
+    kept = {name for name in names if _keep(name, own_package)}
+    return sorted(static_imports(kept, own_package))
+
+
+def _source_path(name: str) -> Path | None:
+    """The source file of the ``icml26`` module ``name``, found on disk without importing anything."""
+    import icml26
+
+    root = Path(icml26.__file__).parent
+    rel = name.split(".")[1:]
+    base = root.joinpath(*rel) if rel else root
+    for cand in (base.with_suffix(".py") if rel else None, base / "__init__.py"):
+        if cand is not None and cand.is_file():
+            return cand
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _imports_of(name: str) -> tuple[str, ...]:
+    """The existing ``icml26`` modules named by any import statement of module ``name`` (at any
+    depth: function bodies and branches included; relative imports resolved)."""
+    path = _source_path(name)
+    if path is None:
+        return ()
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return ()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = package.split(".")
+                if node.level > 1:
+                    up = up[:len(up) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            parts = base.split(".")
+            found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return tuple(sorted(m for m in found if (m == "icml26" or m.startswith("icml26.")) and _source_path(m)))
+
+
+def static_imports(modules: Iterable[str], own_package: str | None = None) -> set[str]:
+    """``modules`` and, transitively, every ``icml26`` module their source imports anywhere (see
+    :func:`_imports_of`), less what a job's fingerprint never counts (framework modules, cluster
+    packages, other papers' packages, claim-only modules); framework modules are not followed."""
+    out: set[str] = set()
+    todo = [m for m in modules if _keep(m, own_package)]
+    while todo:
+        name = todo.pop()
+        if name in out:
             continue
-        if name in {f"icml26.{c}" for c in CLUSTERS}:
-            continue
-        pkg = _paper_package(name)
-        if pkg is not None and pkg != own_package:
-            continue
-        if name.endswith("._checks"):  # a paper's claim-only module: like check_* functions, never run code
-            continue
-        out.append(name)
-    return sorted(out)
+        out.add(name)
+        todo.extend(m for m in _imports_of(name) if m not in out and _keep(m, own_package))
+    return out
+
+
+def code_digest(build: Any) -> str:
+    """A short hash of the code that a callable ``build`` can run: its ``icml26`` module (or
+    ``build`` itself, a module's name) and what that module imports (:func:`static_imports`),
+    normalised as in :func:`fingerprint`; "" for a callable defined outside ``icml26`` (a test's,
+    a user's). :func:`icml26.core.cache.cached` keys
+    artefacts by it, so an artefact built by older code is rebuilt, not reused."""
+    if isinstance(build, str):
+        module = build
+    else:
+        fn = build
+        while hasattr(fn, "func"):  # functools.partial
+            fn = fn.func
+        module = getattr(fn, "__module__", None) or ""
+    if not (module == "icml26" or module.startswith("icml26.")):
+        return ""
+    mods = static_imports({module}, _paper_package(module))
+    return fingerprint(mods, {}, "")
 
 
 class _Strip(ast.NodeTransformer):
@@ -162,3 +245,4 @@ def fingerprint(modules: Iterable[str], params: Mapping[str, Any], profile: str 
 def forget() -> None:
     """Drop cached module digests (after source files changed in this process)."""
     _module_digest.cache_clear()
+    _imports_of.cache_clear()

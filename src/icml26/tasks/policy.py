@@ -118,7 +118,8 @@ def cache_path(seed: int, cfg: PolicyConfig) -> Path:
     """Where :func:`pretrain_policy` caches the seed's weights (:mod:`icml26.core.cache`, namespace ``arith_policy``)."""
     from icml26.core.cache import cache_path as _cache_path
 
-    return _cache_path("arith_policy", "policy", _cache_params(check_int("seed", seed, minimum=0), cfg), fmt="pt")
+    return _cache_path("arith_policy", "policy", _cache_params(check_int("seed", seed, minimum=0), cfg), fmt="pt",
+                       code=__name__)
 
 
 def pretrain_policy(seed: int, cfg: PolicyConfig | None = None, *, cache: bool = True) -> TinyLM:
