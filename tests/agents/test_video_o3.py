@@ -395,3 +395,39 @@ def test_align_time_tokens_and_sinusoidal_positions_validate():
 
 def _pool_for_sft():
     return [(*S.oracle_episode(v), i % 3 != 0) for i, v in enumerate(S.draw_videos(101, 12))]
+
+
+def _old_tdam_forward(self, x, past=None):
+    """TDAMAttention.forward before it called nn.transformer.causal_attend (verbatim)."""
+    import torch.nn.functional as F
+
+    if self.extra is None:
+        return type(self).__mro__[1].forward(self, x, past)
+    b, t, d = x.shape
+    q, k, v = self.qkv(x).split(d, dim=-1)
+    q, k, v = (z.view(b, t, self.n_heads, self.head_dim).transpose(1, 2) for z in (q, k, v))
+    if past is not None:
+        k, v = torch.cat([past[0], k], 2), torch.cat([past[1], v], 2)
+    s = k.shape[2]
+    causal = torch.ones(t, s, dtype=torch.bool).tril(diagonal=s - t)
+    mask = (causal[None] & self.extra[:, -t:, -s:])[:, None]
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    return self.proj(y.transpose(1, 2).reshape(b, t, d)), (k, v)
+
+
+def test_tdam_forward_on_the_shared_attention_core_is_bit_identical():
+    torch.manual_seed(0)
+    att = M.TDAMAttention(M.LMConfig(vocab_size=5, d_model=16, n_heads=2))
+    x = torch.randn(2, 7, 16, requires_grad=True)
+    extra = torch.rand(2, 12, 12) > 0.3
+    extra |= torch.eye(12, dtype=torch.bool)  # every query may see itself
+    past = (torch.randn(2, 2, 5, 8), torch.randn(2, 2, 5, 8))
+    for p in (None, past):
+        for ex in (None, extra):
+            att.extra = ex
+            y0, kv0 = _old_tdam_forward(att, x, p)
+            g0 = torch.autograd.grad(y0.sum(), [x, *att.parameters()])
+            y1, kv1 = att(x, p)
+            g1 = torch.autograd.grad(y1.sum(), [x, *att.parameters()])
+            assert torch.equal(y0, y1) and all(torch.equal(a, b) for a, b in zip(kv0, kv1))
+            assert all(torch.equal(a, b) for a, b in zip(g0, g1))

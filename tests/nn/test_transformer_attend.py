@@ -1,4 +1,4 @@
-"""The shared attention core ``_causal_attend`` changes no bit of either attention layout.
+"""The shared attention core ``causal_attend`` changes no bit of either attention layout.
 
 ``CausalSelfAttention.forward`` and ``SplitProjAttention.forward`` used to carry their own copy of
 the core (KV-cache concat, causal mask, scaled dot product, merge of heads). The two functions

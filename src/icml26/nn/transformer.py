@@ -63,20 +63,22 @@ class CausalSelfAttention(nn.Module):
         b, t, d = x.shape
         q, k, v = self.qkv(x).split(d, dim=-1)
         q, k, v = (z.view(b, t, self.n_heads, self.head_dim).transpose(1, 2) for z in (q, k, v))
-        y, kv = _causal_attend(q, k, v, past, self.dropout if self.training else 0.0)
+        y, kv = causal_attend(q, k, v, past, self.dropout if self.training else 0.0)
         return self.proj(y), kv
 
 
-def _causal_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                   past: tuple[torch.Tensor, torch.Tensor] | None, dropout_p: float
-                   ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+def causal_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                   past: tuple[torch.Tensor, torch.Tensor] | None, dropout_p: float,
+                   extra: torch.Tensor | None = None) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """The attention core shared by :class:`CausalSelfAttention` and :class:`SplitProjAttention`.
 
     ``q, k, v``: the new positions' heads, (batch, heads, t, head_dim). The cached ``past = (k, v)``
     (batch, heads, cached_len, head_dim), if any, is put in front of ``k`` and ``v``; query ``i``
     (absolute position ``s - t + i``, ``s`` = cached_len + t) then attends to keys ``0 .. s - t + i``
     by scaled dot product with dropout ``dropout_p`` on the weights (pass 0.0 in eval mode).
-    Returns the heads merged back to (batch, t, heads * head_dim), before the output projection,
+    ``extra``, optional, a boolean (batch, >= t, >= s) allow-mask whose last ``t`` rows and ``s``
+    columns further restrict what each query sees (and-ed with the causal mask; a subclass's
+    attention pattern, such as video-o3's TDAM). Returns the heads merged back to (batch, t, heads * head_dim), before the output projection,
     and the extended ``(k, v)`` to cache.
     """
     b, h, t, hd = q.shape
@@ -86,6 +88,8 @@ def _causal_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     s = k.shape[2]
     # query i (absolute position s - t + i) sees keys 0 .. s - t + i
     mask = torch.ones(t, s, dtype=torch.bool, device=q.device).tril(diagonal=s - t)
+    if extra is not None:
+        mask = (mask[None] & extra[:, -t:, -s:])[:, None]
     y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
     return y.transpose(1, 2).reshape(b, t, h * hd), (k, v)
 
@@ -121,7 +125,7 @@ class SplitProjAttention(nn.Module):
         b, t, _ = x.shape
         q, k, v = (p(x).view(b, t, self.n_heads, self.head_dim).transpose(1, 2)
                    for p in (self.q_proj, self.k_proj, self.v_proj))
-        y, kv = _causal_attend(q, k, v, past, self.dropout if self.training else 0.0)
+        y, kv = causal_attend(q, k, v, past, self.dropout if self.training else 0.0)
         return self.o_proj(y), kv
 
     @classmethod

@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 
 from icml26.core.validate import check_int, check_positive
-from icml26.nn.transformer import CausalSelfAttention, LMConfig, TinyLM
+from icml26.nn.transformer import CausalSelfAttention, LMConfig, TinyLM, causal_attend
 
 from . import setting as S
 
@@ -62,13 +62,8 @@ class TDAMAttention(CausalSelfAttention):
         b, t, d = x.shape
         q, k, v = self.qkv(x).split(d, dim=-1)
         q, k, v = (z.view(b, t, self.n_heads, self.head_dim).transpose(1, 2) for z in (q, k, v))
-        if past is not None:
-            k, v = torch.cat([past[0], k], 2), torch.cat([past[1], v], 2)
-        s = k.shape[2]
-        causal = torch.ones(t, s, dtype=torch.bool).tril(diagonal=s - t)
-        mask = (causal[None] & self.extra[:, -t:, -s:])[:, None]
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        return self.proj(y.transpose(1, 2).reshape(b, t, d)), (k, v)
+        y, kv = causal_attend(q, k, v, past, 0.0, extra=self.extra)  # the TDAM path: no attention dropout
+        return self.proj(y), kv
 
 
 def sinusoidal_positions(length: int, d_model: int, std: float = 0.02) -> torch.Tensor:
