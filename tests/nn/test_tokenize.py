@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26.nn.tokenize import KINDS, SPECIALS, gpt2_byte_map, train_byte_level, train_tokenizer
+from icml26.nn.tokenize import KINDS, SPECIALS, check_texts, gpt2_byte_map, train_byte_level, train_tokenizer
 
 TEXTS = [f"the {a} {b} sat on the mat number {i}" for i, (a, b) in
          enumerate([("big", "cat"), ("small", "dog"), ("red", "fox"), ("old", "owl")] * 20)]
@@ -115,15 +115,49 @@ def test_byte_level_bad_input():
         train_byte_level(3)
     with pytest.raises(ValueError, match="texts"):
         train_byte_level([])
-    with pytest.raises(ValueError, match="texts"):
+    with pytest.raises(TypeError, match="texts"):   # a non-str item: a type error since the shared check_texts
         train_byte_level(["ok", 3])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="review of issue 13: train_tokenizer checks texts with its own copy of the check, "
-                          "without train_byte_level's non-iterable branch, so a non-iterable gets Python's "
-                          "bare \"'int' object is not iterable\"; one shared check (also toksuite's _texts) "
-                          "changes nn/tokenize.py's fingerprint and waits for the next re-run.")
 def test_train_tokenizer_names_texts_for_a_non_iterable():
     with pytest.raises(TypeError, match="texts"):
         train_tokenizer(5, kind="char")
+    with pytest.raises(TypeError, match="texts"):
+        train_tokenizer(["ok", None], kind="char")
+
+
+def _old_texts(texts):
+    """train_byte_level's (and toksuite's _texts') check before issue 13, verbatim: the reference for valid input."""
+    from collections.abc import Iterable
+
+    if isinstance(texts, str):
+        raise TypeError("texts must be a list of strings, not one string")
+    if not isinstance(texts, Iterable):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+    texts = list(texts)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a non-empty list of strings")
+    return texts
+
+
+def test_check_texts_matches_the_old_check_on_valid_input():
+    for make in (lambda: ["a b", "c"], lambda: ("x",), lambda: (t for t in ["p", "q q", ""]),
+                 lambda: iter(["é", "z"]), lambda: {"k": 1, "l": 2}.keys()):
+        assert check_texts(make()) == _old_texts(make())
+    gen = (t for t in ["one", "two"])
+    assert check_texts(gen) == ["one", "two"] and list(gen) == []    # an iterator is read once, as before
+    src = ["a", "b"]
+    out = check_texts(src)
+    assert out == src and out is not src                               # a fresh list, as list(texts) gave
+    for kind in ("char", "bpe"):                                       # a generator still trains the same tokenizer
+        a = train_tokenizer((t for t in TEXTS), kind=kind, vocab_size=60)
+        b = train_tokenizer(list(TEXTS), kind=kind, vocab_size=60)
+        assert a.backend.to_str() == b.backend.to_str()
+
+
+@pytest.mark.parametrize("texts, exc", [("one string", TypeError), (5, TypeError), (None, TypeError),
+                                        ([], ValueError), ((t for t in []), ValueError),
+                                        (["ok", 3], TypeError), ([b"bytes"], TypeError)])
+def test_check_texts_names_the_argument(texts, exc):
+    with pytest.raises(exc, match="corpus"):
+        check_texts(texts, name="corpus")

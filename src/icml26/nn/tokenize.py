@@ -36,6 +36,29 @@ BYTE_KINDS = ("bytes", "byte_bpe")
 NORMALIZERS = (None, "nfkc", "nfc", "lowercase", "nfkc+lowercase")
 
 
+def check_texts(texts: Any, name: str = "texts") -> list[str]:
+    """``texts`` (a list, tuple, generator or any other iterable of strings) checked, as a new list.
+
+    The iterable is read exactly once, so a generator works and is consumed. A single ``str``
+    (which would otherwise count as an iterable of characters), a non-iterable and an item that is
+    not a ``str`` raise ``TypeError``; an empty corpus raises ``ValueError``. Every message names
+    the argument (``name``).
+    """
+    if isinstance(texts, str):
+        raise TypeError(f"{name} must be a list of strings, not one string")
+    try:
+        items = iter(texts)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}") from None
+    out = list(items)
+    if not out:
+        raise ValueError(f"{name} must be a non-empty list of strings")
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise TypeError(f"{name} must be a list of strings, got {type(t).__name__} at index {i}")
+    return out
+
+
 def _normalizer(name: str | None) -> Any:
     from tokenizers import normalizers as N
 
@@ -132,11 +155,7 @@ def train_tokenizer(texts: Iterable[str], *, kind: str = "bpe", vocab_size: int 
         raise ValueError(f"normalizer must be one of {NORMALIZERS}, got {normalizer!r}")
     vocab_size = check_int("vocab_size", vocab_size, minimum=len(SPECIALS) + 1)
     min_frequency = check_int("min_frequency", min_frequency, minimum=1)
-    if isinstance(texts, str):
-        raise TypeError("texts must be a list of strings, not one string")
-    texts = list(texts)
-    if not texts or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a non-empty list of strings")
+    texts = check_texts(texts)
     specials = list(SPECIALS)
     if kind in ("char", "word"):
         norm = _normalizer(normalizer)
@@ -224,13 +243,7 @@ def train_byte_level(texts: Iterable[str], vocab_size: int | None = None) -> Tok
     from tokenizers import Tokenizer as HFTokenizer
     from tokenizers import decoders, models, pre_tokenizers, trainers
 
-    if isinstance(texts, str):
-        raise TypeError("texts must be a list of strings, not one string")
-    if not isinstance(texts, Iterable):
-        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
-    texts = list(texts)
-    if not texts or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a non-empty list of strings")
+    texts = check_texts(texts)
     base = 256 + len(SPECIALS)
     size = base if vocab_size is None else check_int("vocab_size", vocab_size, minimum=base)
     tok = HFTokenizer(models.BPE())

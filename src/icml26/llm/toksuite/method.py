@@ -29,14 +29,15 @@ Shapes: token ids are lists of ints; a model maps (batch, seq) ids to (batch, se
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from icml26.core.validate import as_rng, check_int
-from icml26.nn.tokenize import SPECIALS, Tokenizer, gpt2_byte_map, train_byte_level, train_tokenizer
+from icml26.nn.tokenize import (SPECIALS, Tokenizer, check_texts, gpt2_byte_map, train_byte_level,
+                                train_tokenizer)
 
 #: The members of the suite: name -> (kind, vocabulary-size key, normaliser).
 SUITE = {
@@ -53,17 +54,6 @@ NORMALISING = ("unigram_nfkc",)
 
 
 # ----------------------------------------------------------------------------- 1. the tokenizer suite
-def _texts(texts) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError("texts must be a list of strings, not one string")
-    if not isinstance(texts, Iterable):
-        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
-    texts = list(texts)
-    if not texts or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a non-empty list of strings")
-    return texts
-
-
 def _sizes(sizes) -> dict[str, int]:
     """``sizes`` checked: exactly the keys small / mid / large, each an int vocabulary size (>= 6)."""
     if not isinstance(sizes, Mapping):
@@ -78,7 +68,7 @@ def _sizes(sizes) -> dict[str, int]:
 def train_suite(texts: Sequence[str], sizes: Mapping[str, int], members: Sequence[str] | None = None
                 ) -> dict[str, Tokenizer]:
     """Fit every member of :data:`SUITE` (or ``members``) on ``texts``; ``sizes`` maps small/mid/large to vocab sizes."""
-    texts = _texts(texts)
+    texts = check_texts(texts)
     sizes = _sizes(sizes)
     names = list(SUITE) if members is None else list(members)
     out = {}
@@ -113,7 +103,7 @@ def suite_key(texts: Sequence[str], sizes: Mapping[str, int]) -> str:
     """
     import hashlib
 
-    texts = _texts(texts)
+    texts = check_texts(texts)
     sizes = _sizes(sizes)
     blob = json_dumps([texts, sizes, sorted(SUITE.items())])
     return hashlib.sha1(blob.encode()).hexdigest()[:16]
@@ -190,7 +180,7 @@ def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir=None,
 
     from icml26.core.cache import cache_path
 
-    texts = _texts(texts)
+    texts = check_texts(texts)
     sizes = _sizes(sizes)
     if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
         raise TypeError(f"cache_dir must be a folder path (str or os.PathLike), got {type(cache_dir).__name__}")
@@ -237,7 +227,7 @@ def json_dumps(obj) -> str:
 
 def bytes_per_token(tok: Tokenizer, texts: Sequence[str]) -> float:
     """UTF-8 bytes of ``texts`` divided by the number of tokens ``tok`` makes of them (compression)."""
-    texts = _texts(texts)
+    texts = check_texts(texts)
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
     n_tok = sum(len(tok.encode(t)) for t in texts)
     return n_bytes / max(1, n_tok)
