@@ -421,3 +421,138 @@ def test_oracle_path_loss_rejects_bad_inputs():
         M.oracle_path_loss(a, c, theta0, Y, cand, T=2, eta=0.0)
     with pytest.raises(ValueError, match="T must"):
         M.oracle_path_loss(a, c, theta0, Y, cand, T=0)
+
+
+def _old_path_loss_of(policy, a, c, theta0, Y, cand, T, eta=0.1, seed=0, choice="nearest", feature="difficulty"):
+    """path_loss_of before issue 13's shared _setup, verbatim (the reference for the bit-identity test)."""
+    import torch
+
+    from icml26.core.validate import as_array, check_int
+
+    a, c = M._check_bank(a, c)
+    Y = as_array("Y", Y, ndim=2)
+    cand = as_array("cand", cand, ndim=2)
+    T = check_int("T", T, minimum=1)
+    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    at, ct = torch.as_tensor(a), torch.as_tensor(c)
+    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    B, Q = y.shape
+    b = torch.as_tensor(M.selection_feature(a, c, feature))
+    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
+    sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
+    with torch.no_grad():
+        for _t in range(T):
+            w, pick = M.gpm_choice(policy((2 * y - 1) * sel), avail, b, M._gumbel((B, Q), gen), choice=choice)
+            m = sel + w
+            total += float(M.gradient_gap(M.inner_step(start, m, y, at, ct, eta), m, y, full, at, ct))
+            sel = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            avail = avail.scatter(1, pick[:, None], 0.0)
+    return total / T
+
+
+def _old_oracle_path_loss(a, c, theta0, Y, cand, T, eta=0.1, seed=0, through_layer=True, feature="difficulty"):
+    """oracle_path_loss before issue 13's shared _setup, verbatim."""
+    import torch
+
+    from icml26.core.validate import as_array, check_int, check_positive
+
+    a, c = M._check_bank(a, c)
+    Y = as_array("Y", Y, ndim=2)
+    cand = as_array("cand", cand, ndim=2)
+    if Y.shape != cand.shape or Y.shape[1] != a.shape[0]:
+        raise ValueError(f"Y and cand must both have shape (N, {a.shape[0]}), got {Y.shape}, {cand.shape}")
+    T = check_int("T", T, minimum=1, maximum=int(cand.sum(1).min()))
+    eta = check_positive("eta", eta)
+    theta0 = as_array("theta0", theta0, ndim=1)
+    if theta0.shape != (a.shape[1],):
+        raise ValueError(f"theta0 must have shape ({a.shape[1]},), got {theta0.shape}")
+    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    at, ct = torch.as_tensor(a), torch.as_tensor(c)
+    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    B, Q = y.shape
+    b = torch.as_tensor(M.selection_feature(a, c, feature))
+    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
+    sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
+    eye = torch.eye(Q, dtype=torch.float64)
+    with torch.no_grad():
+        for _t in range(T):
+            g = M._gumbel((B, Q), gen)
+            mm = sel[:, None, :] + eye[None]
+            th1 = start[:, None, :] + eta * torch.einsum("bkq,bkq,qd->bkd", mm,
+                                                         y[:, None, :] - torch.sigmoid(
+                                                             torch.einsum("bkd,qd->bkq", start[:, None, :].expand(B, Q, -1), at) + ct),
+                                                         at)
+            r = y[:, None, :] - torch.sigmoid(torch.einsum("bkd,qd->bkq", th1, at) + ct)
+            g_S = -torch.einsum("bkq,qd->bkd", mm * r, at) / mm.sum(2, keepdim=True)
+            g_Q = -torch.einsum("bkq,qd->bkd", full[:, None, :] * r, at) / full.sum(1)[:, None, None]
+            val = torch.linalg.norm(g_S - g_Q, dim=2)
+            best = torch.where(avail > 0, val, torch.full_like(val, float("inf"))).argmin(1)
+            if through_layer:
+                score = -(b[None] - b[best][:, None]) ** 2 + torch.where(avail > 0, 0.0, -1e30) + g
+                pick = score.argmax(1)
+            else:
+                pick = best
+            m = sel + torch.zeros_like(sel).scatter_(1, pick[:, None], 1.0)
+            total += float(M.gradient_gap(M.inner_step(start, m, y, at, ct, eta), m, y, full, at, ct))
+            sel = m
+            avail = avail.scatter(1, pick[:, None], 0.0)
+    return total / T
+
+
+@pytest.mark.parametrize("d, choice, feature", [(1, "nearest", "difficulty"), (2, "nearest", "intercept"),
+                                                (2, "farthest", "difficulty")])
+def test_path_losses_are_bit_identical_to_the_pre_setup_code(d, choice, feature):
+    """path_loss_of and oracle_path_loss on the shared _setup give exactly the old numbers."""
+    import torch
+
+    from icml26.decision.gpm.setting import split_heldout
+
+    a, c, rng = _bank(Q=10, d=d, seed=5)
+    theta = rng.normal(size=(7, d))
+    Y = (rng.random((7, 10)) < M.prob(theta, a, c)).astype(float)
+    cand, _ = split_heldout(7, 10, np.random.default_rng(1))
+    theta0 = rng.normal(size=d) * 0.3
+    torch.manual_seed(0)
+    policy = M.make_policy(10, 16)
+    for seed in (0, 3):
+        for T in (1, 3):
+            new = M.path_loss_of(policy, a, c, theta0, Y, cand, T=T, eta=0.15, seed=seed, choice=choice,
+                                 feature=feature)
+            old = _old_path_loss_of(policy, a, c, theta0, Y, cand, T=T, eta=0.15, seed=seed, choice=choice,
+                                    feature=feature)
+            assert new == old
+            for through in (True, False):
+                assert M.oracle_path_loss(a, c, theta0, Y, cand, T=T, eta=0.15, seed=seed, through_layer=through,
+                                          feature=feature) == \
+                    _old_oracle_path_loss(a, c, theta0, Y, cand, T=T, eta=0.15, seed=seed, through_layer=through,
+                                          feature=feature)
+
+
+def test_path_loss_of_rejects_bad_inputs():
+    """path_loss_of checks its inputs as oracle_path_loss does (the shared _setup)."""
+    import torch
+
+    a, c, rng = _bank(Q=6, d=2, seed=3)
+    Y = (rng.random((4, 6)) < 0.5).astype(float)
+    cand = np.ones((4, 6))
+    theta0 = np.zeros(2)
+    torch.manual_seed(0)
+    policy = M.make_policy(6, 8)
+    with pytest.raises(ValueError, match="shape"):
+        M.path_loss_of(policy, a, c, theta0, Y, cand[:, :5], T=2)
+    with pytest.raises(ValueError, match="shape"):
+        M.path_loss_of(policy, a, c, theta0, Y[:3], cand, T=2)
+    with pytest.raises(ValueError, match="shape"):
+        M.path_loss_of(policy, a[:5], c[:5], theta0, Y, cand, T=2)
+    with pytest.raises(ValueError, match="theta0"):
+        M.path_loss_of(policy, a, c, np.zeros(3), Y, cand, T=2)
+    with pytest.raises(ValueError, match="theta0"):
+        M.path_loss_of(policy, a, c, np.zeros((1, 2)), Y, cand, T=2)
+    with pytest.raises(ValueError, match="eta"):
+        M.path_loss_of(policy, a, c, theta0, Y, cand, T=2, eta=0.0)
+    with pytest.raises(ValueError, match="T must"):
+        M.path_loss_of(policy, a, c, theta0, Y, cand, T=0)
+    with pytest.raises(ValueError, match="T must"):
+        M.path_loss_of(policy, a, c, theta0, Y, cand, T=7)
+    with pytest.raises(ValueError, match="seed"):
+        M.path_loss_of(policy, a, c, theta0, Y, cand, T=2, seed=-1)

@@ -559,26 +559,48 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
                     feature)
 
 
+def _setup(a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.ndarray, cand: np.ndarray, T: int, eta: float,
+           seed: int, feature: str) -> tuple:
+    """The checked inputs of a gate path loss (:func:`path_loss_of`, :func:`oracle_path_loss`) as tensors.
+
+    Checks the bank (a, c), that ``Y`` and ``cand`` are both (N, Q) for the bank's Q items, that
+    ``theta0`` is (d,), that ``T`` is at least 1 and at most the fewest candidates of any examinee
+    (a path asks T distinct candidates), ``eta`` > 0 and ``seed`` >= 0. Returns (a, c, Y, cand,
+    selection feature b, start abilities (N, d), T, eta, a ``torch.Generator`` seeded with ``seed``).
+    """
+    import torch
+
+    a, c = _check_bank(a, c)
+    Y = as_array("Y", Y, ndim=2)
+    cand = as_array("cand", cand, ndim=2)
+    if Y.shape != cand.shape or Y.shape[1] != a.shape[0]:
+        raise ValueError(f"Y and cand must both have shape (N, {a.shape[0]}), got {Y.shape}, {cand.shape}")
+    T = check_int("T", T, minimum=1, maximum=int(cand.sum(1).min()))
+    eta = check_positive("eta", eta)
+    theta0 = as_array("theta0", theta0, ndim=1)
+    if theta0.shape != (a.shape[1],):
+        raise ValueError(f"theta0 must have shape ({a.shape[1]},), got {theta0.shape}")
+    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    at, ct = torch.as_tensor(a), torch.as_tensor(c)
+    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    b = torch.as_tensor(selection_feature(a, c, feature))
+    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(y.shape[0], a.shape[1])
+    return at, ct, y, full, b, start, T, eta, gen
+
+
 def path_loss_of(policy, a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.ndarray, cand: np.ndarray,
                  T: int, eta: float = 0.1, seed: int = 0, choice: str = "nearest",
                  feature: str = "difficulty") -> float:
     """Mean one-step gradient-path loss of ``policy``'s episodes on examinees (Y, cand), no update.
 
-    The training gate compares a trained policy with an untrained one on this number.
+    The training gate compares a trained policy with an untrained one on this number. The inputs
+    are checked as :func:`oracle_path_loss` checks them (shapes of ``Y``, ``cand``, ``theta0``;
+    ``1 <= T <=`` the fewest candidates of an examinee; ``eta`` > 0).
     """
     import torch
 
-
-    a, c = _check_bank(a, c)
-    Y = as_array("Y", Y, ndim=2)
-    cand = as_array("cand", cand, ndim=2)
-    T = check_int("T", T, minimum=1)
-    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
-    at, ct = torch.as_tensor(a), torch.as_tensor(c)
-    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    at, ct, y, full, b, start, T, eta, gen = _setup(a, c, theta0, Y, cand, T, eta, seed, feature)
     B, Q = y.shape
-    b = torch.as_tensor(selection_feature(a, c, feature))
-    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
     sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
     with torch.no_grad():
         for _t in range(T):
@@ -606,22 +628,8 @@ def oracle_path_loss(a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.nda
     """
     import torch
 
-    a, c = _check_bank(a, c)
-    Y = as_array("Y", Y, ndim=2)
-    cand = as_array("cand", cand, ndim=2)
-    if Y.shape != cand.shape or Y.shape[1] != a.shape[0]:
-        raise ValueError(f"Y and cand must both have shape (N, {a.shape[0]}), got {Y.shape}, {cand.shape}")
-    T = check_int("T", T, minimum=1, maximum=int(cand.sum(1).min()))
-    eta = check_positive("eta", eta)
-    theta0 = as_array("theta0", theta0, ndim=1)
-    if theta0.shape != (a.shape[1],):
-        raise ValueError(f"theta0 must have shape ({a.shape[1]},), got {theta0.shape}")
-    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
-    at, ct = torch.as_tensor(a), torch.as_tensor(c)
-    y, full = torch.as_tensor(Y), torch.as_tensor(cand)
+    at, ct, y, full, b, start, T, eta, gen = _setup(a, c, theta0, Y, cand, T, eta, seed, feature)
     B, Q = y.shape
-    b = torch.as_tensor(selection_feature(a, c, feature))
-    start = torch.as_tensor(np.asarray(theta0, dtype=float)).expand(B, a.shape[1])
     sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
     eye = torch.eye(Q, dtype=torch.float64)
     with torch.no_grad():
