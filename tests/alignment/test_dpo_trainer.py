@@ -104,7 +104,7 @@ def test_train_loop_equals_a_hand_written_adam_loop():
 
     m = fresh()
     hist = train_loop(m, 20, lambda idx, prog: (m(x[idx]).squeeze(1) - y[idx]) ** 2, steps=6, batch=7, lr=0.05,
-                      seed=4, sampler="permutation", clip=None)
+                      seed=4, sampler="permutation", grad_clip=None)
     ref = fresh()
     opt = torch.optim.Adam(ref.parameters(), lr=0.05)
     gen = torch.Generator().manual_seed(4)
@@ -180,8 +180,12 @@ def test_bad_input_names_the_argument():
         train_loop(m, 4, "loss", steps=1, batch=1, lr=1.0)
     with pytest.raises(ValueError, match="n"):
         train_loop(m, 0, lambda i, q: torch.zeros(()), steps=1, batch=1, lr=1.0)
-    with pytest.raises(ValueError, match="clip"):
-        train_loop(m, 4, lambda i, q: torch.zeros(()), steps=1, batch=1, lr=1.0, clip=0.0)
+    with pytest.raises(ValueError, match="grad_clip"):
+        train_loop(m, 4, lambda i, q: torch.zeros(()), steps=1, batch=1, lr=1.0, grad_clip=-1.0)
+    with pytest.raises(TypeError, match="grad_clip"):
+        train_loop(m, 4, lambda i, q: torch.zeros(()), steps=1, batch=1, lr=1.0, grad_clip="1")
+    with pytest.raises(ValueError, match="grad_clip"):
+        train_preference(m, p, c, r, grad_clip=float("inf"))
 
 
 def test_gamma_only_acts_on_simpo():
@@ -213,3 +217,76 @@ def test_a_given_reference_is_run_in_the_mode_it_was_given():
     seen.clear()
     train_preference(lm_with_dropout(), p, c, r, reference=ref, steps=2, batch=4, lr=1e-2)
     assert not ref.training and seen and not any(seen)
+
+
+def _old_train_loop(model, n, batch_loss, *, steps, batch, lr, seed=0, sampler="replacement", optimizer="adam",
+                    weight_decay=0.0, schedule="constant", clip=1.0):
+    """train_loop as it was before issue 13 renamed ``clip`` to ``grad_clip`` (settings and loop, verbatim)."""
+    from icml26.core.validate import check_positive
+
+    clip = None if clip is None else check_positive("clip", clip)
+    gen = torch.Generator().manual_seed(seed)
+    if optimizer == "adam":
+        opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = None
+    if schedule == "warmup_cosine":
+        warm = max(1, steps // 10)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda t: (t + 1) / warm if t < warm
+            else 0.5 * (1 + np.cos(np.pi * (t - warm) / max(1, steps - warm))))
+    model.train()
+    hist = []
+    for step in range(steps):
+        if sampler == "replacement":
+            idx = torch.randint(0, n, (min(batch, n),), generator=gen)
+        else:
+            idx = torch.randperm(n, generator=gen)[:min(batch, n)]
+        out = batch_loss(idx, step / steps)
+        loss = out.mean() if out.dim() > 0 else out
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        if sched is not None:
+            sched.step()
+        hist.append(float(loss.detach()))
+    model.eval()
+    return hist
+
+
+@pytest.mark.parametrize("old_clip, new_clip", [(1.0, 1.0), (1.0, "default"), (0.05, 0.05), (2, 2), (None, None),
+                                                (None, 0), (None, 0.0)])
+@pytest.mark.parametrize("schedule", ["constant", "warmup_cosine"])
+def test_grad_clip_is_bit_identical_to_the_old_clip(old_clip, new_clip, schedule):
+    """grad_clip (None or 0: off) trains exactly as the old ``clip`` did (None: off): losses, weights, RNG."""
+    torch.manual_seed(0)
+    x, y = torch.randn(30, 4) * 3, torch.randn(30)
+
+    def run(fn, **kw):
+        torch.manual_seed(1)
+        m = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+        hist = fn(m, 30, lambda idx, prog: (m(x[idx]).squeeze(1) - y[idx]) ** 2, steps=8, batch=6, lr=0.1, seed=2,
+                  optimizer="adamw", weight_decay=0.01, schedule=schedule, **kw)
+        return hist, m, torch.rand(())
+
+    h_old, m_old, r_old = run(_old_train_loop, clip=old_clip)
+    h_new, m_new, r_new = run(train_loop, **({} if new_clip == "default" else {"grad_clip": new_clip}))
+    assert h_old == h_new and torch.equal(r_old, r_new)
+    for a, b in zip(m_old.parameters(), m_new.parameters()):
+        assert torch.equal(a, b)
+
+
+def test_train_preference_grad_clip_zero_means_off():
+    """train_preference: grad_clip=0 and None give the same run; a small bound changes it."""
+    p, c, r = _toy()
+    runs = {}
+    for g in (None, 0, 1e-3):
+        m = _lm()
+        runs[g] = (train_preference(m, p, c, r, steps=3, batch=4, lr=0.05, grad_clip=g), m)
+    assert runs[None][0] == runs[0][0]
+    for a, b in zip(runs[None][1].parameters(), runs[0][1].parameters()):
+        assert torch.equal(a, b)
+    assert runs[1e-3][0] != runs[None][0]

@@ -26,11 +26,11 @@ At step 0, with the policy equal to the reference, the DPO loss is ``log 2`` and
 and the default reference in eval mode.
 
 The house has three such loops, each kept bit-identical to the papers that moved onto it, and
-their options do not mean the same thing under the same name: here ``clip`` (``None``: no
-clipping; 0 is refused) and ``schedule="warmup_cosine"`` (10% warm-up, cosine to 0);
-:func:`icml26.nn.train.train_lm` has ``grad_clip`` (0 or None: off) and ``"cosine"`` (a warm-up of
-``warmup`` steps, cosine to 0.1); :func:`icml26.nn.mlp.fit` has ``grad_clip`` and ``"cosine"``
-(``CosineAnnealingLR`` to 0, no warm-up).
+their schedules do not mean the same thing: here ``schedule="warmup_cosine"`` (10% warm-up,
+cosine to 0); :func:`icml26.nn.train.train_lm` has ``"cosine"`` (a warm-up of ``warmup`` steps,
+cosine to 0.1); :func:`icml26.nn.mlp.fit` has ``"cosine"`` (``CosineAnnealingLR`` to 0, no
+warm-up). Gradient clipping is ``grad_clip`` in all three, with the same meaning: the bound on
+the global gradient norm, ``None`` or 0 for no clipping, a negative bound refused.
 """
 
 from __future__ import annotations
@@ -97,12 +97,21 @@ def _named_loss(kind: str, b: PairBatch, beta: float, gamma: float) -> torch.Ten
     return simpo_loss(pc, pr, lc, lr, beta=beta, gamma=gamma)
 
 
+def _grad_clip(grad_clip: Any) -> float | None:
+    """``grad_clip`` checked: a float norm bound, or ``None`` for no clipping (given as ``None`` or 0,
+    as in :func:`icml26.nn.train.train_lm` and :func:`icml26.nn.mlp.fit`); negative is refused."""
+    if grad_clip is None:
+        return None
+    bound = check_positive("grad_clip", grad_clip, strict=False)
+    return bound if bound > 0 else None
+
+
 def _settings(steps: Any, batch: Any, lr: Any, seed: Any, sampler: Any, optimizer: Any, weight_decay: Any,
-              schedule: Any, clip: Any) -> dict:
+              schedule: Any, grad_clip: Any) -> dict:
     out = {"steps": check_int("steps", steps, minimum=1), "batch": check_int("batch", batch, minimum=1),
            "lr": check_positive("lr", lr), "seed": check_int("seed", seed, minimum=0),
            "weight_decay": check_positive("weight_decay", weight_decay, strict=False),
-           "clip": None if clip is None else check_positive("clip", clip)}
+           "grad_clip": _grad_clip(grad_clip)}
     for name, value, allowed in (("sampler", sampler, SAMPLERS), ("optimizer", optimizer, OPTIMIZERS),
                                  ("schedule", schedule, SCHEDULES)):
         if not isinstance(value, str) or value not in allowed:
@@ -137,8 +146,8 @@ def _run(model: torch.nn.Module, n: int, batch_loss: Callable, s: dict) -> list[
         loss = out.mean() if out.dim() > 0 else out
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        if s["clip"] is not None:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), s["clip"])
+        if s["grad_clip"] is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), s["grad_clip"])
         opt.step()
         if sched is not None:
             sched.step()
@@ -150,14 +159,14 @@ def _run(model: torch.nn.Module, n: int, batch_loss: Callable, s: dict) -> list[
 def train_loop(model: torch.nn.Module, n: int, batch_loss: Callable[[torch.Tensor, float], torch.Tensor], *,
                steps: int, batch: int, lr: float, seed: int = 0, sampler: str = "replacement",
                optimizer: str = "adam", weight_decay: float = 0.0, schedule: str = "constant",
-               clip: float | None = 1.0) -> list[float]:
+               grad_clip: float | None = 1.0) -> list[float]:
     """Train ``model`` in place for ``steps`` minibatch steps; returns the loss of every step.
 
     ``batch_loss(idx, progress)`` gets the batch's indices into the ``n`` examples (a long
     tensor of ``min(batch, n)`` entries, drawn per ``sampler`` from a generator seeded with
     ``seed``) and ``step / steps``, and returns a scalar loss or a per-example loss (averaged).
     ``optimizer``: ``adam`` or ``adamw`` with ``weight_decay``; ``schedule``: ``constant`` or
-    ``warmup_cosine``; ``clip``: the gradient-norm bound (``None``: no clipping). The model is
+    ``warmup_cosine``; ``grad_clip``: the gradient-norm bound (``None`` or 0: no clipping). The model is
     put in training mode for the loop and in eval mode after it.
     """
     if not isinstance(model, torch.nn.Module):
@@ -165,7 +174,7 @@ def train_loop(model: torch.nn.Module, n: int, batch_loss: Callable[[torch.Tenso
     n = check_int("n", n, minimum=1)
     if not callable(batch_loss):
         raise TypeError(f"batch_loss must be callable, got {type(batch_loss).__name__}")
-    s = _settings(steps, batch, lr, seed, sampler, optimizer, weight_decay, schedule, clip)
+    s = _settings(steps, batch, lr, seed, sampler, optimizer, weight_decay, schedule, grad_clip)
     return _run(model, n, batch_loss, s)
 
 
@@ -230,7 +239,7 @@ def train_preference(policy: torch.nn.Module, prompts: Any, chosen: Any, rejecte
                      chosen_masks: Any = None, rejected_masks: Any = None, reference_per_batch: bool = False,
                      steps: int = 100, batch: int = 32, lr: float = 1e-3, seed: int = 0,
                      sampler: str = "replacement", optimizer: str = "adam", weight_decay: float = 0.0,
-                     schedule: str = "constant", clip: float | None = 1.0) -> list[float]:
+                     schedule: str = "constant", grad_clip: float | None = 1.0) -> list[float]:
     """Fine-tune ``policy`` in place on preference pairs against a frozen ``reference``; returns the loss history.
 
     ``prompts``, ``chosen``, ``rejected``: one token-id sequence per pair (lists of any lengths,
@@ -246,7 +255,7 @@ def train_preference(policy: torch.nn.Module, prompts: Any, chosen: Any, rejecte
     with 0, such as tool-inserted text, do not count; missing tail entries count as 0).
     ``reference_per_batch``: compute the reference's log-probabilities on each batch rather than
     once for all pairs before training. The loop's settings (``steps``, ``batch``, ``lr``, ``seed``,
-    ``sampler``, ``optimizer``, ``weight_decay``, ``schedule``, ``clip``) are :func:`train_loop`'s.
+    ``sampler``, ``optimizer``, ``weight_decay``, ``schedule``, ``grad_clip``) are :func:`train_loop`'s.
     """
     from icml26.nn.lm import token_logprobs
 
@@ -262,7 +271,7 @@ def train_preference(policy: torch.nn.Module, prompts: Any, chosen: Any, rejecte
     gamma = check_positive("gamma", gamma, strict=False)
     if not isinstance(reference_per_batch, bool):
         raise TypeError(f"reference_per_batch must be a bool, got {type(reference_per_batch).__name__}")
-    s = _settings(steps, batch, lr, seed, sampler, optimizer, weight_decay, schedule, clip)
+    s = _settings(steps, batch, lr, seed, sampler, optimizer, weight_decay, schedule, grad_clip)
     p = _as_ids("prompts", prompts)
     c = _as_ids("chosen", chosen)
     r = _as_ids("rejected", rejected)

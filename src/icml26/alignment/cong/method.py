@@ -190,7 +190,7 @@ def _loop(model: TinyLM, n: int, loss_fn: Callable[[torch.Tensor, float], torch.
     """AdamW with 10% warm-up then cosine decay (the paper's schedule); ``loss_fn(idx, progress)``:
     the shared :func:`icml26.alignment._dpo.train_loop` (batches drawn with replacement, norm clipped at 1)."""
     return train_loop(model, n, loss_fn, steps=steps, batch=batch, lr=lr, seed=seed, sampler="replacement",
-                      optimizer="adamw", weight_decay=0.0, schedule="warmup_cosine", clip=1.0)
+                      optimizer="adamw", weight_decay=0.0, schedule="warmup_cosine", grad_clip=1.0)
 
 
 def _pair_tensors(prompts: Any, responses: Any) -> tuple[torch.Tensor, torch.Tensor]:
@@ -267,7 +267,7 @@ def dpo_train(model: TinyLM, prompts: Any, chosen: Any, rejected: Any, *, beta: 
     policy = copy.deepcopy(model)
     hist = train_preference(policy, p, c, rj, reference=model, loss="dpo", beta=beta, steps=steps, batch=batch,
                             lr=lr, seed=seed, sampler="replacement", optimizer="adamw", weight_decay=0.0,
-                            schedule="warmup_cosine", clip=1.0)
+                            schedule="warmup_cosine", grad_clip=1.0)
     return policy, hist
 
 

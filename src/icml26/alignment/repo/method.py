@@ -194,7 +194,7 @@ def train_preference(ref_model: torch.nn.Module, prompts: Sequence[Sequence[int]
     hist = train_pairs(policy, prompts, chosen, rejected, reference=ref_model,
                        loss=loss if loss in ("dpo", "ipo", "simpo") else regret_loss, beta=hp["beta"],
                        gamma=hp["gamma"], steps=steps, batch=batch, lr=lr, seed=seed, sampler="permutation",
-                       optimizer="adam", clip=1.0)
+                       optimizer="adam", grad_clip=1.0)
     return policy, hist
 
 

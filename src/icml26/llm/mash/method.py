@@ -229,7 +229,7 @@ def sft(model, traces: Sequence[Trace], *, steps: int, lr: float = 1e-3, batch: 
         return -(lp * m).sum() / m.sum().clamp(min=1)
 
     return train_loop(model, len(traces), loss_fn, steps=steps, batch=batch, lr=lr, seed=seed, sampler="replacement",
-                      optimizer="adam", clip=1.0)
+                      optimizer="adam", grad_clip=1.0)
 
 
 # ----------------------------------------------------------------------------- abstention baselines with labels
@@ -261,7 +261,8 @@ def label_dpo(model, answer_traces: Sequence[Trace], abstain_traces: Sequence[Tr
                             [t.completion for t in rejected], rejected_prompts=[t.prompt for t in rejected],
                             chosen_masks=[t.mask for t in chosen], rejected_masks=[t.mask for t in rejected],
                             reference=ref, reference_per_batch=True, loss="dpo", beta=beta, steps=steps, batch=batch,
-                            lr=check_positive("lr", lr), seed=seed, sampler="replacement", optimizer="adam", clip=1.0)
+                            lr=check_positive("lr", lr), seed=seed, sampler="replacement", optimizer="adam",
+                            grad_clip=1.0)
 
 
 # ----------------------------------------------------------------------------- GRPO with a pay-per-search reward
