@@ -10,8 +10,10 @@ def test_bad_input_is_rejected_before_loading():
         e.encode("one string")
     with pytest.raises(ValueError, match="texts"):
         e.encode([])
-    with pytest.raises(ValueError, match="texts"):
+    with pytest.raises(TypeError, match="texts"):
         e.encode(["ok", 3])
+    with pytest.raises(TypeError, match="texts"):
+        e.encode(5)
 
 
 @pytest.mark.skipif(not minilm_available(), reason="the offline MiniLM package (minilm extra) is not installed")

@@ -29,11 +29,9 @@ class MiniLMEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), 384) embeddings (unit norm, as the model's pooling head gives them)."""
-        if isinstance(texts, str):
-            raise TypeError("texts must be a list of strings, not one string")
-        texts = list(texts)
-        if not texts or not all(isinstance(t, str) for t in texts):
-            raise ValueError("texts must be a non-empty list of strings")
+        from icml26.nn.tokenize import check_texts
+
+        texts = check_texts(texts)
         new = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if new:
             if self._model is None:
