@@ -193,3 +193,62 @@ def test_generator_rejects_inconsistent_hidden_attributes(kw):
 
     with pytest.raises(ValueError, match="hidden"):
         generate(5, 2, 40, 0, **kw)
+
+
+# ----------------------------------------------------------------------------- the deviation reading (issue 15)
+def test_reversion_rate_recovers_an_error_correction_rate_exactly():
+    from icml26.decision.ese.method import reversion_rate
+
+    rng = np.random.default_rng(3)
+    p, n, kappa = 40, 5, 0.3
+    path = rng.dirichlet(np.ones(n), size=p)          # any equilibrium path
+    g = np.empty((p, n))
+    g[0] = rng.dirichlet(np.ones(n))
+    for t in range(p - 1):                            # noiseless error correction
+        g[t + 1] = g[t] + kappa * (path[t] - g[t])
+    assert reversion_rate(g, path) == pytest.approx(kappa, abs=1e-12)
+    # clipped to [0, 1]; a gap that never varies gives 0
+    assert reversion_rate(g, 2 * g - path) == 0.0        # shares move away from the "equilibrium"
+    assert reversion_rate(np.tile(g[:1], (p, 1)), np.tile(g[:1], (p, 1))) == 0.0
+    with pytest.raises(ValueError, match="path"):
+        reversion_rate(g, path[:-1])
+    with pytest.raises(ValueError, match="2 time points"):
+        reversion_rate(g[:1], path[:1])
+
+
+def test_deviation_shares_interpolate_between_last_share_and_equilibrium():
+    from icml26.decision.ese.method import deviation_shares
+
+    g, es = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
+    np.testing.assert_allclose(deviation_shares(g, es, 0.0), g)
+    np.testing.assert_allclose(deviation_shares(g, es, 1.0), es)
+    np.testing.assert_allclose(deviation_shares(g, es, 0.5), [0.35, 0.3, 0.35])
+    np.testing.assert_allclose(deviation_shares(g, es, 0.5, h=2), g + 0.75 * (es - g))  # 1 - (1 - k)^h
+    both = deviation_shares(np.stack([g, es]), np.stack([es, g]), np.array([1.0, 0.0]))
+    np.testing.assert_allclose(both, [es, es])
+    assert deviation_shares(g, es, 0.3).sum() == pytest.approx(1.0)
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="kappa"):
+            deviation_shares(g, es, bad)
+    with pytest.raises(ValueError, match="ES"):
+        deviation_shares(g, es[:2], 0.5)
+
+
+def test_deviation_forecast_is_the_equilibrium_forecast_moved_from_the_last_share():
+    from icml26.decision.ese.method import deviation_shares, equilibrium_path, reversion_rate
+    from icml26.decision.ese.setting import generate
+
+    S, A = generate(6, 3, 120, np.random.default_rng(4), kappa=0.5)
+    origins, ms = np.array([70, 90]), np.array([3.0, 4.0])
+    pred_eq, eqs = ese_forecast(S, A, origins, ms, window=50)
+    pred_dev, eqs_dev = ese_forecast(S, A, origins, ms, window=50, predictor="deviation")
+    gamma = S / S.sum(axis=1, keepdims=True)
+    for k, (t, e) in enumerate(zip(origins, eqs_dev)):
+        assert np.array_equal(e.ES, eqs[k].ES) and 0.0 <= e.kappa <= 1.0
+        kap = reversion_rate(gamma[t - 49:t + 1], equilibrium_path(e, A[t - 49:t + 1]))
+        assert e.kappa == kap
+        np.testing.assert_allclose(pred_dev[k], ms[k] * deviation_shares(gamma[t], e.ES, kap))
+        assert pred_dev[k].sum() == pytest.approx(ms[k]) and pred_eq[k].sum() == pytest.approx(ms[k])
+    assert np.isnan(eqs[0].kappa)
+    with pytest.raises(ValueError, match="predictor"):
+        ese_forecast(S, A, origins, ms, window=50, predictor="ecm")

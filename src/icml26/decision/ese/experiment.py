@@ -12,6 +12,9 @@ Each claim is measured against the control a reviewer asks for, in the same run:
   with the *last observed share* instead of the equilibrium (the paper's own naive
   baseline) and with the attribute-only ``ES0`` (no refinement);
 * ``plug-in`` (base + ESE vs base) -- control: base on the total x last observed share;
+* ``as-accurate-deviation`` and ``plug-in-deviation``: the same claims under the deviation
+  (error-correction) reading of the predictor -- controls: the last share, and the same
+  error-correction forecast towards the window's mean share (reversion without an equilibrium);
 * ``attributes-essential`` (with psi = 0 the refinement does not converge) -- control: the
   same loop with the attributes.
 
@@ -37,11 +40,16 @@ import numpy as np
 
 from icml26.core.paper import Profile
 from icml26.core.stats import mean_ci, series_of
-from icml26.decision.ese.method import ar_fit, ar_total_forecast, ese_forecast, proportions
+from icml26.decision.ese.method import (ar_fit, ar_total_forecast, deviation_shares, equilibrium_path,
+                                        ese_forecast, proportions, reversion_rate)
 from icml26.decision.ese.setting import BASES, generate, per_system, rmse, total_forecast
 
-#: ESE variants and controls that allocate the AR forecast of the total.
-ALLOCATORS = ("ese", "ese_share1", "es0", "naive")
+#: ESE variants and controls that allocate the AR forecast of the total: the allocation reading
+#: (``ese``, ``ese_share1``, ``es0``), the deviation reading (``ese_dev`` towards the refined
+#: equilibrium, ``es0_dev`` towards the attribute-only ES0), and the controls ``naive`` (last share)
+#: and ``meanrev`` (the same error-correction forecast towards the window's mean share: reversion
+#: without attributes or an equilibrium estimate).
+ALLOCATORS = ("ese", "ese_share1", "es0", "naive", "ese_dev", "es0_dev", "meanrev")
 
 
 def _cells(profile: Profile) -> list[tuple[float, int]]:
@@ -73,6 +81,18 @@ def one_cell(profile: Profile, seed: int, kappa: float, n: int) -> dict[str, flo
     _, eqs0 = ese_forecast(S, A, origins, ms_ar, **{**kw, "max_iter": 0})
     shares["es0"] = np.stack([e.ES for e in eqs0])
     shares["naive"] = gamma[origins]
+    # the deviation (error-correction) reading of the predictor and its controls
+    W = profile["window"]
+    for name, found in (("ese_dev", eqs), ("es0_dev", eqs0)):
+        kap = np.array([reversion_rate(gamma[t + 1 - W:t + 1], equilibrium_path(e, A[t + 1 - W:t + 1]))
+                        for t, e in zip(origins, found)])
+        shares[name] = deviation_shares(gamma[origins], shares[name.replace("_dev", "")], kap)
+        out[f"kappa/{name}"] = float(kap.mean())
+    means = np.stack([gamma[t + 1 - W:t + 1].mean(axis=0) for t in origins])
+    kap = np.array([reversion_rate(gamma[t + 1 - W:t + 1], np.repeat(mu[None], W, axis=0))
+                    for t, mu in zip(origins, means)])
+    shares["meanrev"] = deviation_shares(gamma[origins], means, kap)
+    out["kappa/meanrev"] = float(kap.mean())
     for name in ALLOCATORS:
         out[f"rmse/{name}"] = rmse(ms_ar[:, None] * shares[name], y_true)
     # attributes zeroed: psi = 0, only the correction vector is left
@@ -84,6 +104,8 @@ def one_cell(profile: Profile, seed: int, kappa: float, n: int) -> dict[str, flo
         ms_hat = total_forecast(base, MS, n_train)
         out[f"rmse/{base}+ese"] = rmse(ms_hat[:, None] * shares["ese"], y_true)
         out[f"rmse/{base}+naive"] = rmse(ms_hat[:, None] * shares["naive"], y_true)
+        out[f"rmse/{base}+ese_dev"] = rmse(ms_hat[:, None] * shares["ese_dev"], y_true)
+        out[f"rmse/{base}+meanrev"] = rmse(ms_hat[:, None] * shares["meanrev"], y_true)
     out["rmse/best_per_system"] = min(out[f"rmse/{b}"] for b in BASES)
     return out
 
@@ -102,6 +124,14 @@ def _collect(cells: list[dict[str, float]], profile_cells: list[tuple[float, int
     out["rmse/plugin_base"] = [c[f"rmse/{b}"] for c in cells for b in BASES]
     ratio = np.array(out["rmse/plugin_ese"]) / np.array(out["rmse/plugin_base"])
     out["frac/plugin_no_worse"] = float(np.mean(ratio <= 1.0))
+    # the deviation reading (pre-registered in issue 15's second pass)
+    dev = np.array(out["rmse/ese_dev"])
+    out["ratio/ese_dev_vs_best"] = (dev / best).tolist()
+    out["frac/ese_dev_within_5pct"] = float(np.mean(dev / best <= 1.05))
+    out["rmse/plugin_ese_dev"] = [c[f"rmse/{b}+ese_dev"] for c in cells for b in BASES]
+    out["rmse/plugin_meanrev"] = [c[f"rmse/{b}+meanrev"] for c in cells for b in BASES]
+    ratio_dev = np.array(out["rmse/plugin_ese_dev"]) / np.array(out["rmse/plugin_base"])
+    out["frac/plugin_dev_no_worse"] = float(np.mean(ratio_dev <= 1.0))
     out["iterated/ese_mean"] = float(np.mean(out["iterated/ese"]))
     out["converged/ese_mean"] = float(np.mean(out["converged/ese"]))
     out["converged/noattr_mean"] = float(np.mean(out["converged/noattr"]))
@@ -214,7 +244,8 @@ def figure(metrics: list[dict]):
 
     kappas, ns = metrics[0]["cell/kappa"], metrics[0]["cell/n"]
     methods = [("ese", "ESE (level correction)"), ("ese_share1", "ESE (share reading, r=1)"),
-               ("es0", "ES0 (attributes only)"), ("naive", "last share"), ("arima", "per-system ARIMA"),
+               ("es0", "ES0 (attributes only)"), ("ese_dev", "ESE (deviation reading)"),
+               ("meanrev", "reversion to mean share"), ("naive", "last share"), ("arima", "per-system ARIMA"),
                ("ridge", "per-system ridge"), ("arima+ese", "ARIMA+ESE")]
     fig = Figure(figsize=(9, 4))
     ax = fig.add_subplot(1, 1, 1)

@@ -45,7 +45,20 @@ documented choice of this implementation, not of the paper):
   alpha'_{i,k,t})`` follows the attributes through the window; the n per-system p-values
   are aggregated by their median;
 * the total model: AR(q) with intercept on the level of ``MS``, fitted by least squares
-  (the conditional Gaussian MLE).
+  (the conditional Gaussian MLE);
+* the predictor. The abstract and the paper notes say ESE "generates holistic forecasts based on
+  the difference between the current state and the estimated equilibrium"; the card (and this
+  module until issue 15's second pass) read it as allocation by the equilibrium itself,
+  ``s_hat = MS_hat ES`` (``predictor="equilibrium"``). The reading that uses the difference is
+  the error-correction forecast that cointegration implies (Engle-Granger), ``predictor=
+  "deviation"``::
+
+      gamma_hat_{t+h} = gamma_t + (1 - (1 - kappa)^h) (ES_t - gamma_t),    s_hat = MS_hat gamma_hat
+
+  with the reversion rate ``kappa`` fitted per origin by pooled least squares (no intercept) of
+  ``gamma_{tau+1} - gamma_tau`` on ``ES_tau - gamma_tau`` over the window, ``ES_tau`` the implied
+  equilibrium path, and clipped to [0, 1] (:func:`reversion_rate`); kappa = 0 is the naive
+  last-share rule and kappa = 1 the allocation reading. Both readings are run and reported.
 """
 
 from __future__ import annotations
@@ -194,6 +207,7 @@ class Equilibrium:
     n_iter: int           # refinement steps taken
     converged: bool       # cointegration test rejected before the cap
     pvalue: float         # aggregated (median) p-value at the stop
+    kappa: float = float("nan")  # reversion rate of the deviation predictor (ese_forecast), if used
 
 
 CORRECTIONS = ("residual", "share")
@@ -293,14 +307,82 @@ def ese_predict(MS_hat: float | np.ndarray, ES: np.ndarray) -> np.ndarray:
     return MS_hat[:, None] * ES
 
 
+def equilibrium_path(eq: Equilibrium, A: np.ndarray, lower: np.ndarray | None = None,
+                     upper: np.ndarray | None = None) -> np.ndarray:
+    """The equilibrium path implied over a window: ``ES_tau = ES + (1/m) sum_k psi_k (alpha'_{.,k,tau}
+    - alpha'_{.,k,t})`` (p, n), from an :class:`Equilibrium` and the window's raw attributes A (p, n, m)
+    (the path the cointegration test of :func:`estimate_equilibrium` compares the shares with)."""
+    A = as_array("A", A, ndim=3)
+    if A.shape[1] != eq.ES.shape[0] or A.shape[2] != eq.psi.shape[0]:
+        raise ValueError(f"A must have shape (p, {eq.ES.shape[0]}, {eq.psi.shape[0]}), got {A.shape}")
+    A_norm = normalise_attributes(A, lower, upper)
+    return eq.ES + (A_norm - A_norm[-1]) @ eq.psi / A.shape[-1]
+
+
+def reversion_rate(gamma: np.ndarray, path: np.ndarray) -> float:
+    """Rate kappa at which the shares close their gap to the equilibrium path over a window.
+
+    Pooled least squares without intercept of ``gamma_{tau+1} - gamma_tau`` on ``path_tau -
+    gamma_tau`` over the (p, n) window (all systems, tau = 1..p-1), clipped to [0, 1] (an
+    error-correction coefficient; 0 when the gap never varies).
+    """
+    gamma = as_array("gamma", gamma, ndim=2)
+    path = as_array("path", path, ndim=2)
+    if path.shape != gamma.shape:
+        raise ValueError(f"path must have the shape of gamma {gamma.shape}, got {path.shape}")
+    if gamma.shape[0] < 2:
+        raise ValueError(f"need at least 2 time points, got {gamma.shape[0]}")
+    _check_finite("gamma", gamma)
+    _check_finite("path", path)
+    gap = path[:-1] - gamma[:-1]
+    den = float((gap * gap).sum())
+    if den <= 0:
+        return 0.0
+    return float(min(max(float((gap * (gamma[1:] - gamma[:-1])).sum()) / den, 0.0), 1.0))
+
+
+def deviation_shares(gamma_t: np.ndarray, ES: np.ndarray, kappa: float | np.ndarray, h: int = 1) -> np.ndarray:
+    """The deviation (error-correction) predictor's shares ``gamma_t + (1 - (1 - kappa)^h) (ES - gamma_t)``.
+
+    gamma_t, ES: (n,) or (k, n); kappa a scalar or (k,) in [0, 1]; the result stays on the simplex
+    when gamma_t and ES do (a convex combination of the two)."""
+    gamma_t = as_array("gamma_t", gamma_t, ndim=(1, 2))
+    ES = as_array("ES", ES, ndim=(1, 2))
+    if ES.shape != gamma_t.shape:
+        raise ValueError(f"ES must have the shape of gamma_t {gamma_t.shape}, got {ES.shape}")
+    kappa = as_array("kappa", kappa, ndim=(0, 1))
+    if np.any(kappa < 0) or np.any(kappa > 1):
+        raise ValueError("kappa must lie in [0, 1]")
+    h = check_int("h", h, minimum=1)
+    w = 1.0 - (1.0 - kappa) ** h
+    if w.ndim == 1:
+        if gamma_t.ndim != 2 or w.shape[0] != gamma_t.shape[0]:
+            raise ValueError(f"kappa of shape {w.shape} needs gamma_t of shape ({w.shape[0]}, n)")
+        w = w[:, None]
+    return gamma_t + w * (ES - gamma_t)
+
+
+PREDICTORS = ("equilibrium", "deviation")
+
+
 def ese_forecast(S: np.ndarray, A: np.ndarray, origins: np.ndarray, MS_hat: np.ndarray,
-                 window: int = 50, **kwargs) -> tuple[np.ndarray, list[Equilibrium]]:
+                 window: int = 50, predictor: str = "equilibrium", h: int = 1,
+                 **kwargs) -> tuple[np.ndarray, list[Equilibrium]]:
     """One-pass forecasts for all systems at each origin t (predicting time t + h).
 
     S: (T, n) states, A: (T, n, m) attributes, origins: (k,) indices t with t + 1 >= window,
     MS_hat: (k,) forecasts of the total for the target times (from any base model).
+    ``predictor``: ``"equilibrium"`` (``MS_hat ES``) or ``"deviation"`` (``MS_hat`` times the
+    error-correction shares of :func:`deviation_shares`, with the window's :func:`reversion_rate`
+    stored in each returned equilibrium's ``kappa``); ``h`` is used by the deviation predictor only.
+    Other keyword arguments go to :func:`estimate_equilibrium`.
     Returns predictions (k, n) and the equilibrium found at each origin.
     """
+    from dataclasses import replace
+
+    if predictor not in PREDICTORS:
+        raise ValueError(f"predictor must be one of {PREDICTORS}, got {predictor!r}")
+    h = check_int("h", h, minimum=1)
     S = as_array("S", S, ndim=2)
     A = as_array("A", A, ndim=3)
     window = check_int("window", window, minimum=5)
@@ -319,4 +401,11 @@ def ese_forecast(S: np.ndarray, A: np.ndarray, origins: np.ndarray, MS_hat: np.n
     eqs = [estimate_equilibrium(gamma[t + 1 - window:t + 1], A[t + 1 - window:t + 1], **kwargs)
            for t in origins]
     ES = np.stack([e.ES for e in eqs])
-    return ese_predict(MS_hat, ES), eqs
+    if predictor == "equilibrium":
+        return ese_predict(MS_hat, ES), eqs
+    bounds = {k: kwargs[k] for k in ("lower", "upper") if k in kwargs}
+    eqs = [replace(e, kappa=reversion_rate(gamma[t + 1 - window:t + 1],
+                                            equilibrium_path(e, A[t + 1 - window:t + 1], **bounds)))
+           for t, e in zip(origins, eqs)]
+    shares = deviation_shares(gamma[origins], ES, np.array([e.kappa for e in eqs]), h=h)
+    return ese_predict(MS_hat, shares), eqs

@@ -171,6 +171,9 @@ def examples() -> list:
         (M.ese_predict, {"MS_hat": np.array([5.0, 6.0]), "ES": np.stack([gamma[10], gamma[20]])}),
         (M.ese_forecast, {"S": S, "A": A, "origins": np.array([60.0, 70.0]), "MS_hat": np.array([5.0, 5.0]),
                           "window": 50}),
+        (M.reversion_rate, {"gamma": gamma[:50], "path": gamma[1:51]}),
+        (M.deviation_shares, {"gamma_t": gamma[10], "ES": gamma[20], "kappa": 0.3, "h": 2}),
+        (M.equilibrium_path, {"eq": M.estimate_equilibrium(gamma[:50], A[:50], max_iter=0), "A": A[:50]}),
         (generate, {"n": 4, "m": 2, "T": 30, "rng": 1, "kappa": 0.5}),
         (ridge_one_step, {"y": MS, "n_train": 60, "lags": 5, "alpha": 1.0}),
     ]
