@@ -121,7 +121,10 @@ def test_fdfd_ground_truth_is_reciprocal(tmp_path, monkeypatch):
     ij = (a * scene.ppw).astype(int)
     p01, p10 = P[0, ij[1, 0], ij[1, 1]], P[1, ij[0, 0], ij[0, 1]]
     assert abs(10 * np.log10(p01 / p10)) < 0.05  # Lorentz reciprocity of the Maxwell solve
-    assert np.allclose(solve_fields(scene, a), P)  # cached copy
+    again = solve_fields(scene, a)  # read back from icml26.core.cache, exactly
+    assert again.dtype == P.dtype == np.float32 and np.array_equal(again, P)
+    files = list((tmp_path / "snrft").iterdir())
+    assert len(files) == 1 and files[0].name.startswith("fields-") and files[0].suffix == ".npz"
 
 
 def test_bad_input_names_the_argument():

@@ -353,3 +353,22 @@ def test_fine_tune_on_the_shared_loop_is_bit_identical_to_the_old_loop(monkeypat
     assert got == want and seen["losses"] == want_losses
     assert len(seen["params"]) == len(want_params)
     assert all(a.equal(b) for a, b in zip(seen["params"], want_params))
+
+
+def test_pretrain_backbone_cache_is_core_cache_and_a_hit_equals_the_build(tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
+    cfg = S.BackboneConfig(widths=(4, 4, 4, 4, 4, 4), n_crops=50, epochs=1, batch=16, short_side=64)
+    runs = []
+    for _ in range(2):  # a miss that builds, then a hit that reads
+        torch.manual_seed(3)
+        model, rec = S.pretrain_backbone(cfg, 5)
+        runs.append((model, rec, torch.get_rng_state()))
+    files = list((tmp_path / "dna_forgery").iterdir())
+    assert len(files) == 1 and files[0].name.startswith("backbone-") and files[0].suffix == ".pt"
+    (m0, r0, g0), (m1, r1, g1) = runs
+    assert r0 == r1 and g0.equal(g1)  # the same record and the same global RNG use on both paths
+    _same_weights(m0, m1)
+    assert not m0.training and not m1.training

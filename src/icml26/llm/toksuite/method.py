@@ -166,7 +166,8 @@ def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir=None,
     order decides ties and float sums), so a seed re-run must reuse one fit: the shipped one where
     the corpus and sizes are a profile's, otherwise the first fit written to disk. The file lives
     where :func:`icml26.core.cache.cache_path` puts namespace ``toksuite``, name ``suite`` (under
-    ``$ICML26_CACHE``, keyed by :func:`suite_key` and the ``tokenizers`` version), or in
+    ``$ICML26_CACHE``, keyed by :func:`suite_key`, the ``tokenizers`` version and the code of this
+    module and what it imports), or in
     ``cache_dir`` if given. Unlike :func:`icml26.core.cache.cached` (the last writer wins, and each
     builder keeps its own value), the first writer wins here (an atomic hard link) and every caller
     reads the stored fit back, so parallel workers fitting at once still agree on one fit (it
@@ -191,7 +192,7 @@ def cached_suite(texts: Sequence[str], sizes: Mapping[str, int], cache_dir=None,
     if os.environ.get("ICML26_NO_CACHE") == "1":
         return train_suite(texts, sizes)
     path = cache_path("toksuite", "suite", {"suite_key": suite_key(texts, sizes),
-                                            "tokenizers": tokenizers.__version__}, fmt="json")
+                                            "tokenizers": tokenizers.__version__}, fmt="json", code=__name__)
     if cache_dir is not None:
         path = Path(cache_dir) / path.name
 

@@ -22,11 +22,7 @@ seed, and rebuilt when absent.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -126,13 +122,10 @@ def _grid(scene: Scene) -> tuple[np.ndarray, int, int]:
     return eps, n, off
 
 
-def _cache_path(scene: Scene, tx: np.ndarray) -> Path:
-    key = json.dumps({"scene": asdict(scene), "tx": np.round(tx, 6).tolist(), "f": FREQ_HZ,
-                      "wall_eps": str(WALL_EPS), "mats": {k: str(v) for k, v in MATERIALS.items()}, "v": 1},
-                     sort_keys=True)
-    h = hashlib.sha1(key.encode()).hexdigest()[:16]
-    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "snrft"
-    return root / f"fields_{h}.npz"
+def _cache_params(scene: Scene, tx: np.ndarray) -> dict:
+    """Everything that determines a field solve: the key of its :mod:`icml26.core.cache` entry."""
+    return {"scene": asdict(scene), "tx": np.round(tx, 6).tolist(), "f": FREQ_HZ, "wall_eps": str(WALL_EPS),
+            "mats": {k: str(v) for k, v in MATERIALS.items()}, "v": 1}
 
 
 def solve_fields(scene: Scene, tx: np.ndarray) -> np.ndarray:
@@ -143,37 +136,35 @@ def solve_fields(scene: Scene, tx: np.ndarray) -> np.ndarray:
     tx = np.asarray(tx, dtype=float)
     if tx.ndim != 2 or tx.shape[1] != 2 or not np.all(np.isfinite(tx)):
         raise ValueError(f"tx must be a finite (n_tx, 2) array, got shape {tx.shape}")
-    path = _cache_path(scene, tx)
-    if path.exists():
-        return np.load(path)["power"]
-    import scipy.sparse as sp
-    import scipy.sparse.linalg as spl
-    from ceviche import fdfd_ez
-    from ceviche.constants import C_0
+    from icml26.core.cache import cached
 
-    lam = C_0 / FREQ_HZ
-    eps, n, off = _grid(scene)
-    sim = fdfd_ez(2 * np.pi * FREQ_HZ, lam / scene.ppw, eps, [_PML, _PML])
-    entries, idx = sim._make_A(sim._grid_to_vec(eps))
-    A = sp.coo_matrix((entries, (idx[0], idx[1])), shape=(sim.N, sim.N)).tocsr().tocoo()
-    keep = np.abs(A.row - A.col) <= n  # drop the periodic wrap-around behind the PML
-    A = sp.csc_matrix((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape)
-    # the operator is structurally symmetric and diagonally dominant enough: symmetric ordering,
-    # no partial pivoting (SuperLU's default pivoting makes this factorisation ~20x slower)
-    lu = spl.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-    n_in = n - 2 * off
-    B = np.zeros((sim.N, len(tx)), dtype=complex)
-    for k, (x, y) in enumerate(tx):
-        i, j = off + int(x * scene.ppw), off + int(y * scene.ppw)
-        B[i * n + j, k] = 1j * 2 * np.pi * FREQ_HZ
-    E = lu.solve(B)
-    power = (np.abs(E.T.reshape(len(tx), n, n)) ** 2)[:, off:off + n_in, off:off + n_in]
-    power = power / power.max()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-    np.savez_compressed(tmp, power=power.astype(np.float32))
-    os.replace(tmp, path)
-    return power.astype(np.float32)
+    def build() -> dict:
+        import scipy.sparse as sp
+        import scipy.sparse.linalg as spl
+        from ceviche import fdfd_ez
+        from ceviche.constants import C_0
+
+        lam = C_0 / FREQ_HZ
+        eps, n, off = _grid(scene)
+        sim = fdfd_ez(2 * np.pi * FREQ_HZ, lam / scene.ppw, eps, [_PML, _PML])
+        entries, idx = sim._make_A(sim._grid_to_vec(eps))
+        A = sp.coo_matrix((entries, (idx[0], idx[1])), shape=(sim.N, sim.N)).tocsr().tocoo()
+        keep = np.abs(A.row - A.col) <= n  # drop the periodic wrap-around behind the PML
+        A = sp.csc_matrix((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape)
+        # the operator is structurally symmetric and diagonally dominant enough: symmetric ordering,
+        # no partial pivoting (SuperLU's default pivoting makes this factorisation ~20x slower)
+        lu = spl.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+        n_in = n - 2 * off
+        B = np.zeros((sim.N, len(tx)), dtype=complex)
+        for k, (x, y) in enumerate(tx):
+            i, j = off + int(x * scene.ppw), off + int(y * scene.ppw)
+            B[i * n + j, k] = 1j * 2 * np.pi * FREQ_HZ
+        E = lu.solve(B)
+        power = (np.abs(E.T.reshape(len(tx), n, n)) ** 2)[:, off:off + n_in, off:off + n_in]
+        power = power / power.max()
+        return {"power": power.astype(np.float32)}
+
+    return cached("snrft", "fields", build, params=_cache_params(scene, tx), fmt="npz")["power"]
 
 
 def local_mean_db(power: np.ndarray, ppw: int, window: float = 1.0) -> np.ndarray:

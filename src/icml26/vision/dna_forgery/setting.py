@@ -20,12 +20,8 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -174,10 +170,9 @@ class Backbone(nn.Module):
         return [np.concatenate(a) for a in acts], [np.concatenate(s) for s in spat]
 
 
-def _cache_path(cfg: BackboneConfig, seed: int) -> Path:
-    key = json.dumps({"seed": int(seed), **asdict(cfg), "sources": SOURCES, "v": 1}, sort_keys=True)
-    root = Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26"))
-    return root / "dna_forgery" / f"backbone_{hashlib.sha256(key.encode()).hexdigest()[:16]}.pt"
+def _cache_params(cfg: BackboneConfig, seed: int) -> dict:
+    """Everything that determines a pretrained backbone: the key of its :mod:`icml26.core.cache` entry."""
+    return {"seed": int(seed), **asdict(cfg), "sources": SOURCES, "v": 1}
 
 
 def pretrain_backbone(cfg: BackboneConfig | None = None, seed: int = 0, *, cache: bool = True
@@ -191,39 +186,38 @@ def pretrain_backbone(cfg: BackboneConfig | None = None, seed: int = 0, *, cache
     if not isinstance(cfg, BackboneConfig):
         raise TypeError(f"cfg must be a BackboneConfig, got {type(cfg).__name__}")
     seed = check_int("seed", seed, minimum=0)
-    model = Backbone(cfg.widths, len(SOURCES))
-    path = _cache_path(cfg, seed)
-    if cache and path.exists():
-        try:
-            blob = torch.load(path, weights_only=True)
-            model.load_state_dict(blob["state"])
-            return model.eval(), {k: float(v) for k, v in blob["record"].items()}
-        except Exception:  # noqa: BLE001 - a corrupt cache entry is rebuilt
-            pass
-    with torch.random.fork_rng():
-        torch.manual_seed(seed)
-        model = Backbone(cfg.widths, len(SOURCES))
-    srcs = load_sources(cfg.short_side)
-    x, y = sample_crops(cfg.n_crops, np.random.default_rng([seed, 1]), sources=srcs)
-    xv, yv = sample_crops(1000, np.random.default_rng([seed, 2]), sources=srcs)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    model = Backbone(cfg.widths, len(SOURCES))  # built on both paths (the global RNG moves as it always has)
 
-    def loss_fn(m: nn.Module, idx: torch.Tensor) -> torch.Tensor:
-        return F.cross_entropy(m(xt[idx]), yt[idx])
+    def build() -> dict:
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            fresh = Backbone(cfg.widths, len(SOURCES))
+        srcs = load_sources(cfg.short_side)
+        x, y = sample_crops(cfg.n_crops, np.random.default_rng([seed, 1]), sources=srcs)
+        xv, yv = sample_crops(1000, np.random.default_rng([seed, 2]), sources=srcs)
+        xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
-    # epochs of shuffled minibatches; fit's generator is torch.Generator().manual_seed(seed)
-    losses = fit(model, loss_fn, epoch_batches(len(xt), cfg.batch),
-                 steps=cfg.epochs * steps_per_epoch(len(xt), cfg.batch), lr=cfg.lr, seed=seed).history
-    with torch.no_grad():
-        acc = float((model(torch.from_numpy(xv)).argmax(1) == torch.from_numpy(yv)).float().mean())
-    k = max(1, len(losses) // 10)
-    record = {"val_acc": acc, "loss_first": float(np.mean(losses[:k])), "loss_last": float(np.mean(losses[-k:]))}
+        def loss_fn(m: nn.Module, idx: torch.Tensor) -> torch.Tensor:
+            return F.cross_entropy(m(xt[idx]), yt[idx])
+
+        # epochs of shuffled minibatches; fit's generator is torch.Generator().manual_seed(seed)
+        losses = fit(fresh, loss_fn, epoch_batches(len(xt), cfg.batch),
+                     steps=cfg.epochs * steps_per_epoch(len(xt), cfg.batch), lr=cfg.lr, seed=seed).history
+        with torch.no_grad():
+            acc = float((fresh(torch.from_numpy(xv)).argmax(1) == torch.from_numpy(yv)).float().mean())
+        k = max(1, len(losses) // 10)
+        return {"state": fresh.state_dict(),
+                "record": {"val_acc": acc, "loss_first": float(np.mean(losses[:k])),
+                           "loss_last": float(np.mean(losses[-k:]))}}
+
     if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        torch.save({"state": model.state_dict(), "record": record}, tmp)
-        os.replace(tmp, path)
-    return model, record
+        from icml26.core.cache import cached
+
+        blob = cached("dna_forgery", "backbone", build, params=_cache_params(cfg, seed), fmt="pt")
+    else:
+        blob = build()
+    model.load_state_dict(blob["state"])
+    return model.eval(), {k: float(v) for k, v in blob["record"].items()}
 
 
 # ----------------------------------------------------------------------------- generators
