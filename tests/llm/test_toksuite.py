@@ -336,7 +336,7 @@ def test_cached_suite_first_fit_wins(tmp_path, monkeypatch):
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path / "root"))
     monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
     first = M.cached_suite(TEXTS, SIZES, shipped=False)
-    files = list((tmp_path / "root" / "toksuite").glob("suite_*.json"))
+    files = list((tmp_path / "root" / "toksuite").glob("suite-*.json"))
     assert len(files) == 1
     other = M.train_byte_level(TEXTS, None).backend.to_str()  # plant another "fit" in its place
     import json
