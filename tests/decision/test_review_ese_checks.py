@@ -5,7 +5,7 @@ last share alone is already within 5% of the best per-system model in most cells
 best <= 1.05 in every cell of 3 of 6 seeds). ``all_of(..., partly="any")`` then turns the threshold part's
 "partly" into a "partly" verdict for a claim whose statement is that "the equilibrium is what makes it so", even
 when ESE (deviation) is numerically the last-share control and loses (ties) to both controls.
-Strict xfail: remove the marker when the claim's check cannot be partly reproduced by the control itself.
+Fixed before the claim's full run: both deviation claims need every part (``partly="none"``).
 """
 
 import numpy as np
@@ -20,7 +20,6 @@ def _metrics(seed: int, ratio_ok: bool) -> dict:
             "frac/ese_dev_within_5pct": float(np.mean(naive / best <= 1.05))}
 
 
-@pytest.mark.xfail(strict=True, reason="as-accurate-deviation is partly when ESE (deviation) == last share (review R1)")
 def test_the_last_share_itself_is_not_partly_the_deviation_claim():
     from icml26.decision.ese import PAPER
 

@@ -108,9 +108,14 @@ PAPER = Paper(
                        "the current state and the estimated equilibrium'). It is at least as accurate as "
                        "per-system predictors, and the equilibrium is what makes it so: it beats the last share "
                        "and the same error-correction forecast towards the window's mean share (reversion with "
-                       "no attributes and no equilibrium estimate). Dev seeds 100-103 (not profile seeds) were "
-                       "looked at before the checks were written: there the mean-share control was as good or "
-                       "better, most of all at kappa = 0.8."),
+                       "no attributes and no equilibrium estimate). History: this reading was added after the "
+                       "allocation reading (as-accurate) came back not-reproduced on these profile seeds; dev seeds "
+                       "100-103 (not profile seeds) were looked at before the checks were written: there ESE "
+                       "(deviation) beat the last share in every cell and was within 5% of the best per-system "
+                       "model in 23 of 24 cells, but the mean-share control was as good or better, most of all at "
+                       "kappa = 0.8. All parts must pass (partly='none'): a review before the full run found that "
+                       "the last share alone is within 5% of the best per-system model in most cells, so the "
+                       "threshold part alone could have read partly for the control itself."),
             paper_value=("synthetic 10 systems: ESE RMSE 0.248 vs Informer 0.244; FX 16 currencies: "
                          "6.010 vs DLinear 5.878; COVID-19 320 regions: 4.83 vs PatchTST 5.11"),
             control=("the same error-correction forecast towards the window's mean share (mean reversion without "
@@ -121,7 +126,8 @@ PAPER = Paper(
                 C.beats("rmse/ese_dev", "rmse/naive", better="lower", at="each", need=2 / 3,
                         label="ESE (deviation)", control_label="last-share allocation"),
                 C.beats("rmse/ese_dev", "rmse/meanrev", better="lower", at="each", need=2 / 3,
-                        label="ESE (deviation)", control_label="reversion to the window's mean share")),
+                        label="ESE (deviation)", control_label="reversion to the window's mean share"),
+                partly="none"),
             reference=1.0,
         ),
         Claim(
@@ -129,7 +135,10 @@ PAPER = Paper(
             kind="headline",
             statement=("The deviation reading, wrapped around a base predictor that forecasts only the total, keeps "
                        "or improves the base model's accuracy, and the equilibrium is what does it (pre-registered "
-                       "in issue 15's second pass, before its full run; dev seeds 100-103 looked at first)."),
+                       "in issue 15's second pass, before its full run, after the allocation reading's plug-in "
+                       "claim came back not-reproduced; dev seeds 100-103 looked at first: there base + ESE "
+                       "(deviation) beat base + last share in every cell, but base + reversion to the mean share "
+                       "was as good or better; all parts must pass, partly='none')."),
             paper_value=("Informer 0.244 -> Informer+ESE 0.241 (synthetic); DLinear 5.878 -> "
                          "DLinear+ESE 5.461 (FX); FiLM+ESE 4.36 on COVID-19 320 regions"),
             control=("the same base model on the total, allocated by the last share and by reversion to the "
@@ -140,7 +149,8 @@ PAPER = Paper(
                 C.beats("rmse/plugin_ese_dev", "rmse/plugin_naive", better="lower", at="each", need=2 / 3,
                         label="base+ESE (deviation)", control_label="base + last share"),
                 C.beats("rmse/plugin_ese_dev", "rmse/plugin_meanrev", better="lower", at="each", need=2 / 3,
-                        label="base+ESE (deviation)", control_label="base + reversion to the mean share")),
+                        label="base+ESE (deviation)", control_label="base + reversion to the mean share"),
+                partly="none"),
             reference=1.0,
         ),
         Claim(
