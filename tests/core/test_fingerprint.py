@@ -139,3 +139,17 @@ def test_a_job_whose_code_changed_while_it_ran_is_refused(fake_papers, monkeypat
     monkeypatch.setattr(F, "modified_since", lambda modules, since: ["icml26.fake_edited"])
     with pytest.raises(RuntimeError, match="changed while the job ran"):
         execute_job("fake-ok", "quick", 0, 1)
+
+
+def test_code_digest_is_empty_for_framework_and_cluster_modules_and_ignores_the_cache_module():
+    assert F.code_digest("icml26.core.runner") == "" and F.code_digest("icml26.decision") == ""
+    d = F.code_digest("icml26.tasks.policy")
+    assert d and "icml26.core.cache" in F.static_imports({"icml26.tasks.policy"})
+    real = F._module_digest
+    try:  # an edit of core.cache alone does not rebuild every artefact
+        F._module_digest = lambda name: real(name) + ("x" if name == "icml26.core.cache" else "")
+        assert F.code_digest("icml26.tasks.policy") == d
+        F._module_digest = lambda name: real(name) + ("x" if name == "icml26.nn.train" else "")
+        assert F.code_digest("icml26.tasks.policy") != d
+    finally:
+        F._module_digest = real

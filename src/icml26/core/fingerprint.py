@@ -88,6 +88,43 @@ def _source_path(name: str) -> Path | None:
     return None
 
 
+@lru_cache(maxsize=1024)
+def _lazy_map(package: str) -> dict[str, str]:
+    """Public name -> absolute module of the ``lazy_exports`` of package ``package`` (its ``__init__``):
+    every dict literal, and dict comprehension over a literal tuple of names, whose values are module
+    paths (``".method"``, ``"icml26.x.y"``), as :func:`icml26.core.registry.lazy_exports` takes them."""
+    path = _source_path(package)
+    if path is None or path.name != "__init__.py":
+        return {}
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return {}
+
+    def absolute(target: str) -> str:
+        if not target.startswith("."):
+            return target
+        level = len(target) - len(target.lstrip("."))
+        up = package.split(".")[:len(package.split(".")) - level + 1]
+        rest = target.lstrip(".")
+        return ".".join(up + ([rest] if rest else []))
+
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Constant) \
+                        and isinstance(v.value, str) and (v.value.startswith(".") or v.value.startswith("icml26.")):
+                    out[k.value] = absolute(v.value)
+        elif isinstance(node, ast.DictComp) and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str) and len(node.generators) == 1 \
+                and isinstance(node.generators[0].iter, (ast.Tuple, ast.List)):
+            for elt in node.generators[0].iter.elts:
+                if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                    out[elt.value] = absolute(node.value.value)
+    return out
+
+
 @lru_cache(maxsize=4096)
 def _imports_of(name: str) -> tuple[str, ...]:
     """The existing ``icml26`` modules named by any import statement of module ``name`` (at any
@@ -117,6 +154,9 @@ def _imports_of(name: str) -> tuple[str, ...]:
             parts = base.split(".")
             found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
             found.update(f"{base}.{alias.name}" for alias in node.names)
+            if base.startswith("icml26"):  # a name the package exports lazily counts its defining module
+                lazy = _lazy_map(base)
+                found.update(lazy[alias.name] for alias in node.names if alias.name in lazy)
     return tuple(sorted(m for m in found if (m == "icml26" or m.startswith("icml26.")) and _source_path(m)))
 
 
@@ -148,9 +188,10 @@ def code_digest(build: Any) -> str:
         while hasattr(fn, "func"):  # functools.partial
             fn = fn.func
         module = getattr(fn, "__module__", None) or ""
-    if not (module == "icml26" or module.startswith("icml26.")):
+    own = _paper_package(module)
+    if not _keep(module, own):  # outside icml26, or a framework or cluster module: parameters only
         return ""
-    mods = static_imports({module}, _paper_package(module))
+    mods = static_imports({module}, own) - {"icml26.core.cache"}  # the cache's own code builds nothing
     return fingerprint(mods, {}, "")
 
 
@@ -246,3 +287,4 @@ def forget() -> None:
     """Drop cached module digests (after source files changed in this process)."""
     _module_digest.cache_clear()
     _imports_of.cache_clear()
+    _lazy_map.cache_clear()
