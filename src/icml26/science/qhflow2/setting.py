@@ -22,8 +22,6 @@ Units: energies in Hartree, forces in Hartree/Bohr, coordinates in Angstrom (as 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,21 +113,23 @@ def label_geometry(coords, config: WaterConfig = WaterConfig()) -> dict[str, np.
             "E_minao": float(e_minao)}
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("ICML26_CACHE", Path.home() / ".cache" / "icml26")) / "qhflow2"
-
-
 def water_pool(n: int, seed: int, config: WaterConfig = WaterConfig()) -> dict[str, np.ndarray]:
-    """A labelled pool of ``n`` geometries, cached on disk by (config, n, seed).
+    """A labelled pool of ``n`` geometries, cached on disk by (config, n, seed) and by the code of this module.
+
+    The file is where :func:`icml26.core.cache.cache_path` puts namespace ``qhflow2`` (keyed by the
+    parameters and by this module's code and what it imports); unlike :func:`icml26.core.cache.cached`
+    a lock file makes parallel seeds of a cold run wait for one labeller instead of each running the
+    SCF solves.
 
     Returns arrays: coords (n, 3, 3), S/H_init/H_star/D_star (n, nao, nao), E_star/E_minao (n,),
     F_star (n, 3, 3).
     """
     n = check_int("n", n, minimum=1)
     seed = check_int("seed", seed, minimum=0)
-    key = json.dumps({"n": n, "seed": seed, **config.key()}, sort_keys=True)
-    digest = hashlib.sha1(key.encode()).hexdigest()[:16]
-    path = _cache_dir() / f"water_{config.basis}_{config.xc}_n{n}_s{seed}_{digest}.npz"
+    from icml26.core.cache import cache_path
+
+    path = cache_path("qhflow2", f"water_{config.basis}_{config.xc}_n{n}_s{seed}",
+                      {"n": n, "seed": seed, **config.key()}, fmt="npz", code=__name__)
     if path.exists():
         return _load(path)
     path.parent.mkdir(parents=True, exist_ok=True)
