@@ -211,7 +211,7 @@ def test_pretrain_cache_reads_back_what_it_trained(tmp_path, monkeypatch):
     world = S.make_world(**key, seed=1)
     cfg = S.ModelConfig(d_model=16, n_layers=1, n_heads=2, steps=5, batch=4)
     trained, losses = S.pretrain(world, cfg, seed=101, world_key=key)
-    assert len(list((tmp_path / "geometric_unlearning").glob("pretrained_*.pt"))) == 1
+    assert len(list((tmp_path / "geometric_unlearning").glob("pretrained-*.pt"))) == 1
     read, losses2 = S.pretrain(world, cfg, seed=101, world_key=key)
     assert read is not trained and not read.training and losses2 == losses and len(losses) == 5
     for k, v in trained.state_dict().items():
@@ -219,5 +219,5 @@ def test_pretrain_cache_reads_back_what_it_trained(tmp_path, monkeypatch):
     fresh, losses3 = S.pretrain(world, cfg, seed=101, world_key=key, cache=False)  # the same training, not stored
     assert losses3 == losses and all(torch.equal(fresh.state_dict()[k], v) for k, v in trained.state_dict().items())
     other, _ = S.pretrain(world, cfg, seed=102, world_key=key)  # another seed: another entry
-    assert len(list((tmp_path / "geometric_unlearning").glob("pretrained_*.pt"))) == 2
+    assert len(list((tmp_path / "geometric_unlearning").glob("pretrained-*.pt"))) == 2
     assert not torch.equal(other.tok.weight, trained.tok.weight)

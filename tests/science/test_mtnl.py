@@ -473,13 +473,13 @@ def test_load_image_is_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
     monkeypatch.delenv("ICML26_NO_CACHE", raising=False)
     a = S.load_image("coffee", 8)
-    files = list((tmp_path / "mtnl").glob("photo_*.npy"))
+    files = list((tmp_path / "mtnl").glob("photo-*.npy"))
     assert len(files) == 1 and a.shape == (8, 8, 3) and a.dtype == np.float64
     assert 0.0 <= a.min() and a.max() <= 1.0
     np.testing.assert_array_equal(np.load(files[0]), a)
     np.testing.assert_array_equal(S.load_image("coffee", 8), a)
     assert S.load_image("coffee", 12).shape == (12, 12, 3)
-    assert len(list((tmp_path / "mtnl").glob("photo_*.npy"))) == 2
+    assert len(list((tmp_path / "mtnl").glob("photo-*.npy"))) == 2
 
 
 def test_pretrain_base_on_the_shared_fit_is_bit_identical_to_its_former_loop():

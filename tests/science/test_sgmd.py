@@ -410,7 +410,7 @@ def test_prefit_is_cached_on_disk(tmp_path, monkeypatch):
     teacher = S.TrajectoryTeacher()
     p = {"hidden": 8, "prefit_steps": 5, "batch": 16, "prefit_lr": 2e-3}
     net, m = E.prefit(teacher, p, 101)
-    assert len(list((tmp_path / "sgmd").glob("prefit_*.pt"))) == 1
+    assert len(list((tmp_path / "sgmd").glob("prefit-*.pt"))) == 1
     net2, m2 = E.prefit(teacher, p, 101)
     assert net2 is not net and m2 == m
     for k, v in net.state_dict().items():

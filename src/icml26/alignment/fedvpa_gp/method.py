@@ -319,6 +319,9 @@ def train_federated(H, clients_train, cfg: FedConfig, *, seed: int = 0, kinds=No
     ``kinds: (N,)``, optional, the clients' true types: used only to report, per round, how well the
     prototype labels agree with the types (up to relabelling), and as the labels themselves with
     ``cfg.labels == "oracle"`` (a diagnostic, not the paper's method).
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's federated rounds (local
+    steps, then aggregation).
     """
     H = as_array("H", H, ndim=2)
     pairs_all = np.asarray(clients_train)

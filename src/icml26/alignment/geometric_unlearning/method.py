@@ -401,7 +401,11 @@ def unlearn(model: nn.Module, loss_fn: Callable[[nn.Module, int, torch.Generator
             seed: int, stop: Callable[[list[dict[str, float]]], bool] = early_stop_met) -> Trace:
     """Train the trainable (LoRA) parameters of ``model`` on ``loss_fn(model, step, gen)["total"]`` with Adam
     (``cfg.lr``, ``cfg.betas``, ``cfg.weight_decay``, clipping ``cfg.grad_clip``); evaluate at step 0 and every
-    ``eval_every`` steps; stop when ``stop(evaluations)`` holds or after ``steps``."""
+    ``eval_every`` steps; stop when ``stop(evaluations)`` holds or after ``steps``.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's unlearning update on the
+    LoRA parameters, with its own loss terms per step.
+    """
     steps = check_int("steps", steps, minimum=1)
     eval_every = check_int("eval_every", eval_every, minimum=1)
     params = [p for p in model.parameters() if p.requires_grad]

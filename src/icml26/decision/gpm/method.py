@@ -468,6 +468,9 @@ def train_gpm(a: np.ndarray, Y: np.ndarray, cand: np.ndarray, held: np.ndarray, 
     instead of ``gradient_gap`` (selected vs candidate set); ``fd``, the policy gradient is the exact
     one minus the code's finite-difference term (``code_fd_term`` with weight ``lw``, the code's
     arch_lr) instead of the exact one alone. ``"ours"`` takes none, ``"code"`` all three.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the authors' three-optimizer, meta-
+    learned training.
     """
     import torch
 

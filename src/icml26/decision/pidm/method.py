@@ -218,7 +218,11 @@ def fit_regressors(Xs, Ys, seeds, loss: str = "l1", hidden: int = 128, depth: in
 
 
 def _fit_group(Xs, Ys, seeds, d, loss, hidden, depth, steps, lr, batch_size) -> RegressorStack:
-    """One batched training run of :func:`fit_regressors` (inputs already validated; width d)."""
+    """One batched training run of :func:`fit_regressors` (inputs already validated; width d).
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: one batched run trains a whole
+    ensemble at once.
+    """
     M, d_out = len(Xs), Ys[0].shape[1]
     ns = [x.shape[0] for x in Xs]
     full = [batch_size is None or batch_size >= n for n in ns]

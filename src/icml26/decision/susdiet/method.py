@@ -409,6 +409,9 @@ def train_susdiet(world, sus: dict[str, np.ndarray], *, d: int = 32, hist_len: i
     Adam is elementwise, each model follows exactly its own training path (our speed-up, not the paper's).
     Returns ``models`` (one per weight), ``model`` (the first), the constraint parameters per variant and
     the loss histories (rating and rank losses of the first model).
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's Eq. 12 with one set of
+    constraint parameters per variant, trained jointly.
     """
     from torch.func import functional_call, stack_module_state, vmap
 

@@ -505,7 +505,11 @@ def quantize(model: nn.Sequential, calib: torch.Tensor, w_bits: int, a_bits: int
 
 def _reconstruct_block(qb: nn.Module, qlayers: list[QuantLayer], x_q: torch.Tensor, z_fp: torch.Tensor,
                        downstream: nn.Module, probs: torch.Tensor, config: PTQConfig, gen: torch.Generator) -> None:
-    """AdaRound + LSQ on one block, minimising the configured (normalised) output objective."""
+    """AdaRound + LSQ on one block, minimising the configured (normalised) output objective.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: AdaRound and LSQ with two optimizers,
+    the quantisation method itself.
+    """
     for ql in qlayers:
         ql.wq.mode = "soft"
         ql.act.log_step.requires_grad_(True)

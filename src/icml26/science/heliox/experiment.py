@@ -181,6 +181,9 @@ def compare_with_neuron(P, rng) -> dict:
 
 
 def fit_conductances(P, rng) -> dict:
+    """Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: gradient descent through the
+    simulator, the paper's training method.
+    """
     B = P["fit_replicas"]
     morph_f = ball_and_stick(P["fit_nseg"], dend_L=150.0)
     stim_f = Stimulus(0, 0.5, 20.0, 0.4)

@@ -78,6 +78,9 @@ def penalty_vmc(problem: dict, n_states: int, estimator: str, n_per_state: int, 
     Returns the exact energies ``(Ns,)`` of the final states, the target Ritz values, the mean
     absolute energy error at the start and the end, the largest exact overlap between final
     states, and the training curve of the mean energy error (exact, every 10 iterations).
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's penalty VMC, whose
+    gradient is a Monte Carlo estimate with the chosen overlap estimator.
     """
     if estimator not in ("per_state", "msis"):
         raise ValueError(f"estimator must be 'per_state' or 'msis', got {estimator!r}")

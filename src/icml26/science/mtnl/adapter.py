@@ -131,7 +131,11 @@ class AdaptResult:
 def train_adapters(net: nn.Module, x, y, *, steps: int = 300, lr: float = 0.01, tau: float = 0.0,
                    gate_lr: float = 0.1) -> AdaptResult:
     """Full-batch Adam on the trainable parameters of ``net`` (cross-entropy); TN gates take clipped
-    proximal steps with L1 weight ``tau`` (as in :func:`.method.fit_mtnl`). Returns the loss history."""
+    proximal steps with L1 weight ``tau`` (as in :func:`.method.fit_mtnl`). Returns the loss history.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's gated tensor-network
+    adapters, whose gates are clipped after every step.
+    """
     x = as_array("x", x, ndim=2)
     y = np.asarray(y)
     if y.ndim != 1 or len(y) != len(x):

@@ -344,6 +344,9 @@ def fit_mtnl(Y, mask, spec: Sequence[tuple[str, int]], *, steps: int = 500, lr: 
     RSE on ``val_mask`` is measured after the warm-up (so the masks have trained the returned
     state) and the best state is returned (early stopping; the returned
     ``Fit.val_history`` holds ``(step, val RSE)`` pairs). The debiasing phase is not selected over.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's gated tensor-network fit,
+    with the gates' prior and clipping applied around every step.
     """
     Yt, m = _check_data(Y, mask)
     if val_mask is not None:
@@ -532,6 +535,9 @@ def fit_tn_regression(X, y, spec: Sequence[tuple[str, int]], *, steps: int = 300
 
     ``X: (n, I_1, ..., I_N)``, ``y: (n,)``. The same recipe as :func:`fit_mtnl`: Adam on the
     cores and the bias, clipped proximal-gradient steps on the gates, one Bernoulli mask per step.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's gated tensor-network
+    regression, with the gates' prior and masks applied around every step.
     """
     X = as_array("X", X, ndim=tuple(range(3, 10)))
     y = as_array("y", y, ndim=1)

@@ -317,7 +317,11 @@ def directionality(I_total: np.ndarray, t_test: np.ndarray, t_train: np.ndarray)
 # ----------------------------------------------------------------------------- training
 def train_pinn(loss: Callable[[torch.Tensor], torch.Tensor], theta0: torch.Tensor, adam_steps: int,
                lbfgs_steps: int, lr: float = 1e-3) -> torch.Tensor:
-    """Adam (lr ``lr``) then L-BFGS (strong Wolfe), the schedule of the paper; returns theta."""
+    """Adam (lr ``lr``) then L-BFGS (strong Wolfe), the schedule of the paper; returns theta.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's Adam-then-L-BFGS schedule
+    on a flat parameter vector.
+    """
     adam_steps = check_int("adam_steps", adam_steps, minimum=0)
     lbfgs_steps = check_int("lbfgs_steps", lbfgs_steps, minimum=0)
     lr = check_positive("lr", lr)

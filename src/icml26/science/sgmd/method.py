@@ -356,6 +356,9 @@ def distill(teacher, fake_init: Ensemble, arms: Sequence[Arm], *, steps: int, ba
     Each generator step draws one graded step index ``k`` (shared by the arms), then:
     generator update (SGMD, SiD-form or DMD2 loss), then ``n_fake`` fake updates on fresh samples
     (DSM; for SGMD the RC potential, (lam/2) DSM; arms with fewer updates are masked for the surplus rounds).
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's distillation step, all
+    arms updated in lock-step.
     """
     arms = list(arms)
     if not arms:
@@ -450,7 +453,11 @@ def _masked(mask: torch.Tensor, fn) -> torch.Tensor:
 
 
 def prefit_fake(teacher, *, steps: int, batch: int, lr: float, hidden: int, seed: int) -> tuple[Ensemble, list[float]]:
-    """Fit a 1-member denoiser to the teacher by DSM on exact teacher samples; returns it and its loss history."""
+    """Fit a 1-member denoiser to the teacher by DSM on exact teacher samples; returns it and its loss history.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the fake-score prefit of the
+    distillation method (denoising score matching on exact teacher samples, one ensemble member).
+    """
     steps = check_int("steps", steps, minimum=1)
     batch = check_int("batch", batch, minimum=2)
     check_positive("lr", lr)

@@ -472,7 +472,11 @@ class GRPOSettings:
 
 def train_adept(agent: AdeptAgent, support: Any, primary: Any, minor: Any, cfg: GRPOSettings, *, seed: int = 0
                 ) -> list[float]:
-    """GRPO on the inquiry policy (tool choice and answers). Returns the mean reward of every step."""
+    """GRPO on the inquiry policy (tool choice and answers). Returns the mean reward of every step.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the paper's GRPO on tool choices and
+    answers.
+    """
     s = _check_support(support)
     y, m = np.asarray(primary), np.asarray(minor, dtype=bool)
     if y.shape != (s.shape[0],) or m.shape != (s.shape[0], agent.C):

@@ -246,6 +246,9 @@ def train_certified(model: nn.Module, x: torch.Tensor, y: torch.Tensor, config: 
     Per batch (``s`` = fractional epoch): ``eps_t = smoothed_eps(s) * train_eps_factor``; ``rho`` the ramp
     fraction; ``kappa = start_kappa * (1 - rho + rho * end_kappa)``; ``beta = 1 - rho (1 - end_beta)``.
     While ``eps_t == 0`` every method trains on clean CE. An l1 penalty on weights is added.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: the certified-training schedules
+    compared by the paper.
     """
     if not torch.is_tensor(x) or not torch.is_tensor(y) or x.shape[0] != y.shape[0] or x.shape[0] == 0:
         raise ValueError("x and y must be non-empty tensors with the same first dimension")

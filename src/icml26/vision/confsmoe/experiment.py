@@ -122,7 +122,11 @@ def train_variant(variant: str, data: dict, masks: dict, p: Profile, init_seed: 
     Training runs for at most ``epochs`` epochs; with ``patience > 0`` it stops once validation accuracy
     has not improved for ``patience`` epochs and the best validation epoch's weights are evaluated
     (``capped`` = 1 when the cap was reached first, or when ``patience`` is 0). Also returned: ``gap``
-    (best minus mean of the last 3 validation accuracies), ``rise`` (:func:`_rise`), ``epochs_run``."""
+    (best minus mean of the last 3 validation accuracies), ``rise`` (:func:`_rise`), ``epochs_run``.
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: a separate router learning rate and
+    the variant's own plateau rule.
+    """
     (xs_tr, y_tr), (xs_va, y_va), (xs_te, y_te) = data["train"], data["val"], data["test"]
     torch.manual_seed(init_seed)
     model = ConfSMoEClassifier([x.shape[1] for x in xs_tr], 10, d=p["d"], tokens=p["tokens"],
