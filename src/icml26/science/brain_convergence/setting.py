@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml26.core.validate import as_rng, check_int
+from icml26.nn.tokenize import check_texts
 
 
 def digits_split(n_stimuli: int, n_ref: int, seed: int) -> dict[str, np.ndarray]:
@@ -210,26 +211,11 @@ def captions(n: int, seed) -> tuple[list[str], np.ndarray]:
     return texts, np.asarray(labels)
 
 
-def check_texts(name: str, texts) -> list[str]:
-    """``texts`` as a non-empty list of strings, or a ValueError/TypeError naming ``name``."""
-    if isinstance(texts, str):
-        raise TypeError(f"{name} must be a list of strings, not one string")
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}") from None
-    if not texts:
-        raise ValueError(f"{name} is empty")
-    if not all(isinstance(t, str) for t in texts):
-        raise TypeError(f"{name} must hold strings only")
-    return texts
-
-
 def orthographic_region(texts) -> np.ndarray:
     """Early language stand-in (texts, features): normalised character-trigram counts (hashed to 256 bins)."""
     import zlib
 
-    texts = check_texts("texts", texts)
+    texts = check_texts(texts)
     out = np.zeros((len(texts), 256))
     for i, t in enumerate(texts):
         s = f" {t} "
@@ -300,7 +286,7 @@ def train_char_lm(model, texts, spec: LMSpec, seed: int, batch: int = 32) -> Non
 
     from icml26.nn.train import train_lm
 
-    texts = check_texts("texts", texts)
+    texts = check_texts(texts)
     if spec.steps == 0:
         return
     tok = char_tokenizer()
@@ -320,7 +306,7 @@ def lm_layer_features(model, texts) -> list[np.ndarray]:
     """Mean-pooled (over real characters) outputs of the embedding and of every block: list of (texts, width)."""
     import torch
 
-    texts = check_texts("texts", texts)
+    texts = check_texts(texts)
     tok = char_tokenizer()
     ids = _char_batch(texts, tok, model.cfg.max_len)
     keep = (ids != tok.pad_id).float()[..., None]
@@ -346,7 +332,7 @@ def lm_performance(model, texts) -> float:
 
     from icml26.nn.train import lm_loss
 
-    texts = check_texts("texts", texts)
+    texts = check_texts(texts)
     tok = char_tokenizer()
     with torch.no_grad():
         model.eval()
