@@ -242,7 +242,7 @@ def _old_pretrain(windows, cfg, *, steps, batch=32, lr=2e-3, mask_ratio=0.5, reg
     gen = torch.Generator().manual_seed(seed)
     model = M.TokenEncoder(cfg)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    sched = M._schedule(opt, steps)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, M._warmup_cosine(steps))  # the old private _schedule
     data = torch.as_tensor(windows, dtype=torch.float32)
     hist = []
     for _ in range(steps):
@@ -267,7 +267,7 @@ def _old_train_supervised(windows, targets, cfg, *, steps, batch=32, lr=2e-3, we
     if init is not None:
         model.enc.load_state_dict(init.state_dict())
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = M._schedule(opt, steps)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, M._warmup_cosine(steps))  # the old private _schedule
     x, y = torch.as_tensor(windows, dtype=torch.float32), torch.as_tensor(targets, dtype=torch.float32)
     for _ in range(steps):
         idx = torch.randint(0, x.shape[0], (min(batch, x.shape[0]),), generator=gen)
