@@ -71,6 +71,11 @@ _IDS: dict[str, list[int]] = {}  # decoded text -> sampled ids (the char tokeniz
 
 
 def _update(model, ref, opt, prompts: list[str], texts: list[str], adv: list[float], beta: float) -> None:
+    """One policy-gradient step on the given rollouts (``nn.rl.grpo_loss`` against the frozen ``ref``).
+
+    Its own loop, not the shared ``nn.mlp.fit`` / ``nn.train.train_lm``: an RL update on the protocol's own
+    rollouts and advantages, one optimiser step per call.
+    """
     from icml26.nn.lm import token_logprobs
     from icml26.nn.rl import grpo_loss
 
