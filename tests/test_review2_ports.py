@@ -1,6 +1,6 @@
 """Review 2 of the issue-13 ports (train_lm's params= groups, snrft's code-keyed field cache).
 
-Both tests pin bugs found in review and are strict xfails until fixed.
+Both tests pin bugs found in review; each was a strict xfail until fixed (snrft's key: fixed, keyed by grid cells).
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ def test_train_lm_group_with_a_generator_of_params_trains_them():
     assert any(not torch.equal(a, b) for a, b in zip(before, m.parameters())), "no parameter moved"
 
 
-@pytest.mark.xfail(strict=True, reason="snrft's field-cache key rounds tx to 6 decimals, but the solve places "
-                   "each source at int(x * ppw): two tx lists on different grid cells share one cache entry, "
-                   "and the second call returns the first one's fields")
 def test_snrft_cache_key_separates_sources_on_different_grid_cells(tmp_path, monkeypatch):
     pytest.importorskip("ceviche")
     from icml26.science.snrft.setting import make_scene, solve_fields

@@ -123,9 +123,14 @@ def _grid(scene: Scene) -> tuple[np.ndarray, int, int]:
 
 
 def _cache_params(scene: Scene, tx: np.ndarray) -> dict:
-    """Everything that determines a field solve: the key of its :mod:`icml26.core.cache` entry."""
-    return {"scene": asdict(scene), "tx": np.round(tx, 6).tolist(), "f": FREQ_HZ, "wall_eps": str(WALL_EPS),
-            "mats": {k: str(v) for k, v in MATERIALS.items()}, "v": 1}
+    """Everything that determines a field solve: the key of its :mod:`icml26.core.cache` entry.
+
+    The sources are keyed by the grid cells the solve puts them in (``int(x * ppw)``, as
+    :func:`solve_fields` does), not by rounded coordinates: two positions a hair apart on either
+    side of a cell boundary are different solves."""
+    cells = [[int(x * scene.ppw), int(y * scene.ppw)] for x, y in tx]
+    return {"scene": asdict(scene), "cells": cells, "f": FREQ_HZ, "wall_eps": str(WALL_EPS),
+            "mats": {k: str(v) for k, v in MATERIALS.items()}, "v": 2}
 
 
 def solve_fields(scene: Scene, tx: np.ndarray) -> np.ndarray:
