@@ -140,6 +140,14 @@ def test_wicat_stitched_steps_are_bit_identical_to_the_old_loop():
     assert a1 == b1 and a2 == b2
     _same_state(m0, m1)
     assert torch.equal(g0, g1)  # the caller's stream continued identically
+    # params= is honoured: only the new pair's gradients were reset each step, so the other sessions'
+    # stitchers keep the gradients of the last pretraining step (with every parameter handed to AdamW,
+    # its zero_grad would have set them to None)
+    for (name, p0), p1 in zip(m0.named_parameters(), m1.parameters()):
+        assert (p0.grad is None) == (p1.grad is None), name
+        if p0.grad is not None:
+            assert torch.equal(p0.grad, p1.grad), name
+    assert m1.stitch_in[0].grad is not None and m1.stitch_in[2].grad is not None
 
 
 # ----------------------------------------------------------------------------- bear
