@@ -74,7 +74,8 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
 
     ``sample_batch(generator) -> (batch, seq)`` long tensor draws one training batch; it may also
     return ``(batch, target)`` with ``target`` (batch, seq - 1) labels, -100 where ignored.
-    ``generator`` is one ``torch.Generator`` seeded with ``seed`` for the whole run.
+    ``generator`` is one ``torch.Generator`` for the whole run (seeded with ``seed``, or the caller's
+    ``generator=``, below).
 
     ``schedule``: ``"cosine"`` (linear warm-up over ``warmup`` steps, then a cosine decay to 0.1
     lr at ``steps``), ``"constant"`` (the same warm-up, then lr; ``warmup=0``: lr throughout),
@@ -92,7 +93,10 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
     ``params``, optional: what AdamW trains, either tensors (e.g. only a new adapter, the rest
     left as it is) or AdamW parameter groups, dicts with a ``"params"`` list and their own
     options (e.g. weight decay on matrices only: ``[{"params": mats, "weight_decay": 0.1},
-    {"params": rest, "weight_decay": 0.0}]``); default all of ``model.parameters()`` (those
+    {"params": rest, "weight_decay": 0.0}]``; give each group's ``"params"`` as a list or tuple: a
+    generator there, such as ``model.parameters()``, is used up by the check and the group trains
+    nothing, a known bug pinned in ``tests/test_review2_ports.py``; a group's own options are passed
+    to AdamW unchecked); default all of ``model.parameters()`` (those
     without a gradient, such as a LoRA model's frozen base, are skipped by AdamW). ``betas`` are
     AdamW's. Gradients of the trained tensors are clipped together to norm ``grad_clip`` (0 or
     None: no clipping), taken in ``model.parameters()`` order (tensors outside the model last).
