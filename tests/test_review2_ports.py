@@ -1,6 +1,7 @@
 """Review 2 of the issue-13 ports (train_lm's params= groups, snrft's code-keyed field cache).
 
-Both tests pin bugs found in review; each was a strict xfail until fixed (snrft's key: fixed, keyed by grid cells).
+Both tests pin bugs found in review; each was a strict xfail until fixed (train_lm's groups now keep the list
+they read; snrft's cache is keyed by grid cells).
 """
 
 from __future__ import annotations
@@ -11,9 +12,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 
-@pytest.mark.xfail(strict=True, reason="train_lm's _param_groups list()s a group's 'params' to validate it but "
-                   "hands AdamW the original dict: a generator there (model.parameters(), which AdamW itself "
-                   "accepts) is already consumed, the group is empty and nothing is trained, silently")
 def test_train_lm_group_with_a_generator_of_params_trains_them():
     from icml26.nn.train import train_lm
     from icml26.nn.transformer import LMConfig, TinyLM

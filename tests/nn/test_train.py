@@ -228,3 +228,18 @@ def test_new_options_reject_bad_input():
         train_lm(m, _batch, steps=1, params=[1.0])
     with pytest.raises(ValueError, match="leaf"):
         train_lm(m, _batch, steps=1, params=[m.tok.weight * 2])
+
+
+def test_group_options_are_checked_and_integer_betas_work():
+    m = _model()
+    with pytest.raises(ValueError, match="unknown AdamW group option"):
+        train_lm(m, _batch, steps=1, params=[{"params": list(m.parameters()), "weight_decy": 0.1}])
+    with pytest.raises(ValueError, match=r"params\[0\]\['weight_decay'\]"):
+        train_lm(m, _batch, steps=1, params=[{"params": list(m.parameters()), "weight_decay": -1.0}])
+    with pytest.raises(ValueError, match=r"params\[1\]\['lr'\]"):
+        train_lm(m, _batch, steps=1, params=[{"params": [m.tok.weight]}, {"params": [m.pos.weight], "lr": 0.0}])
+    with pytest.raises(ValueError, match="betas"):
+        train_lm(m, _batch, steps=1, betas=(True, 0.9))
+    a = train_lm(_model(), _batch, steps=2, betas=(0, 0.999))  # ints are numbers: torch gets floats
+    b = train_lm(_model(), _batch, steps=2, betas=(0.0, 0.999))
+    assert a == b

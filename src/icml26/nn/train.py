@@ -93,10 +93,9 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
     ``params``, optional: what AdamW trains, either tensors (e.g. only a new adapter, the rest
     left as it is) or AdamW parameter groups, dicts with a ``"params"`` list and their own
     options (e.g. weight decay on matrices only: ``[{"params": mats, "weight_decay": 0.1},
-    {"params": rest, "weight_decay": 0.0}]``; give each group's ``"params"`` as a list or tuple: a
-    generator there, such as ``model.parameters()``, is used up by the check and the group trains
-    nothing, a known bug pinned in ``tests/test_review2_ports.py``; a group's own options are passed
-    to AdamW unchecked); default all of ``model.parameters()`` (those
+    {"params": rest, "weight_decay": 0.0}]``; a group's ``"params"`` may be any iterable, a
+    generator such as ``model.parameters()`` included, and its options are checked: ``lr``,
+    ``betas``, ``eps``, ``weight_decay``, ``amsgrad``); default all of ``model.parameters()`` (those
     without a gradient, such as a LoRA model's frozen base, are skipped by AdamW). ``betas`` are
     AdamW's. Gradients of the trained tensors are clipped together to norm ``grad_clip`` (0 or
     None: no clipping), taken in ``model.parameters()`` order (tensors outside the model last).
@@ -127,11 +126,11 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     if (not isinstance(betas, (tuple, list)) or len(betas) != 2
-            or not all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)):
+            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and 0 <= b < 1 for b in betas)):
         raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
     groups, trained = _param_groups(model, params)
     gen = torch.Generator().manual_seed(seed) if generator is None else generator
-    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay, betas=tuple(betas))
+    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay, betas=(float(betas[0]), float(betas[1])))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     model.train()
     losses = []
@@ -159,6 +158,10 @@ def train_lm(model: nn.Module, sample_batch: Callable[[torch.Generator], Any], *
     return losses
 
 
+#: The options an AdamW parameter group of :func:`train_lm`'s ``params=`` may set.
+_GROUP_KEYS = frozenset({"params", "lr", "betas", "eps", "weight_decay", "amsgrad"})
+
+
 def _param_groups(model: nn.Module, params: Any) -> tuple[Any, list[torch.Tensor]]:
     """(what AdamW gets, the trained tensors in clipping order) for :func:`train_lm`'s ``params``."""
     if params is None:
@@ -170,12 +173,20 @@ def _param_groups(model: nn.Module, params: Any) -> tuple[Any, list[torch.Tensor
         raise ValueError("params is empty (nothing to train)")
     if all(isinstance(g, dict) for g in items):
         flat = []
+        groups: Any = []
         for i, g in enumerate(items):
             if "params" not in g:
                 raise ValueError(f"params[{i}] is a parameter group without a 'params' entry")
+            unknown = set(g) - _GROUP_KEYS
+            if unknown:
+                raise ValueError(f"params[{i}]: unknown AdamW group option(s) {sorted(unknown)}; "
+                                 f"allowed {sorted(_GROUP_KEYS)}")
+            for key in ("lr", "weight_decay", "eps"):
+                if key in g:
+                    check_positive(f"params[{i}]['{key}']", g[key], strict=key != "weight_decay")
             ts = [g["params"]] if isinstance(g["params"], torch.Tensor) else list(g["params"])
             flat += ts
-        groups: Any = items
+            groups.append({**g, "params": ts})  # the list just read: a generator given there is used up
     elif any(isinstance(g, dict) for g in items):
         raise TypeError("params must be all tensors or all parameter-group dicts, not a mix")
     else:
