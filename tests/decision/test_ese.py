@@ -252,3 +252,10 @@ def test_deviation_forecast_is_the_equilibrium_forecast_moved_from_the_last_shar
     assert np.isnan(eqs[0].kappa)
     with pytest.raises(ValueError, match="predictor"):
         ese_forecast(S, A, origins, ms, window=50, predictor="ecm")
+
+
+def test_equilibrium_path_names_a_wrong_eq():
+    from icml26.decision.ese.method import equilibrium_path
+
+    with pytest.raises(TypeError, match="eq"):
+        equilibrium_path("x", np.zeros((5, 3, 2)))

@@ -312,6 +312,8 @@ def equilibrium_path(eq: Equilibrium, A: np.ndarray, lower: np.ndarray | None = 
     """The equilibrium path implied over a window: ``ES_tau = ES + (1/m) sum_k psi_k (alpha'_{.,k,tau}
     - alpha'_{.,k,t})`` (p, n), from an :class:`Equilibrium` and the window's raw attributes A (p, n, m)
     (the path the cointegration test of :func:`estimate_equilibrium` compares the shares with)."""
+    if not isinstance(eq, Equilibrium):
+        raise TypeError(f"eq must be an Equilibrium (from estimate_equilibrium), got {type(eq).__name__}")
     A = as_array("A", A, ndim=3)
     if A.shape[1] != eq.ES.shape[0] or A.shape[2] != eq.psi.shape[0]:
         raise ValueError(f"A must have shape (p, {eq.ES.shape[0]}, {eq.psi.shape[0]}), got {A.shape}")
