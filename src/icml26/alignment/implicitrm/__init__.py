@@ -2,11 +2,11 @@
 
 A reward model learned from implicit feedback (clicks, copies): positive-only, with an
 action propensity that depends on the response. ImplicitRM stratifies samples into four
-latent groups and maximises a likelihood over them. The paper's own strata and objective
-could not be read (see ``method``); the package holds our marked reconstruction (strata =
-(preferred, would-act) pairs, a factorised stratification model, the likelihood of the
-action), its controls (naive BCE, IPS with an estimated propensity, nnPU, Elkan-Noto) and the
-simulated logs of ``setting``.
+latent groups (preferred / not x active / passive) with a stratification model and maximises
+a likelihood over them. The paper's strata, stratification and objective were read second-hand,
+from public review notes that quote its source (see ``method``); they match the (R, A)
+factorisation the package fits. The package holds that model, its controls (naive BCE, IPS with
+an estimated propensity, nnPU, Elkan-Noto) and the simulated logs of ``setting``.
 """
 
 from icml26.core import checks as C
@@ -26,21 +26,38 @@ PAPER = Paper(
         "Kept: the problem (positive-only implicit feedback, a response-dependent action propensity), a "
         "four-group latent stratification with a stratification model, and a likelihood objective over the "
         "groups; the unbiasedness statement checked by Monte Carlo; downstream use of the reward through the "
-        "KL-optimal policy and best-of-8. GUESSED, because only the paper's abstract and introduction were "
-        "reachable and the code sits on an unreachable anonymous mirror: the strata are (R, A) = (truly "
-        "preferred, would act if preferred), the stratification model factorises into a reward head on the "
-        "content features and a propensity head on the logged presentation covariates (the exclusion "
-        "restriction that identifies it), the objective is the likelihood of F = R*A. Replaced: LLM "
+        "KL-optimal policy and best-of-8. Replaced: LLM "
         "backbones and the paper's implicit-preference datasets by synthetic logs (content features from a "
         "_preferences homogeneous population's utility, presentation covariates correlated with the content, "
         "a propensity in [0.05, 0.9] that favours worse content), MLP reward models (4 -> 32 -> 1), and RLHF "
         "by the exact KL-optimal policy over 8 candidates per prompt. Two generators are reported: one that "
-        "matches the reconstructed model and one it does not (propensity depends on the preferred content, "
+        "matches the fitted model and one it does not (propensity depends on the preferred content, "
         "bad responses draw actions at 0.15 x the propensity). The response-dependent propensity is ours "
         "(the substrate's implicit_feedback is position-based). Measured after the full run (no check changed): "
         "in the separable world the oracle-label model's AUC is 0.918 and ImplicitRM's 0.917, so the best control "
         "(0.896) leaves little more than the pre-registered 0.02 margin of headroom; IPS with the true propensity "
-        "(a reference, not a control) reaches 0.913 / 0.909 AUC on the two generators."
+        "(a reference, not a control) reaches 0.913 / 0.909 AUC on the two generators. "
+        "Revised (third session: text, plus one function and an eps option the runs do not call; no recipe, "
+        "check or threshold changed): the first "
+        "session had to GUESS the method from the abstract and introduction. The method section (Sec. 2.2-3.3, "
+        "Table 1, Eq. 6, the objective, Algorithm 1, Theorem 3.2, App. A) is still not readable here (the stored "
+        "arXiv HTML / PDF mirrors hold the opening pages only; the code mirror answered 401), but public "
+        "koala.science review notes quote its LaTeX source, and by them the guess was right in substance: the "
+        "strata are PA/PP/NA/NP = (r*, a) in {1,0}^2 with r* the true preference and a the user's activity, only "
+        "PA shows an action; the stratification (Eq. 6) renormalises the masses r a, r(1-a), (1-r)a, (1-r)(1-a) of "
+        "a reward model and a separate action model given the observed feedback (+ epsilon smoothing; the printed "
+        "Eq. 6 swaps the PP/NA labels, a misprint the reviewers flag, and we follow Table 1 and App. A); the "
+        "objective is E_pref + E_prop, cross-entropies of the two models against the soft labels phi_PA + phi_PP "
+        "and phi_PA + phi_NA from the current models (an EM/ELBO form, alternated in Algorithm 1); Theorem 3.2 "
+        "says E_pref is unbiased for the oracle loss when the posteriors are correct, which is our identity claim. "
+        "We still fit the marginal likelihood of F = R*A: its gradient equals that of E_pref + E_prop with "
+        "posteriors refreshed every step at epsilon = 0 (Fisher's identity, now a unit test on "
+        "method.implicitrm_elbo_loss, the paper's printed form), so the stored runs optimise the paper's objective "
+        "up to its unknown epsilon and refresh schedule. Still ours: the heads' inputs (reward on the content c, "
+        "propensity on the presentation covariates s; this exclusion restriction identifies the factorised "
+        "model here, the paper's heads read (prompt, response)), network sizes and all hyperparameters. The paper's "
+        "baselines include IPS and doubly robust estimators and it scores reward models by MAE / R^2 on graded "
+        "labels (HelpSteer, UltraFeedback, PKU-SafeRLHF), which we do not."
     ),
     profiles={
         "quick": Profile("quick", seeds=3, timeout_s=120, params={
@@ -58,9 +75,10 @@ PAPER = Paper(
                       "prior, pulearn Elkan-Noto"),
         Claim(id="unbiased", kind="identity",
               statement="The objective is unbiased: at the true parameters the expected loss equals the loss on "
-                        "fully labelled data (our version: E[soft-label loss] = oracle cross-entropy at the true "
-                        "r*, e*, for any candidate reward).",
-              paper_value="theorem (unbiasedness of the ImplicitRM objective)",
+                        "fully labelled data (the paper's Theorem 3.2, as quoted in review notes: with correct "
+                        "group posteriors, E[E_pref] = the oracle cross-entropy; here E[soft-label loss with "
+                        "q = phi_PA + phi_PP] = oracle cross-entropy at the true r*, e*, for any candidate reward).",
+              paper_value="Theorem 3.2 (unbiasedness of E_pref given correct posterior stratification)",
               check=C.close("separable/unbiased/max_rel_gap", to=0.0, tol=0.01,
                             label="max relative gap, soft-label loss vs oracle loss (Monte Carlo)")),
         Claim(id="better-policy", kind="headline",
@@ -70,8 +88,9 @@ PAPER = Paper(
     ),
 )
 
-_API = ("implicitrm_nll", "stratum_posteriors", "soft_label_loss", "RewardModel", "fit_implicitrm", "fit_naive",
-        "fit_oracle", "fit_ips", "fit_nnpu", "fit_elkan_noto", "estimate_propensity", "auc", "pairwise_accuracy")
+_API = ("implicitrm_nll", "implicitrm_elbo_loss", "stratum_posteriors", "soft_label_loss", "RewardModel",
+        "fit_implicitrm", "fit_naive", "fit_oracle", "fit_ips", "fit_nnpu", "fit_elkan_noto", "estimate_propensity",
+        "auc", "pairwise_accuracy")
 _SETTING = ("ImplicitWorld", "make_world", "draw_feedback", "GENERATORS")
 __getattr__ = lazy_exports(__name__, {**{n: ".method" for n in _API}, **{n: ".setting" for n in _SETTING}})
 __all__ = ["PAPER", *_API, *_SETTING]

@@ -1,10 +1,11 @@
 """ImplicitRM reproduction (arXiv:2603.23184): reward models from positive-only, propensity-biased feedback.
 
 Each seed draws, for each generator of ``setting`` (``separable``: the assumptions of the
-reconstructed model hold; ``entangled``: the propensity also depends on the preferred content
+fitted model hold; ``entangled``: the propensity also depends on the preferred content
 and bad responses draw some actions), a training log and a test set, fits
 
-* ImplicitRM (reconstructed stratified likelihood, reward head on c, propensity head on s),
+* ImplicitRM (the stratified likelihood, gradient-equivalent to the paper's E_pref + E_prop;
+  reward head on c, propensity head on s),
 * the controls: naive BCE on F; IPS with a propensity estimated from the log; nnPU with the
   true class prior; pulearn's Elkan-Noto (SCAR);
 * references (not controls): IPS with the true propensity, and the oracle BCE on R (the gate),

@@ -12,7 +12,7 @@ response with
 
 Two generators of the action, reported side by side:
 
-``separable`` (the assumptions the reconstructed ImplicitRM model makes): the action needs a
+``separable`` (the assumptions the fitted ImplicitRM model makes): the action needs a
 truly preferred response, ``F = R * A`` with ``A ~ Bernoulli(e*(s))`` and
 ``e*(s) = 0.05 + 0.85 sigmoid(w_e . s + b)``; ``w_e`` points so that the presentation that
 draws actions goes with worse content (verbose answers get copied more), so a classifier of
