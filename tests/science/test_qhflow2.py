@@ -310,3 +310,17 @@ def test_fit_plateau_on_shared_fit_equals_its_private_loop_bit_for_bit(steps, re
     hist, vals, n_red, capped = _fit_plateau_private_loop(b, loss, noise, val, **kw)
     assert (res.history, res.val_history, res.reductions, res.capped) == (hist, vals, n_red, capped)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def test_water_pool_honours_no_cache(tmp_path, monkeypatch):
+    """ICML26_NO_CACHE=1 labels the pool afresh and writes nothing; without it the pool is cached once."""
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    cfg = S.WaterConfig(grid_level=0)
+    monkeypatch.setenv("ICML26_NO_CACHE", "1")
+    fresh = S.water_pool(1, 5, cfg)
+    assert not any(tmp_path.rglob("*"))
+    monkeypatch.delenv("ICML26_NO_CACHE")
+    kept = S.water_pool(1, 5, cfg)
+    assert len(list(tmp_path.rglob("*.npz"))) == 1
+    for k in fresh:
+        np.testing.assert_allclose(kept[k], fresh[k])

@@ -114,7 +114,8 @@ def label_geometry(coords, config: WaterConfig = WaterConfig()) -> dict[str, np.
 
 
 def water_pool(n: int, seed: int, config: WaterConfig = WaterConfig()) -> dict[str, np.ndarray]:
-    """A labelled pool of ``n`` geometries, cached on disk by (config, n, seed) and by the code of this module.
+    """A labelled pool of ``n`` geometries, cached on disk by (config, n, seed) and by the code of this module
+    (``ICML26_NO_CACHE=1`` labels afresh and leaves the disk alone, as :func:`icml26.core.cache.cached` does).
 
     The file is where :func:`icml26.core.cache.cache_path` puts namespace ``qhflow2`` (keyed by the
     parameters and by this module's code and what it imports); unlike :func:`icml26.core.cache.cached`
@@ -126,6 +127,8 @@ def water_pool(n: int, seed: int, config: WaterConfig = WaterConfig()) -> dict[s
     """
     n = check_int("n", n, minimum=1)
     seed = check_int("seed", seed, minimum=0)
+    if os.environ.get("ICML26_NO_CACHE") == "1":  # as core.cache.cached: build, never read or write the disk
+        return _label_pool(n, seed, config)
     from icml26.core.cache import cache_path
 
     path = cache_path("qhflow2", f"water_{config.basis}_{config.xc}_n{n}_s{seed}",
@@ -143,14 +146,19 @@ def water_pool(n: int, seed: int, config: WaterConfig = WaterConfig()) -> dict[s
             pass
         if path.exists():
             return _load(path)
-        coords = sample_geometries(n, seed, config)
-        rows = [label_geometry(c, config) for c in coords]
-        out = {"coords": coords}
-        for k in rows[0]:
-            out[k] = np.stack([np.asarray(r[k]) for r in rows])
+        out = _label_pool(n, seed, config)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
         np.savez(tmp, **out)
         os.replace(tmp, path)
+    return out
+
+
+def _label_pool(n: int, seed: int, config: WaterConfig) -> dict[str, np.ndarray]:
+    coords = sample_geometries(n, seed, config)
+    rows = [label_geometry(c, config) for c in coords]
+    out = {"coords": coords}
+    for k in rows[0]:
+        out[k] = np.stack([np.asarray(r[k]) for r in rows])
     return out
 
 
