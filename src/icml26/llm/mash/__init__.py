@@ -37,19 +37,22 @@ PAPER = Paper(
         "seen 1-3 times, and knows the Search-R1 trace format) with BM25 top-1 retrieval made noisy (the retrieved "
         "passage replaced by a random one with probability 0.2); 1-hop and 2-hop questions are split 50/50 into RL "
         "training and test questions, and one policy is trained on both hop counts (lambda by hop count) where the "
-        "paper trains per dataset; at most 3 searches (paper 5); G = 8 rollouts, 8 questions per step and 30 steps at lr 1e-3 instead of G = 16, 64 prompts, lr 1e-6 and hundreds of steps; no entropy bonus (the "
+        "paper trains per dataset; at most 3 searches (paper 5); G = 8 rollouts, 4 questions per step and 60 steps at lr 1e-4 (third session; "
+        "before: 8 questions, 30 steps, lr 1e-3) instead of G = 16, 64 prompts, lr 1e-6 and hundreds of steps; the "
+        "oracle-helper arm's tool is always correct (the knowledge base's passage for the fact the query asks about), "
+        "the other arms' is the noisy BM25 one; no entropy bonus (the "
         "shared GRPO has none; paper 0.001); the AFH-style SFT and DPO abstention baselines are trained on the RL "
         "training questions with the boundary label 'known' = at least 5 of 10 closed-book samples correct, the "
         "abstain target being the first search request. Delta is decided on a least-squares line of abstention on "
         "answerability (Abs(0) - Abs(10/10) read off the line) because only a handful of test questions sit at "
         "10/10 here; the raw bucket difference is reported beside it. "
-        "Full run (5 seeds, ~15 min wall at load average 7-13 on 2 cores, not the 3-minute target): 30 GRPO steps "
+        "First full run (5 seeds, ~15 min wall at load average 7-13 on 2 cores, not the 3-minute target): 30 GRPO steps "
         "do not raise any arm's training reward reliably (OTC's fell in 4/5 seeds, so the accuracy claim's gate "
         "fails) and every RL arm ends below the base policy's 2-hop accuracy with the tool; the base policy already "
         "abstains selectively (Delta ~0.45) because its pretraining pairs closed-book answers only with memorised "
         "questions; no arm collapses to always/never searching, with or without warm start or oracle helper. "
-        "The 'oracle' helper is BM25 top-1 for the policy's own query without the random replacement, not the "
-        "paper's always-correct helper: a review probe (not a stored metric; base policy, seeds 0-1, training "
+        "Until the third session the 'oracle' helper was BM25 top-1 for the policy's own query without the random "
+        "replacement, not the paper's always-correct helper: a review probe (not a stored metric; base policy, seeds 0-1, training "
         "questions x 8 samples) found answers after a p = 1 search correct 0.75/0.81 on known questions (>= 8/10 "
         "closed-book) against 1.00/0.97 without a search, and 0.68/0.78 on unknown ones, so searching does not "
         "always pay here and the helper-noise ablation's premise is absent. "
@@ -57,18 +60,35 @@ PAPER = Paper(
         "they read RL arms; each is now gated on its RL arms' training reward not falling (second-half minus "
         "first-half mean >= 0 in >= 4/5 seeds, the form of the OTC gate pre-registered for the accuracy claim), "
         "and the 'partly if any part passes' tier of abstention and warm-start (not in the issue's rule) was "
-        "removed: the part that passed there is passed equally by the control."
+        "removed: the part that passed there is passed equally by the control. "
+        "Third session (issue 20; chosen on dev seeds 100-104 by training-gate and health metrics only, committed "
+        "before this session's stored run): (1) RL recipe 60 steps x 4 questions x G = 8 at lr 1e-4, the same "
+        "number of rollouts as before. On dev seeds the former lr 1e-3 collapsed the search rate (warm start "
+        "1.1 searches per question -> 0.3-0.4 after 30 steps, seed 100) with held-out reward flat (+0.005/-0.008 for "
+        "MASH/OTC); at lr 3e-4 the held-out reward rose in 13/15 arm-seeds (seeds 100-102), at lr 1e-4 in 20/20 "
+        "(seeds 100-103) and, with this session's code, in 24/25 (seeds 100-104; the exception the oracle arm on "
+        "seed 100, -0.043), answer format >= 0.98 throughout. (2) Training gate: each RL arm a claim reads (now "
+        "MASH, OTC and Search-R1 for the accuracy claim, which gated only OTC) must raise its held-out reward -- "
+        "its own reward without the historical minimum, on all training questions x 8 samples, before vs after RL "
+        "with the same sampling stream -- in >= 4/5 seeds (gain > 0). The second-half-minus-first-half training "
+        "reward (still reported) mostly measures which 4-8 questions a step drew and, for MASH/OTC, the historical "
+        "minimum tightening; on dev seed 100 it was negative for MASH, OTC and no-warm-start while their held-out "
+        "reward rose by 0.04, 0.07 and 0.02. (3) The oracle helper returns the asked fact's passage (exact lookup of "
+        "the canonical query, a malformed query read as the nearest canonical one by BM25). Dev probe (base policy, "
+        "seeds 100-101): noise-free BM25 top-1 returned the asked fact for 0.85 of well-formed queries, and "
+        "answers given all of a question's gold passages were correct 0.97-1.00; the warm-start policy's held-out "
+        "accuracy is 0.84-0.94 with the oracle helper vs 0.75-0.81 with the noisy one (seeds 100-104)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "search_config": {"n_people": 10, "n_cities": 4, "n_countries": 3, "n_companies": 3, "steps": 80,
                               "d_model": 32},
             "helper_p": 0.8, "warm_samples": 2, "warm_steps": 5, "sft_lr": 1e-3, "rl_steps": 2, "prompts": 4,
-            "group": 4, "rl_lr": 1e-3, "label_steps": 5, "dpo_lr": 2e-4}, timeout_s=300),
+            "group": 4, "rl_lr": 1e-4, "label_steps": 5, "dpo_lr": 2e-4}, timeout_s=300),
         "full": Profile("full", seeds=5, params={
             "search_config": {"steps": 600},
-            "helper_p": 0.8, "warm_samples": 8, "warm_steps": 60, "sft_lr": 1e-3, "rl_steps": 30, "prompts": 8,
-            "group": 8, "rl_lr": 1e-3, "label_steps": 60, "dpo_lr": 2e-4}, timeout_s=900, cpus=1),
+            "helper_p": 0.8, "warm_samples": 8, "warm_steps": 60, "sft_lr": 1e-3, "rl_steps": 60, "prompts": 4,
+            "group": 8, "rl_lr": 1e-4, "label_steps": 60, "dpo_lr": 2e-4}, timeout_s=900, cpus=1),
     },
     claims=(
         Claim(
@@ -79,6 +99,9 @@ PAPER = Paper(
                         "accuracy with fewer searches",
             kind="headline",
             control="OTC-GRPO (same start, questions, steps); Search-R1 for the search count",
+            # check: experiment.check_selective_help_seeking; gates (third session, pre-registered before its full
+            # run): MASH's, OTC's and Search-R1's held-out RL reward rose in >= 4/5 seeds (was: OTC's training
+            # reward, second half vs first half, did not fall)
         ),
         Claim(
             id="abstention",
@@ -103,11 +126,13 @@ PAPER = Paper(
         ),
         Claim(
             id="oracle-helper",
-            statement=("With a noise-free (oracle) helper, MASH converges to searching on (nearly) every question "
-                       "(here the helper is noise-free BM25 top-1, not always correct; see the substitution)."),
+            statement=("With an always-correct (oracle) helper, MASH converges to searching on (nearly) every "
+                       "question (third session: the helper returns the knowledge base's passage for the asked "
+                       "fact; until then it was noise-free BM25 top-1, not always correct; see the substitution)."),
             paper_value="qualitative: with an oracle helper every model converges to always searching",
             kind="headline",
             control="MASH with the noisy helper (p = 0.8)",
+            # gates (third session, pre-registered): both arms' held-out RL reward rose in >= 4/5 seeds
             # check: experiment.check_oracle_helper (revised after the full run by review; see its docstring)
         ),
     ),

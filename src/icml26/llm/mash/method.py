@@ -278,6 +278,7 @@ class RLConfig:
     lam_single: float = 0.5
     lam_multi: float = 0.8
     helper_p: float = 0.8
+    helper: str = "noisy"  # "oracle": the always-correct helper of the helper-noise ablation (helper_p unused)
     max_searches: int = 3
     temperature: float = 1.0
 
@@ -295,6 +296,8 @@ class RLConfig:
                 raise ValueError(f"{name} must lie in (0, 1], got {v}")
         if not (0 <= self.helper_p <= 1):
             raise ValueError(f"helper_p must lie in [0, 1], got {self.helper_p!r}")
+        if self.helper not in ("noisy", "oracle"):
+            raise ValueError(f"helper must be 'noisy' or 'oracle', got {self.helper!r}")
 
 
 @dataclass
@@ -313,11 +316,11 @@ class RLHistory:
 def train_search_rl(model, world, questions: Sequence, cfg: RLConfig, *, seed: int = 0) -> RLHistory:
     """GRPO on multi-turn search episodes with the reward ``cfg.penalty`` (in place); retrieved tokens masked.
 
-    Each step draws ``cfg.prompts`` questions, samples ``cfg.group`` episodes each with the noisy
-    helper, scores them with exact match and the group's pay-per-search reward (historical
+    Each step draws ``cfg.prompts`` questions, samples ``cfg.group`` episodes each with the
+    helper (``cfg.helper``: noisy with ``cfg.helper_p``, or the oracle), scores them with exact match and the group's pay-per-search reward (historical
     minimum tracked per question), and takes one clipped-surrogate step (KL coefficient 0).
     """
-    from icml26.llm.mash.setting import noisy_helper, question_key
+    from icml26.llm.mash.setting import make_helper, question_key
     from icml26.nn.rl import GRPOConfig, grpo_update
     from icml26.tasks.kb import answer_matches
     from icml26.tasks.search import rollout
@@ -332,7 +335,7 @@ def train_search_rl(model, world, questions: Sequence, cfg: RLConfig, *, seed: i
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rng = np.random.default_rng(int(seed))
     gen = torch.Generator().manual_seed(int(seed))
-    helper = noisy_helper(world, cfg.helper_p, rng)
+    helper = make_helper(world, cfg.helper, cfg.helper_p, rng)
     tracker = SearchMinTracker()
     hist = RLHistory()
     for _ in range(cfg.steps):
@@ -360,3 +363,40 @@ def train_search_rl(model, world, questions: Sequence, cfg: RLConfig, *, seed: i
         hist.searches.append(float(n.mean()))
     model.eval()
     return hist
+
+
+@torch.no_grad()
+def heldout_reward(model, world, questions: Sequence, cfg: RLConfig, *, seed: int = 0) -> dict[str, float]:
+    """The RL objective measured on fixed prompts and a fixed sampling stream (the training gate).
+
+    ``cfg.group`` episodes per question (temperature ``cfg.temperature``, the helper of ``cfg``),
+    scored with ``cfg.penalty``'s group reward *without* the historical minimum (it would make
+    before/after incomparable). The sampling generator and the helper's noise are seeded by
+    ``seed`` alone, so calling this before and after training with the same ``seed`` compares the
+    two policies on the same prompts and random stream. Returns the mean reward (``reward``, and
+    ``reward_<penalty>`` for each of ``PENALTIES`` on the same episodes), accuracy, searches and
+    format rate (an answer was given).
+    """
+    from icml26.llm.mash.setting import make_helper
+    from icml26.tasks.kb import answer_matches
+    from icml26.tasks.search import rollout
+
+    if not isinstance(cfg, RLConfig):
+        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    if not questions:
+        raise ValueError("questions is empty")
+    g = cfg.group
+    rep = [q for q in questions for _ in range(g)]
+    rs = rollout(model, world, rep, search_fn=make_helper(world, cfg.helper, cfg.helper_p, int(seed) + 1),
+                 max_searches=cfg.max_searches, temperature=cfg.temperature,
+                 generator=torch.Generator().manual_seed(int(seed)))
+    correct = np.array([answer_matches(r.answer or "", q) for r, q in zip(rs, rep)], dtype=float)
+    n = np.array([r.n_searches for r in rs], dtype=float)
+    out = {}
+    for pen in PENALTIES:
+        out[f"reward_{pen}"] = float(np.concatenate([
+            group_rewards(pen, correct[j * g:(j + 1) * g], n[j * g:(j + 1) * g],
+                          lam=cfg.lam_single if q.hops == 1 else cfg.lam_multi, n_max=cfg.max_searches)
+            for j, q in enumerate(questions)]).mean())
+    return {"reward": out[f"reward_{cfg.penalty}"], **out, "accuracy": float(correct.mean()),
+            "searches": float(n.mean()), "format_ok": float(np.mean([r.answer is not None for r in rs]))}
