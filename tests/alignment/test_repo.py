@@ -105,3 +105,121 @@ def test_math_pairs_per_prompt_pairs_every_incorrect_rollout_once():
     assert len(math_pairs(ro, seed=0, per_prompt=2)["prompts"]) == 2
     with pytest.raises(ValueError, match="per_prompt"):
         math_pairs(ro, per_prompt=0)
+
+
+def test_all_problems_is_the_whole_level1_world():
+    from icml26.alignment.repo.setting import all_problems, problems
+
+    a = all_problems()
+    prompts = {p.prompt for p in a}
+    assert len(a) == len(prompts) == 200
+    assert {p.prompt for p in problems(3000, seed=1)} == prompts
+
+
+def _tiny_pretrain(monkeypatch, success, **kw):
+    from icml26.alignment.repo import setting
+
+    calls = []
+
+    def fake_success(model, tok, probs):
+        calls.append(len(probs))
+        return success
+
+    monkeypatch.setattr(setting, "success_rate", fake_success)
+    tok = setting.make_tokenizer()
+    model, hist = setting.pretrain_reference(tok, d_model=8, seed=0, **kw)
+    return model, hist, calls
+
+
+def test_pretrain_reference_stops_at_the_calibration_target(monkeypatch):
+    from icml26.alignment.repo.setting import problems
+
+    cal = problems(3, seed=0)
+    model, hist, calls = _tiny_pretrain(monkeypatch, 0.5, steps=12, calibration=cal, target=0.5, check_every=4,
+                                        min_steps=6)
+    assert len(hist) == 8 and calls == [3] and not model.training   # checked first at step 8 (>= 6), met there
+    _, hist, calls = _tiny_pretrain(monkeypatch, 0.49, steps=12, calibration=cal, target=0.5, check_every=4,
+                                    min_steps=6)
+    assert len(hist) == 12 and calls == [3, 3]                         # never met: runs to the cap
+
+
+def test_pretrain_reference_without_target_runs_all_steps_and_is_unchanged(monkeypatch):
+    from icml26.alignment.repo.setting import make_tokenizer, pretrain_reference, problems
+
+    tok = make_tokenizer()
+    _, h1 = pretrain_reference(tok, steps=5, d_model=8, seed=3)
+    # a target that is met at once but only checked from min_steps > steps on: same run, same losses
+    _, h2 = pretrain_reference(tok, steps=5, d_model=8, seed=3, calibration=problems(2, seed=0), target=1e-9,
+                               min_steps=10)
+    assert len(h1) == 5 and h1 == pytest.approx(h2)
+
+
+def test_pretrain_reference_validates_the_target():
+    from icml26.alignment.repo.setting import make_tokenizer, pretrain_reference, problems
+
+    tok, cal = make_tokenizer(), problems(2, seed=0)
+    with pytest.raises(ValueError, match="target"):
+        pretrain_reference(tok, steps=2, calibration=cal, target=1.5)
+    with pytest.raises(ValueError, match="target"):
+        pretrain_reference(tok, steps=2, calibration=cal, target=0.0)
+    with pytest.raises(ValueError, match="calibration"):
+        pretrain_reference(tok, steps=2, target=0.3)
+    with pytest.raises(ValueError, match="check_every"):
+        pretrain_reference(tok, steps=2, calibration=cal, target=0.3, check_every=0)
+
+
+def test_answer_logprob_matches_a_per_problem_loop():
+    from icml26.alignment.repo.setting import answer_logprob, completion, make_tokenizer, problems
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    torch.manual_seed(0)
+    tok = make_tokenizer()
+    lm = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=8, n_layers=1, n_heads=2, max_len=16)).eval()
+    ps = problems(6, seed=0)
+    want = []
+    with torch.no_grad():
+        for p in ps:
+            pr, c = tok.encode(p.prompt, bos=True), tok.encode(completion(p), eos=True)
+            ids = torch.tensor([pr + c])
+            lp = torch.log_softmax(lm(ids[:, :-1])[0], -1)[0]
+            want.append(float(lp[len(pr) - 1:].gather(1, ids[0, len(pr):, None]).sum()))
+    assert answer_logprob(lm, tok, ps) == pytest.approx(sum(want) / len(want), abs=1e-5)
+    with pytest.raises(ValueError, match="empty"):
+        answer_logprob(lm, tok, [])
+
+
+def _rows(n=10, **over):
+    base = {"ref/success": 0.3, "dpo_gain": 0.05, "dpo_logp_gain": 0.1}
+    rows = []
+    for i in range(n):
+        r = dict(base)
+        for s in ("math", "human"):
+            r.update({f"{s}/dpo/test": 0.4, f"{s}/repo/test": 0.45, f"{s}/repo_det/test": 0.45 + 0.001 * i})
+        r.update({k: (v[i] if isinstance(v, list) else v) for k, v in over.items()})
+        rows.append(r)
+    return rows
+
+
+def test_gate_needs_the_premise_band_and_a_per_seed_log_prob_rise():
+    from icml26.alignment.repo.experiment import _gate
+
+    assert _gate(_rows())[0]
+    assert not _gate(_rows(**{"ref/success": [0.6] * 3 + [0.3] * 7}))[0]        # 7/10 in the band < 8
+    assert _gate(_rows(**{"ref/success": [0.6] * 2 + [0.3] * 8}))[0]
+    assert not _gate(_rows(dpo_logp_gain=[-0.1] * 4 + [0.1] * 6))[0]            # 6/10 < 7
+    assert not _gate(_rows(dpo_gain=0.02))[0]
+    old = [{k: v for k, v in r.items() if k != "dpo_logp_gain"} for r in _rows()]
+    assert not _gate(old)[0]                                                    # rows without the metric
+
+
+def test_det_competitive_is_per_seed():
+    from icml26.alignment.repo.experiment import check_det_competitive
+
+    assert check_det_competitive(_rows()).status == "reproduced"
+    # RePO_det above DPO on the mean, but only in 6/10 seeds
+    lose = {f"{s}/repo_det/test": [0.30] * 4 + [0.52] * 6 for s in ("math", "human")}
+    assert check_det_competitive(_rows(**lose)).status == "not-reproduced"
+    # more than 1 point below RePO in the median seed
+    far = {"math/repo_det/test": [0.43] * 6 + [0.47] * 4}
+    assert check_det_competitive(_rows(**far)).status == "partly"
+    assert check_det_competitive(_rows(dpo_gain=0.0)).status == "not-checkable"

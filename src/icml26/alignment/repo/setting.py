@@ -1,11 +1,12 @@
 """The small world of the RePO reproduction: a char-level TinyLM on verifiable arithmetic.
 
 * :func:`make_tokenizer`, :func:`problems`, :func:`completion`: a character tokenizer
-  (``icml26.nn.tokenize``) over ``icml26.tasks.arithmetic`` level-2 prompts restricted to + and -
-  (``"12+7-3="``) and completions that give the intermediate result, then the answer
-  (``"19;#16"`` + EOS): the final answer depends on an earlier step (delayed credit).
+  (``icml26.nn.tokenize``) over ``icml26.tasks.arithmetic`` prompts restricted to + and - (level 1 by
+  default, ``"7-3="``, 200 distinct problems) and completions that give any intermediate results, then
+  the answer (``"#4"`` + EOS at level 1; ``"19;#16"`` for ``"12+7-3="`` at level 2).
 * :func:`pretrain_reference`: pi_ref, a TinyLM trained from scratch on scratchpads of which a
-  fraction carry a wrong final answer (so pi_ref is right only part of the time).
+  fraction carry a wrong final answer (so pi_ref is right only part of the time), optionally
+  stopped once its greedy success on a calibration set reaches a target.
 * :func:`rollouts`: ``k`` sampled completions per prompt from the behaviour policy mu (pi_ref at
   temperature ``tau``), with mu's per-token log-probabilities stored, as the paper's math data
   stores the rollout policy's.
@@ -28,11 +29,11 @@ from icml26.alignment._preferences import Population, pairwise_comparisons, popu
 from icml26.core.validate import as_rng, check_int, check_positive
 from icml26.nn.lm import sample
 from icml26.nn.tokenize import Tokenizer, train_tokenizer
-from icml26.nn.train import train_lm
+from icml26.nn.train import lm_loss, train_lm
 from icml26.nn.transformer import LMConfig, TinyLM
 from icml26.tasks.arithmetic import ArithmeticProblem, arithmetic_problems, extract_answer
 
-__all__ = ["make_tokenizer", "pretrain_reference", "rollouts", "math_pairs", "human_pairs", "success_rate",
+__all__ = ["make_tokenizer", "all_problems", "answer_logprob", "pretrain_reference", "rollouts", "math_pairs", "human_pairs", "success_rate",
            "response_features", "Rollouts", "problems", "completion", "make_population", "true_utility"]
 
 MAX_NEW = 12
@@ -57,6 +58,11 @@ def problems(n: int, *, level: int = 1, seed: Any = 0) -> list[ArithmeticProblem
     return out[:n]
 
 
+def all_problems() -> list[ArithmeticProblem]:
+    """Every level-1 problem restricted to + and - (operands 0..9): the whole world, 200 problems."""
+    return [ArithmeticProblem((a, b), (op,), 1) for a in range(10) for op in ("+", "-") for b in range(10)]
+
+
 def _noisy_answer(p: ArithmeticProblem, rng: np.random.Generator, noise: float) -> str:
     text = completion(p)
     if rng.random() < noise:
@@ -64,11 +70,31 @@ def _noisy_answer(p: ArithmeticProblem, rng: np.random.Generator, noise: float) 
     return text
 
 
+class _Reached(Exception):
+    """Raised inside training when the calibration target is met (stops :func:`train_lm`)."""
+
+
 def pretrain_reference(tok: Tokenizer, *, steps: int = 300, noise: float = 0.3, d_model: int = 32, level: int = 1,
-                       seed: Any = 0) -> tuple[TinyLM, list[float]]:
-    """pi_ref: a TinyLM trained on prompts + scratchpads, a fraction ``noise`` with a wrong final answer."""
+                       seed: Any = 0, calibration: list[ArithmeticProblem] | None = None, target: float | None = None,
+                       check_every: int = 25, min_steps: int = 100) -> tuple[TinyLM, list[float]]:
+    """pi_ref: a TinyLM trained on prompts + scratchpads, a fraction ``noise`` with a wrong final answer.
+
+    Returns (model, loss of every step run). Without ``target``: exactly ``steps`` steps. With ``target``
+    (a success rate in (0, 1]) and a ``calibration`` problem set (not the test set): training stops at the
+    first multiple of ``check_every`` steps from ``min_steps`` on at which pi_ref's greedy success on
+    ``calibration`` reaches ``target``, at most ``steps`` steps (the lr schedule always spans ``steps``), so
+    that pi_ref starts at a similar, intermediate skill in every seed. ``len(hist)`` is the number of steps run.
+    """
     steps = check_int("steps", steps, minimum=1)
     noise = check_positive("noise", noise, strict=False)
+    if target is not None:
+        target = check_positive("target", target)
+        if target > 1:
+            raise ValueError(f"target must be a success rate in (0, 1], got {target}")
+        if not calibration:
+            raise ValueError("target needs a non-empty calibration problem set")
+        check_every = check_int("check_every", check_every, minimum=1)
+        min_steps = check_int("min_steps", min_steps, minimum=1)
     rng = as_rng("seed", seed)
     torch.manual_seed(int(rng.integers(2**31)))
     model = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=d_model, n_layers=2, n_heads=4, max_len=48))
@@ -79,7 +105,26 @@ def pretrain_reference(tok: Tokenizer, *, steps: int = 300, noise: float = 0.3, 
         idx = torch.randint(0, len(texts), (64,), generator=gen).tolist()
         return tok.pad([texts[i] for i in idx])[0]
 
-    hist = train_lm(model, batch, steps=steps, lr=3e-3, pad_id=tok.pad_id, seed=int(rng.integers(2**31)))
+    if target is None:
+        hist = train_lm(model, batch, steps=steps, lr=3e-3, pad_id=tok.pad_id, seed=int(rng.integers(2**31)))
+        return model, hist
+    hist: list[float] = []
+
+    def loss_fn(m: TinyLM, b: torch.Tensor, step: int, gen: torch.Generator) -> torch.Tensor:
+        loss = lm_loss(m, b, tok.pad_id)
+        hist.append(float(loss.detach()))
+        return loss
+
+    def on_step(step: int, m: TinyLM) -> None:
+        done = step + 1
+        if done >= min_steps and done % check_every == 0 and success_rate(m, tok, calibration) >= target:
+            raise _Reached
+
+    try:
+        train_lm(model, batch, steps=steps, lr=3e-3, seed=int(rng.integers(2**31)), loss_fn=loss_fn, on_step=on_step)
+    except _Reached:
+        pass
+    model.eval()
     return model, hist
 
 
@@ -201,3 +246,21 @@ def greedy_texts(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem
 def success_rate(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem]) -> float:
     """Greedy-decoding success rate (exact final answer)."""
     return float(np.mean([_correct(t, p) for t, p in zip(greedy_texts(model, tok, problems), problems)]))
+
+
+@torch.no_grad()
+def answer_logprob(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem]) -> float:
+    """Mean over ``problems`` of log pi(correct completion + EOS | prompt): how much probability the model puts
+    on the right answer, a smoother read-out than greedy success."""
+    if not problems:
+        raise ValueError("problems is empty")
+    prompts = [_prompt_ids(tok, p) for p in problems]
+    full = [pr + tok.encode(completion(p), eos=True) for pr, p in zip(prompts, problems)]
+    ids, mask = tok.pad(full)
+    model.eval()
+    logits, _ = model(ids[:, :-1])
+    lp = torch.log_softmax(logits, -1).gather(2, ids[:, 1:, None])[..., 0]
+    pos = torch.arange(ids.shape[1] - 1)[None, :]
+    start = torch.tensor([len(pr) - 1 for pr in prompts])[:, None]
+    keep = (pos >= start) & mask[:, 1:]
+    return float((lp * keep).sum(1).mean())
