@@ -431,3 +431,73 @@ def test_tdam_forward_on_the_shared_attention_core_is_bit_identical():
             g1 = torch.autograd.grad(y1.sum(), [x, *att.parameters()])
             assert torch.equal(y0, y1) and all(torch.equal(a, b) for a, b in zip(kv0, kv1))
             assert all(torch.equal(a, b) for a, b in zip(g0, g1))
+
+
+# ---------------------------------------------------------------- the SFT restart rule (issue 18, fourth pass)
+def _fake_attempts(scores):
+    calls = []
+
+    def build(k):
+        calls.append(k)
+        return {"attempt": k, "score": scores[k]}
+
+    return build, (lambda r: r["score"]), calls
+
+
+def test_restart_rule_keeps_a_first_run_above_the_floor():
+    build, score, calls = _fake_attempts([0.9, 0.95])
+    res, restarts, sc = M.restart_below_floor(build, score, floor=0.8, max_restarts=2)
+    assert calls == [0] and restarts == 0 and sc == [0.9] and res["attempt"] == 0
+
+
+def test_restart_rule_restarts_below_the_floor_until_one_passes():
+    build, score, calls = _fake_attempts([0.02, 0.7, 0.85, 0.99])
+    res, restarts, sc = M.restart_below_floor(build, score, floor=0.8, max_restarts=3)
+    assert calls == [0, 1, 2] and restarts == 2 and res["attempt"] == 2 and sc == [0.02, 0.7, 0.85]
+    # a score exactly at the floor passes
+    build, score, calls = _fake_attempts([0.5, 0.8])
+    assert M.restart_below_floor(build, score, floor=0.8, max_restarts=3)[0]["attempt"] == 1 and calls == [0, 1]
+
+
+def test_restart_rule_stops_at_k_and_keeps_the_best_attempt():
+    build, score, calls = _fake_attempts([0.3, 0.6, 0.5, 0.99])
+    res, restarts, sc = M.restart_below_floor(build, score, floor=0.8, max_restarts=2)
+    assert calls == [0, 1, 2] and restarts == 2 and res["attempt"] == 1 and sc == [0.3, 0.6, 0.5]
+    build, score, calls = _fake_attempts([0.4, 0.4])
+    assert M.restart_below_floor(build, score, floor=0.8, max_restarts=1)[0]["attempt"] == 0  # earliest on ties
+    build, score, calls = _fake_attempts([0.1, 0.9])
+    res, restarts, _ = M.restart_below_floor(build, score, floor=0.8, max_restarts=0)
+    assert calls == [0] and restarts == 0 and res["attempt"] == 0
+
+
+def test_restart_rule_validates_inputs():
+    build, score, _ = _fake_attempts([0.5])
+    with pytest.raises(ValueError, match="max_restarts"):
+        M.restart_below_floor(build, score, floor=0.8, max_restarts=-1)
+    with pytest.raises(ValueError, match="floor"):
+        M.restart_below_floor(build, score, floor=float("nan"), max_restarts=1)
+    with pytest.raises(TypeError, match="callable"):
+        M.restart_below_floor(None, score, floor=0.8, max_restarts=1)
+    with pytest.raises(ValueError, match="non-finite"):
+        M.restart_below_floor(lambda k: k, lambda r: float("nan"), floor=0.8, max_restarts=1)
+
+
+def test_sft_attempt_seeds_and_validation_stream_are_distinct():
+    from icml26.agents.video_o3 import experiment as E
+
+    assert E.attempt_seed(3, 0) == 3
+    assert len({E.attempt_seed(s, k) for s in range(5) for k in range(3)}) == 15
+    # the validation videos are none of the SFT gate's held-out questions
+    val = S.draw_videos(E.VAL_BASE + 1, 50)
+    held = S.draw_videos(60_000 + 1, 50)
+    assert all(not np.array_equal(a.frames, b.frames) for a in val for b in held)
+
+
+def test_grpo_without_reward_scaling_runs_and_validates():
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    hist = M.grpo_train(model, lambda rng: S.draw_videos(int(rng.integers(99)), 2), M.RewardConfig(), steps=1,
+                        prompts=2, group=2, max_turns=2, scale_rewards=False)
+    assert len(hist["reward"]) == 1 and np.isfinite(hist["reward"][0])
+    with pytest.raises(TypeError, match="scale_rewards"):
+        M.grpo_train(model, lambda rng: S.draw_videos(0, 2), M.RewardConfig(), steps=1, prompts=2, group=2,
+                     scale_rewards=1)

@@ -13,11 +13,13 @@ from icml26.core.paper import Claim, Paper, Profile
 
 _SFT_GATE = C.gate("sft/heldout_acc", at_least=0.8,
                    why=("the SFT policy answers >= 80% of 200 held-out questions on its own (greedy, free-running; "
-                        "gate revised after the previous full run, see the substitution)"))
+                        "gate revised after the previous full run, see the substitution; unchanged in the fourth session, "
+                        "which added the SFT restart rule on a separate validation split, see the substitution)"))
 _RL_GATE = C.gate("rl/heldout_reward_gain", at_least=1e-6,
                   why=("GRPO raised its own objective: mean trajectory-guided reward of sampled episodes on held-out "
                        "prompts above the SFT start's (same prompts and stream; gate revised after the previous full "
-                       "run, replacing the training-curve reward rise)"))
+                       "run, replacing the training-curve reward rise; unchanged in the fourth session, whose GRPO recipe "
+                       "(8 prompts per step, rewards not divided by the group's std) was chosen on this metric on dev seeds)"))
 
 PAPER = Paper(
     slug="video-o3",
@@ -141,19 +143,46 @@ PAPER = Paper(
         "seeker 0.94, 0.04, 0.96, 0.96, 0.79 vs uniform single pass 0.19, 0.03, 0.17, 0.16, 0.20 and salience-guided "
         "single pass 0.93, 0.04, 0.90, 0.89, 0.95 (claim 1's check would say partly: far above uniform, never 10 "
         "points above salience-guided); GRPO's held-out reward gain was negative in 4/5 seeds (-0.028 to +0.010), "
-        "so the GRPO gate would fail even with the SFT gate met."
+        "so the GRPO gate would fail even with the SFT gate met. "
+        "Fourth session (issue 18 restart and GRPO pass; pre-registered in this commit before the re-run; the two "
+        "gates, the seeds and every claim check unchanged). Seed-1 diagnosis (profile seed 1 run through the SFT "
+        "stage alone, to see the failure; no remedy was tried on it): under the present code its SFT policy answered "
+        "0.245 of the gate's 200 questions and 0.22 of a separate validation draw, its loss stalled at 0.32-0.37 from "
+        "step 1200 (dev seeds 110-117: 0.04-0.09 at the end), the object-reading failure described above. Change 1, "
+        "SFT restart rule (a standard model-selection step, chosen because it needs no recipe tuning): after SFT the "
+        "policy's greedy answer accuracy on 200 validation videos (draw_videos(25000 + seed), disjoint from every test, "
+        "gate and GRPO prompt set) is compared with a floor of 0.8; below it SFT is redone from a new initialisation "
+        "and batch order (seed + 10^6 k), at most 2 restarts; the first attempt at or above the floor is kept, else the "
+        "best by validation accuracy; sft/restarts and sft/val_acc (every attempt's) are reported. The first attempt "
+        "is the previous recipe bit for bit, and every arm (seeker, both single-pass controls, GRPO) starts from this "
+        "one SFT policy, so the rule applies to all alike. Dev seeds 110-117 (1600 x 10 SFT): validation 0.95, 0.87, "
+        "0.93, 0.90, 0.965, 0.985, 0.98, 0.975 against the gate's held-out 0.965, 0.925, 0.915, 0.93, 0.98, 0.985, "
+        "0.98, 0.98 (no restart would fire; no dev seed collapsed, so the restart itself is untested on a collapse "
+        "before this run). Cost: one SFT is ~50-70 s CPU on the shared machine; the worst case (every seed restarting "
+        "twice) triples it, ~+500 s over the budget; the expected cost is one restart per ~10 seeds. Change 2, GRPO "
+        "(chosen by the GRPO gate's metric, the held-out reward gain, on dev seeds 110-117; the accuracy claims were "
+        "not looked at): the previous recipe (4 prompts x 8, lr 1e-4, 30 steps, rewards divided by the group's std, "
+        "no KL already) gave gains 0.015, 0.033, -0.021, 0.001, -0.028, -0.027, 0.004, -0.008 (4/8 > 0); lr 3e-4 and "
+        "1e-3 lowered the reward (seed 110: -0.026, -0.112); without the std division (Dr. GRPO's change; with it a "
+        "group whose episodes differ only a little in the bonus gets advantages of size 1) 5/8 > 0; 8 prompts per "
+        "step with the division 5/8 (0.014, 0.003, 0.036, 0.048, 0.016, -0.007, -0.014, -0.010); 8 prompts per step without "
+        "it 8/8 (0.026, 0.007, 0.032, 0.033, 0.017, 0.0001, 0.005, 0.001), now the full profile's GRPO (+~8 s CPU per "
+        "seed). A null run (same recipe, rewards shuffled across the batch) gave 0.022, -0.078, -0.062, -0.041, -0.000, "
+        "-0.000, 0.016, -0.022, so the gate measures learning, but the gains are small and near 0 on the dev seeds "
+        "whose SFT policy already answers >= 0.98. Also tried: dr_grpo aggregation (5/8), lr 3e-5 (4/5 on seeds 110-114), "
+        "over-turn episodes kept in the loss (3/5). The reward-ablation variants and the TDAM ratios stay unrun (budget)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
             "d_model": 32, "n_layers": 2, "n_pool": 200, "uniform_frac": 0.12, "salient_frac": 0.12, "sft_steps": 20,
-            "sft_batch": 8, "init": "sin_aligned", "sft_lr": 2e-3, "sft2_steps": 0, "sft2_batch": 8, "sft2_lr": 3e-4, "sft3_steps": 0,
-            "rl_steps": 2, "rl_prompts": 2, "rl_group": 4, "rl_lr": 1e-4, "rl_variants": ["vtgr", "no_clue", "no_decay"],
+            "sft_batch": 8, "init": "sin_aligned", "sft_lr": 2e-3, "sft_val_floor": 0.8, "sft_max_restarts": 1, "sft2_steps": 0, "sft2_batch": 8, "sft2_lr": 3e-4, "sft3_steps": 0,
+            "rl_steps": 2, "rl_prompts": 2, "rl_group": 4, "rl_lr": 1e-4, "rl_scale_rewards": False, "rl_variants": ["vtgr", "no_clue", "no_decay"],
             "rl_eval_rollouts": 1, "n_test": 24, "tdam_ratios": [0.1], "timing_batch": 4, "timing_repeats": 2},
             timeout_s=120),
         "full": Profile("full", seeds=5, params={
             "d_model": 64, "n_layers": 2, "n_pool": 3000, "uniform_frac": 0.12, "salient_frac": 0.12, "sft_steps": 1600,
-            "sft_batch": 10, "init": "sin_aligned", "sft_lr": 3e-3, "sft2_steps": 0, "sft2_batch": 8, "sft2_lr": 3e-4, "sft3_steps": 0,
-            "rl_steps": 30, "rl_prompts": 4, "rl_group": 8, "rl_lr": 1e-4, "rl_variants": ["vtgr"],
+            "sft_batch": 10, "init": "sin_aligned", "sft_lr": 3e-3, "sft_val_floor": 0.8, "sft_max_restarts": 2, "sft2_steps": 0, "sft2_batch": 8, "sft2_lr": 3e-4, "sft3_steps": 0,
+            "rl_steps": 30, "rl_prompts": 8, "rl_group": 8, "rl_lr": 1e-4, "rl_scale_rewards": False, "rl_variants": ["vtgr"],
             "rl_eval_rollouts": 2, "n_test": 200, "tdam_ratios": [0.1], "timing_batch": 32, "timing_repeats": 5},
             timeout_s=1800),
     },
@@ -169,7 +198,9 @@ PAPER = Paper(
                        "of the two controls by >= 10 points in every seed; partly if it beats only one. Gate "
                        "revised after the previous full run: the SFT gate is now the SFT policy's held-out answer "
                        "accuracy, and the GRPO reward-rise gate no longer guards this claim (GRPO has its own claim, "
-                       "grpo-gain)."),
+                       "grpo-gain). Fourth session, before its re-run: an SFT that stays below 0.8 on a separate "
+                       "validation split is restarted (<= 2 times), the same SFT policy feeding the seeker and both "
+                       "controls; check and gate unchanged."),
             paper_value="qualitative: native clue seeking beats uniform single-pass sampling; MLVU 72.1 vs 70.2 for the base model",
             control="the same model, one pass at the seeker's mean visual-token budget (the better of the SFT and GRPO "
                     "checkpoints) over uniform fine frames, and over salience-guided fine frames",
@@ -183,7 +214,10 @@ PAPER = Paper(
             id="grpo-gain", kind="headline",
             statement=("GRPO with the trajectory-guided reward raises the seeker's accuracy over its SFT cold start "
                        "(same test videos, greedy). Added in review so that the GRPO stage's effect, which lowered "
-                       "accuracy in all 5 seeds of the previous full run, is decided rather than hidden in claim 1."),
+                       "accuracy in all 5 seeds of the previous full run, is decided rather than hidden in claim 1. "
+                       "Fourth session, before its re-run: GRPO now takes 8 prompts x 8 rollouts per step and does not "
+                       "divide rewards by the group's std, chosen on dev seeds 110-117 by the GRPO gate's metric "
+                       "(held-out reward gain), not by this claim's accuracies; check and gates unchanged."),
             paper_value="qualitative: SFT + RL is the paper's final model, reported above SFT alone",
             control="the SFT policy before GRPO, on the same videos",
             check=C.beats_in_seeds("acc/seeker", "acc/sft_seeker", margin=0.0, frac=0.8, better="higher",

@@ -58,7 +58,8 @@ def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
             "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
             "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0),
-            "init": p.params.get("init", "default"), "v": 9}
+            "init": p.params.get("init", "default"), "v": 10,
+            "val_floor": p.params.get("sft_val_floor", 0.0), "max_restarts": p.params.get("sft_max_restarts", 0)}
 
 
 def _stage2_cfg(p: Profile, seed: int, tdam_ratio: float, steps: int) -> dict:
@@ -115,17 +116,40 @@ def build_stage3(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return _record(model, list(rec2["losses"]) + losses, _held(seed))
 
 
+#: Validation videos for the SFT restart rule: ``draw_videos(VAL_BASE + seed, n_test)``, a stream no test,
+#: pool or GRPO prompt uses.
+VAL_BASE = 25_000
+
+
+def attempt_seed(seed: int, attempt: int) -> int:
+    """Seed of SFT attempt ``attempt`` (initialisation and batch order): ``seed`` itself for the first run."""
+    return int(seed) + 1_000_000 * int(attempt)
+
+
 def _stage1(p: Profile, seed: int, tdam_ratio: float) -> dict:
+    """Stage-1 SFT with the restart rule (issue 18, fourth pass): a run whose greedy answer accuracy on
+    ``n_test`` validation videos is below ``sft_val_floor`` is redone from a new initialisation and batch
+    order (:func:`attempt_seed`), at most ``sft_max_restarts`` times (:func:`method.restart_below_floor`)."""
     from icml26.core.cache import cached
 
     from . import method as M
+    from . import setting as S
+
+    pool = _pool(seed, p["n_pool"], p["uniform_frac"], salient_frac=p.params.get("salient_frac", 0.0))
+    val = S.draw_videos(VAL_BASE + seed, p["n_test"])
+
+    def attempt(k: int):
+        s = attempt_seed(seed, k)
+        model = M.make_policy(p["d_model"], p["n_layers"], seed=s, init=p.params.get("init", "default"))
+        losses = M.train_sft(model, pool, steps=p["sft_steps"], batch=p["sft_batch"],
+                             lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=s)
+        return model, losses
 
     def build():
-        model = M.make_policy(p["d_model"], p["n_layers"], seed=seed, init=p.params.get("init", "default"))
-        losses = M.train_sft(model, _pool(seed, p["n_pool"], p["uniform_frac"], salient_frac=p.params.get("salient_frac", 0.0)),
-                             steps=p["sft_steps"], batch=p["sft_batch"],
-                             lr=p["sft_lr"], tdam_ratio=tdam_ratio, seed=seed)
-        return _record(model, losses, _held(seed))
+        (model, losses), restarts, scores = M.restart_below_floor(
+            attempt, lambda r: float(M.evaluate_seeking(r[0], val)["acc"].mean()),
+            floor=p.params.get("sft_val_floor", 0.0), max_restarts=p.params.get("sft_max_restarts", 0))
+        return {**_record(model, losses, _held(seed)), "restarts": restarts, "val_scores": scores}
 
     return cached("video_o3", "sft", build, params=_stage1_cfg(p, seed, tdam_ratio), fmt="pt")
 
@@ -177,7 +201,7 @@ def rl_variants(p: Profile, seed: int, sft):
         model = M.copy_model(sft)
         hist = M.grpo_train(model, lambda rng: S.draw_videos(int(rng.integers(2**31)), p["rl_prompts"]), rc,
                             steps=p["rl_steps"], prompts=p["rl_prompts"], group=p["rl_group"], lr=p["rl_lr"],
-                            seed=40_000 + seed)
+                            seed=40_000 + seed, scale_rewards=bool(p.params.get("rl_scale_rewards", True)))
         out[name] = (model, hist)
     return out
 
@@ -325,6 +349,8 @@ def run(p: Profile, seed: int) -> dict:
     torch.manual_seed(seed)
     sft, rec = sft_policy(p, seed)
     m: dict = {"sft/token_acc": float(rec["token_acc"]), "sft/traj_acc": float(rec["traj_acc"]),
+               "sft/restarts": float(rec.get("restarts", 0)),
+               "sft/val_acc": [float(x) for x in rec.get("val_scores", [])],
                "sft/loss_drop": _loss_drop(rec["losses"]),
                "sft/loss": [float(x) for x in rec["losses"][:: max(1, len(rec["losses"]) // 50)]]}
     m["sft/heldout_acc"] = float(M.evaluate_seeking(sft, S.draw_videos(60_000 + seed, p["n_test"]))["acc"].mean())

@@ -479,6 +479,35 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
                     schedule=factor, loss_fn=loss_fn, on_step=hook)
 
 
+def restart_below_floor(build, score, *, floor: float, max_restarts: int):
+    """Train, and restart from a new initialisation while a validation score stays below ``floor``.
+
+    ``build(attempt)`` trains attempt 0, 1, ... (attempt 0 is the plain run) and ``score(result)``
+    is its validation score (a split disjoint from every test). Attempts stop at the first one
+    scoring >= ``floor`` or after ``max_restarts`` restarts; the returned result is that first
+    passing attempt, else the highest-scoring one (the earliest on ties). Returns
+    ``(result, restarts, scores)`` with ``restarts = len(scores) - 1``, the number of restarts made.
+    """
+    if not callable(build) or not callable(score):
+        raise TypeError("build and score must be callables")
+    floor = float(floor)
+    if not np.isfinite(floor):
+        raise ValueError(f"floor must be finite, got {floor!r}")
+    max_restarts = check_int("max_restarts", max_restarts, minimum=0)
+    results, scores = [], []
+    for attempt in range(max_restarts + 1):
+        res = build(attempt)
+        sc = float(score(res))
+        if not np.isfinite(sc):
+            raise ValueError(f"score returned a non-finite value {sc!r} for attempt {attempt}")
+        results.append(res)
+        scores.append(sc)
+        if sc >= floor:
+            break
+    best = len(scores) - 1 if scores[-1] >= floor else int(np.argmax(scores))
+    return results[best], len(scores) - 1, scores
+
+
 @torch.no_grad()
 def token_accuracy(model: TinyLM, episodes: Sequence[tuple[list[int], list[int]]]) -> float:
     """Teacher-forced accuracy of the policy's own tokens on held-out reference episodes."""
@@ -505,18 +534,24 @@ def trajectory_accuracy(model: TinyLM, episodes: Sequence[tuple[list[int], list[
 
 # ---------------------------------------------------------------- GRPO with the trajectory-guided reward
 def grpo_train(model: TinyLM, videos_fn, reward_cfg: RewardConfig, *, steps: int, prompts: int = 8,
-               group: int = 8, lr: float = 3e-4, max_turns: int = 5, seed: int = 0) -> dict[str, list[float]]:
+               group: int = 8, lr: float = 3e-4, max_turns: int = 5, seed: int = 0,
+               scale_rewards: bool = True) -> dict[str, list[float]]:
     """GRPO on multi-turn episodes; ``videos_fn(rng) -> list[Video]`` draws each step's prompts.
 
     Tool outputs are masked from the loss; over-turn episodes get an all-False loss mask.
+    ``scale_rewards=False`` drops the division of each group's centred rewards by the group's
+    standard deviation (Dr. GRPO's first change, Liu et al. 2025): a group whose episodes differ
+    only a little in the bonus beta then no longer gets advantages of size 1.
     Returns per-step mean reward, accuracy and tool calls.
     """
     from icml26.nn.rl import GRPOConfig, grpo_update
 
     steps = check_int("steps", steps, minimum=1)
+    if not isinstance(scale_rewards, bool):
+        raise TypeError(f"scale_rewards must be a bool, got {type(scale_rewards).__name__}")
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    cfg = GRPOConfig(group_size=group, lr=lr, beta=0.0, pad_id=S.PAD, max_new=200)
+    cfg = GRPOConfig(group_size=group, lr=lr, beta=0.0, pad_id=S.PAD, max_new=200, scale_rewards=scale_rewards)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     hist: dict[str, list[float]] = {"reward": [], "acc": [], "calls": []}
     for _ in range(steps):
