@@ -156,7 +156,8 @@ def _claim_metrics(**over):
          "r1/delta_fit": 0.1, "mash/modal_share": 0.5, "nows/modal_share": 0.95, "mash/entropy": 1.0,
          "nows/entropy": 0.2, "oracle/searched_frac": 0.95, "mash/searched_frac": 0.4,
          "base/delta_fit": 0.4, "base/acc2": 0.6, "mash/acc2": 0.6, "base/modal_share": 0.5,
-         "warm/modal_share": 0.4, "warm/searched_frac": 0.6, "r1/searched_frac": 0.5}
+         "warm/modal_share": 0.4, "warm/searched_frac": 0.6, "r1/searched_frac": 0.5,
+         "nows/start_modal_share": 0.95, "warm/oracle_search_pays": 0.1}
     m.update(over)
     return [dict(m) for _ in range(5)]
 
@@ -276,3 +277,140 @@ def test_heldout_reward_same_stream_same_value_and_penalties_agree():
         assert a == b  # same prompts and sampling stream: the before/after comparison sees only the policy
         assert a["reward"] == a["reward_mash"] and a["reward_none"] == pytest.approx(a["accuracy"])
         assert 0 <= a["reward_mash"] <= a["reward_none"] + 1e-12 and 0 <= a["format_ok"] <= 1
+
+
+# ----------------------------------------------------------------------------- fourth session (review of the third run)
+def _fake_heldout(calls):
+    """A stand-in for heldout_reward whose three penalties give different values on the same episodes, and
+    whose value after training differs from before (so a gain read off the wrong penalty is visible)."""
+    from icml26.llm.mash.method import PENALTIES
+
+    vals = {"mash": 0.3, "otc": 0.5, "none": 0.7}
+
+    def fake(model, world, questions, cfg, *, seed=0):
+        bump = 0.01 * getattr(model, "trained", 0)
+        calls.append((cfg.penalty, cfg.helper, bump))
+        out = {f"reward_{p}": vals[p] + bump + (0.05 if model.start == "base" else 0.0) for p in PENALTIES}
+        return {"reward": out[f"reward_{cfg.penalty}"], **out, "accuracy": 0.6 + bump, "searches": 1.0,
+                "format_ok": 1.0, "acc_searched": 0.7, "acc_nosearch": 0.6, "modal_share": 0.5}
+    return fake
+
+
+def test_rl_arms_read_their_own_penalty_before_and_after(monkeypatch):
+    """Review finding 1: each arm's before-RL value is the start's reward under that arm's own penalty."""
+    from icml26.llm.mash import experiment as E
+    from icml26.llm.mash import method as M
+
+    calls: list = []
+    monkeypatch.setattr(M, "heldout_reward", _fake_heldout(calls))
+
+    def fake_train(model, world, questions, cfg, *, seed=0):
+        model.trained = 1
+        return M.RLHistory(reward=[0.1, 0.2], accuracy=[0.5, 0.6], searches=[1.0, 0.9])
+
+    monkeypatch.setattr(M, "train_search_rl", fake_train)
+    starts = {"warm": SimpleNamespace(start="warm"), "base": SimpleNamespace(start="base")}
+    prof = {"rl_steps": 2, "prompts": 2, "group": 2, "rl_lr": 1e-4, "helper_p": 0.8}
+    models, out = E._rl_arms(starts["base"], starts["warm"], None, ["q"], prof, 0)
+    assert out["mash/heldout_reward_before"] == pytest.approx(0.3)
+    assert out["otc/heldout_reward_before"] == pytest.approx(0.5)  # reward_otc of the warm start, not MASH's
+    assert out["r1/heldout_reward_before"] == pytest.approx(0.7)  # reward_none
+    assert out["nows/heldout_reward_before"] == pytest.approx(0.35)
+    for arm in ("mash", "otc", "r1", "nows", "oracle"):
+        assert out[f"{arm}/heldout_reward_gain"] == pytest.approx(0.01)
+    assert out["warm/oracle_search_pays"] == pytest.approx(0.1) and out["nows/start_modal_share"] == 0.5
+    assert not hasattr(starts["warm"], "trained") and not hasattr(starts["base"], "trained")  # starts untouched
+
+
+def test_rl_arms_share_the_question_stream(monkeypatch):
+    """Review finding 3: with the same seed every arm draws the same questions, however often its helper is
+    called (a stand-in rollout calls the noisy helper k times per episode, k differing between the two arms)."""
+    import icml26.tasks.search as S
+    from icml26.llm.mash.method import RLConfig, train_search_rl
+
+    w = _small_world()
+    qs = w.questions(1) + w.questions(2)
+    drawn: dict = {}
+
+    class Policy(torch.nn.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.k, self.cfg, self.w = k, SimpleNamespace(max_len=48), torch.nn.Parameter(torch.zeros(1))
+
+    def fake_rollout(model, world, rep, *, search_fn, **kw):
+        drawn.setdefault(model.k, []).append([q.facts for q in rep])
+        for _ in rep:
+            for _ in range(model.k):
+                search_fn("who")
+        return [SimpleNamespace(answer="", n_searches=model.k, completion=[], prompt=[], loss_mask=[]) for _ in rep]
+
+    monkeypatch.setattr(S, "rollout", fake_rollout)
+    for k, pen in ((0, "mash"), (3, "none")):
+        train_search_rl(Policy(k), w, qs, RLConfig(penalty=pen, steps=4, prompts=2, group=2, lr=1e-4), seed=5)
+    assert len(drawn[0]) == 4 and drawn[0] == drawn[3]
+
+
+def _swap(ms, arm):
+    """``arm``'s numbers in MASH's place (every key the claim reads under ``mash/``)."""
+    out = []
+    for m in ms:
+        x = dict(m)
+        for k in list(m):
+            if k.startswith(f"{arm}/"):
+                x["mash/" + k.split("/", 1)[1]] = m[k]
+        out.append(x)
+    return out
+
+
+@pytest.mark.parametrize("arm", ["otc", "r1"])
+def test_selective_help_seeking_control_swapped_one_at_a_time(arm):
+    """Review finding 2: each control in MASH's place alone gets neither reproduced nor partly. The third run's
+    pattern: MASH searches less than Search-R1 but is not more accurate than OTC -- and neither is OTC."""
+    from icml26.llm.mash import experiment as E
+
+    m = _claim_metrics(**{"mash/acc2": 0.55, "otc/acc2": 0.6, "r1/acc2": 0.55, "mash/searches": 0.55,
+                          "otc/searches": 0.6, "r1/searches": 0.8, "otc/modal_share": 0.5})
+    assert E.check_selective_help_seeking(m).status == "not-reproduced"  # no partly tier since the fourth session
+    v = E.check_selective_help_seeking(_swap(m, arm))
+    assert v.status == "not-reproduced", v.evidence
+    # and a MASH that passes both parts is not matched by the control in its place
+    good = _claim_metrics(**{"mash/acc2": 0.7, "otc/acc2": 0.6, "r1/acc2": 0.55, "mash/searches": 0.5,
+                             "otc/searches": 0.6, "r1/searches": 0.9, "otc/modal_share": 0.95})
+    assert E.check_selective_help_seeking(good).status == "reproduced"
+    assert E.check_selective_help_seeking(_swap(good, arm)).status == "not-reproduced"
+    assert "sign test p" in E.check_selective_help_seeking(good).evidence
+
+
+@pytest.mark.parametrize("claim,key,bad", [("warm_start", "nows/start_modal_share", 0.5),
+                                           ("oracle_helper", "warm/oracle_search_pays", -0.03),
+                                           ("oracle_helper", "warm/oracle_search_pays", float("nan"))])
+def test_premise_gates(claim, key, bad):
+    """Review findings 4-5: warm-start and oracle-helper are not decided where the paper's premise is absent."""
+    from icml26.llm.mash import experiment as E
+
+    check = getattr(E, f"check_{claim}")
+    assert check(_claim_metrics()).status == "reproduced"
+    v = check(_claim_metrics(**{key: bad}))
+    assert v.status == "not-checkable" and key in v.evidence and "premise" in v.evidence
+
+
+def test_seed_stats_reported():
+    from icml26.llm.mash import experiment as E
+
+    ms = [{"a": 1.0 + i, "b": 0.5} for i in range(5)]
+    txt = E._seed_stats(ms, (("a - b", "a", "b", "higher"),))
+    assert "p = 0.031" in txt and "mean +2.500" in txt
+    assert "p = 1.000" in E._seed_stats(ms, (("b - a", "a", "b", "lower"),))
+
+
+def test_heldout_reward_conditional_accuracies():
+    from icml26.llm.mash.method import RLConfig, heldout_reward
+    from icml26.nn.transformer import LMConfig, TinyLM
+
+    w = _small_world()
+    torch.manual_seed(0)
+    m = TinyLM(LMConfig(vocab_size=w.tokenizer.vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=48)).eval()
+    h = heldout_reward(m, w, w.questions(1)[:4], RLConfig(group=3), seed=7)
+    assert 0 <= h["modal_share"] <= 1
+    for k in ("acc_searched", "acc_nosearch"):
+        assert math.isnan(h[k]) or 0 <= h[k] <= 1

@@ -100,7 +100,41 @@ PAPER = Paper(
         "GRPOTrainer (rollout_func with env_mask marking the retrieved tokens) and through our grpo_update (loss "
         "mask) moves a tiny GPT-2 the same way: relative difference of the updates 0.003 (cosine 0.999996), "
         "against 0.12 when our side drops the retrieved-token mask; the 0.3% residual is the same without any "
-        "masking and was not traced further. Search-R1's whole RL arm was not rerun through trl."
+        "masking and was not traced further. Search-R1's whole RL arm was not rerun through trl. "
+        "Fourth session (review of the third session's full run; committed before this session's re-run, whose "
+        "only recipe change is the bug fix in (2)): (1) Bug in the training gate: the before-RL held-out value was "
+        "computed once per (start, helper) and read as the first arm's (MASH's) reward for every arm, so the third "
+        "run's stored OTC and Search-R1 gains were their own reward after RL minus MASH's before (the reviewer's "
+        "recomputation from the stored rows: Search-R1 +0.004 to +0.068, mean 0.029, > 0 in 4/5 seeds, not 0.083 in "
+        "5/5; OTC mean 0.042, not 0.067); the dev-seed counts behind the third session's pre-registration (20/20, "
+        "24/25) were computed with the same bug. Each arm now reads its own penalty's reward before and after RL "
+        "(test); the pre-registered gate rule (gain > 0 in >= 4/5 seeds) is unchanged. (2) The noisy helper drew "
+        "from the generator that drew the training questions, so after the first step an arm's questions depended "
+        "on how many searches it had made; the helper now has its own generator and every arm sees the same question "
+        "stream (test). This changes every RL arm's numbers. (3) Revised by review after the third session's full "
+        "run: selective-help-seeking has no 'partly if any part passes' tier (as abstention and warm-start since the "
+        "second session); that run's partly rested on the search-count part alone, which OTC in MASH's place passes "
+        "too (0.60 vs 0.78 searches per question, 5/5 seeds). (4) Revised by review after the third session's full "
+        "run (chosen after seeing it): premise gates. Warm-start is decided only if the no-warm-start start does not "
+        "already mix search counts (modal search-count share of its sampled held-out episodes >= 0.8 in >= 4/5 "
+        "seeds; the third run's base policy had a greedy test modal share of 0.47, and the paper's claim is about "
+        "RL from a start that has no such mixture). Oracle-helper is decided only if searching pays with the oracle "
+        "before RL (the warm start's held-out accuracy on episodes that searched above that on episodes that did "
+        "not, >= 4/5 seeds; a review probe on seeds 0-1 found 0.825/0.884 after a search vs 0.854/0.902 without). "
+        "The paper's oracle is not ours: the authors' code answers a help action ('<help> I need help </help>') with "
+        "'The answer to the original question is: <gold answer>' and trains that arm its own warm start; ours "
+        "returns the knowledge-base passage of whatever fact the query names and starts from the noisy-helper warm "
+        "start, so it is always correct about what was asked but does not hand over the answer; the paper's oracle "
+        "was not implemented (a help action and a second warm start). (5) The comparative claims' evidence reports "
+        "the one-sided sign test's p (smallest attainable at 5 seeds: 0.031) and a 95% bootstrap CI of the mean "
+        "per-seed difference; the pre-registered k/5 rules still decide (they count a tie as a loss: 'strictly', "
+        "where the issue wrote '>= 0'; kept). With 24 two-hop test questions per seed, one question is 0.042 of "
+        "accuracy. Other differences from the authors' code, not changed: their tracker is keyed by (dataset, "
+        "question) (ours by question, hop count included); they can add a format reward and thresholded F1 (ours "
+        "exact match only); their warm start keeps, for a question with no correct trace, the incorrect trace with "
+        "the shortest answer and draws the target search count at random per question (ours keeps correct traces "
+        "only, 0/1/2 balanced). The full profile runs ~15 min wall on this loaded 2-core machine (timeout 900 s), "
+        "over the 3-minute target; this session adds only a few metrics."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
@@ -122,7 +156,8 @@ PAPER = Paper(
                         "accuracy with fewer searches",
             kind="headline",
             control="OTC-GRPO (same start, questions, steps); Search-R1 for the search count",
-            # check: experiment.check_selective_help_seeking; gates (third session, pre-registered before its full
+            # check: experiment.check_selective_help_seeking (revised by review after the third session's full run:
+            # no 'partly if any part passes' tier; the OTC control in MASH's place passed the part that passed); gates (third session, pre-registered before its full
             # run): MASH's, OTC's and Search-R1's held-out RL reward rose in >= 4/5 seeds (was: OTC's training
             # reward, second half vs first half, did not fall)
         ),
@@ -141,7 +176,9 @@ PAPER = Paper(
         Claim(
             id="warm-start",
             statement=("Without the warm start, RL with the same reward converges to a degenerate always- or never-"
-                       "search policy; with it, MASH keeps a mixture of search counts."),
+                       "search policy; with it, MASH keeps a mixture of search counts. (Revised by review after the "
+                       "third session's full run: decided only where the start without warm start does not already "
+                       "mix search counts, the paper's premise.)"),
             paper_value="qualitative: baselines collapse to always/never search; MASH mixes 0/1/2 searches",
             kind="headline",
             control="MASH without warm start (GRPO from the base policy)",
@@ -153,7 +190,9 @@ PAPER = Paper(
                        "question (third session: the helper returns the knowledge base's passage for the asked "
                        "fact, which is the question's gold fact only when the policy asks for a fact on the "
                        "question's chain; until then it was noise-free BM25 top-1, not always correct; see the "
-                       "substitution)."),
+                       "substitution). Revised by review after the third session's full run: decided only where "
+                       "searching pays with this oracle before RL, the paper's premise; the paper's oracle hands over "
+                       "the gold answer, ours does not."),
             paper_value="qualitative: with an oracle helper every model converges to always searching",
             kind="headline",
             control="MASH with the noisy helper (p = 0.8)",

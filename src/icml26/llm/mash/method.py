@@ -333,9 +333,11 @@ def train_search_rl(model, world, questions: Sequence, cfg: RLConfig, *, seed: i
     gcfg = GRPOConfig(group_size=g, lr=cfg.lr, beta=0.0, eps_low=0.2, max_new=model.cfg.max_len,
                       pad_id=world.tokenizer.pad_id)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    rng = np.random.default_rng(int(seed))
+    rng = np.random.default_rng(int(seed))  # question draws only: every arm with this seed sees the same questions
     gen = torch.Generator().manual_seed(int(seed))
-    helper = make_helper(world, cfg.helper, cfg.helper_p, rng)
+    # the noisy helper's own generator (fourth session, review: it shared ``rng`` with the question draws, so an
+    # arm's question order after step 1 depended on how many searches it had made)
+    helper = make_helper(world, cfg.helper, cfg.helper_p, np.random.default_rng([int(seed), 1]))
     tracker = SearchMinTracker()
     hist = RLHistory()
     for _ in range(cfg.steps):
@@ -375,7 +377,9 @@ def heldout_reward(model, world, questions: Sequence, cfg: RLConfig, *, seed: in
     ``seed`` alone, so calling this before and after training with the same ``seed`` compares the
     two policies on the same prompts and random stream. Returns the mean reward (``reward``, and
     ``reward_<penalty>`` for each of ``PENALTIES`` on the same episodes), accuracy, searches and
-    format rate (an answer was given).
+    format rate (an answer was given), and the accuracy of the episodes that searched / did not search
+    (``acc_searched``, ``acc_nosearch``, NaN when there are none) with the modal search-count share
+    (``modal_share``; fourth session, for the premise gates).
     """
     from icml26.llm.mash.setting import make_helper
     from icml26.tasks.kb import answer_matches
@@ -398,5 +402,9 @@ def heldout_reward(model, world, questions: Sequence, cfg: RLConfig, *, seed: in
             group_rewards(pen, correct[j * g:(j + 1) * g], n[j * g:(j + 1) * g],
                           lam=cfg.lam_single if q.hops == 1 else cfg.lam_multi, n_max=cfg.max_searches)
             for j, q in enumerate(questions)]).mean())
+    searched = n > 0
     return {"reward": out[f"reward_{cfg.penalty}"], **out, "accuracy": float(correct.mean()),
-            "searches": float(n.mean()), "format_ok": float(np.mean([r.answer is not None for r in rs]))}
+            "searches": float(n.mean()), "format_ok": float(np.mean([r.answer is not None for r in rs])),
+            "acc_searched": float(correct[searched].mean()) if searched.any() else float("nan"),
+            "acc_nosearch": float(correct[~searched].mean()) if (~searched).any() else float("nan"),
+            "modal_share": search_profile(n, n_max=cfg.max_searches)["modal_share"]}
