@@ -232,7 +232,9 @@ PAPER = Paper(
                        "divide rewards by the group's std, chosen on dev seeds 110-117 by the GRPO gate's metric "
                        "(held-out reward gain), not by this claim's accuracies; check and gates unchanged. Its full "
                        "run: differences +0.003, +0.017, +0.008, -0.002, +0.010 (600 questions per seed), small "
-                       "against sampling noise."),
+                       "against sampling noise: reproduced by the pre-set rule, but a one-sided sign test over the "
+                       "5 seeds gives p = 0.19 (4 of 5 positive; mean +0.007), so the evidence for a GRPO gain is "
+                       "weak (noted in review after the run; rule unchanged)."),
             paper_value="qualitative: SFT + RL is the paper's final model, reported above SFT alone",
             control="the SFT policy before GRPO, on the same videos",
             check=C.beats_in_seeds("acc/seeker", "acc/sft_seeker", margin=0.0, frac=0.8, better="higher",
