@@ -213,16 +213,14 @@ PAPER = Paper(
                        "accuracy, and the GRPO reward-rise gate no longer guards this claim (GRPO has its own claim, "
                        "grpo-gain). Fourth session, before its re-run: an SFT that stays below 0.8 on a separate "
                        "validation split is restarted (<= 2 times), the same SFT policy feeding the seeker and both "
-                       "controls; check and gate unchanged."),
+                       "controls; check and gate unchanged. Changed by review after that run (partly -> "
+                       "not-reproduced): under the house rule a part counts only if the control fails it, and the "
+                       "seeker's one passing part (beating uniform frames by >= 10 points) is passed just as well "
+                       "by the salience-guided single pass, which has no interleaving."),
             paper_value="qualitative: native clue seeking beats uniform single-pass sampling; MLVU 72.1 vs 70.2 for the base model",
             control="the same model, one pass at the seeker's mean visual-token budget (the better of the SFT and GRPO "
                     "checkpoints) over uniform fine frames, and over salience-guided fine frames",
-            check=C.all_of(
-                C.beats_in_seeds("acc/seeker", "acc/uniform", margin=0.10, frac=1.0, better="higher",
-                                 label="clue seeking", control_label="uniform single pass"),
-                C.beats_in_seeds("acc/seeker", "acc/salient", margin=0.10, frac=1.0, better="higher",
-                                 label="clue seeking", control_label="salience-guided single pass"),
-            ).gated(_SFT_GATE)),
+            check=None),  # experiment.check_seeking_beats_uniform: the rule above under the house rule
         Claim(
             id="grpo-gain", kind="headline",
             statement=("GRPO with the trajectory-guided reward raises the seeker's accuracy over its SFT cold start "

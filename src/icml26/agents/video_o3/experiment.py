@@ -410,3 +410,47 @@ def EXAMPLES():
         (M.sinusoidal_positions, {"length": 8, "d_model": 8, "std": 0.02}),
         (M.global_position, {"frame": 3}),
     ]
+
+
+# ----------------------------------------------------------------------------- claim: seeking-beats-uniform
+def check_seeking_beats_uniform_rule():
+    """The pre-registered rule (review, before an earlier re-run): the seeker beats each single-pass control
+    (uniform and salience-guided fine frames) by >= 10 points in every seed; partly if it beats one; gated on
+    the SFT policy."""
+    from icml26.agents.video_o3 import _SFT_GATE
+    from icml26.core import checks as C
+
+    return C.all_of(
+        C.beats_in_seeds("acc/seeker", "acc/uniform", margin=0.10, frac=1.0, better="higher",
+                         label="clue seeking", control_label="uniform single pass"),
+        C.beats_in_seeds("acc/seeker", "acc/salient", margin=0.10, frac=1.0, better="higher",
+                         label="clue seeking", control_label="salience-guided single pass"),
+    ).gated(_SFT_GATE)
+
+
+def control_arm_in_seekers_place(ms: list[dict], arm: str) -> list[dict]:
+    return [{**m, "acc/seeker": m[f"acc/{arm}"]} for m in ms]
+
+
+def check_seeking_beats_uniform(ms: list[dict]):
+    """The pre-registered rule (:func:`check_seeking_beats_uniform_rule`) under the house rule: 'partly' or
+    'reproduced' needs, against each control put wholly in the seeker's place, a part the seeker passes
+    better (changed by review after the fourth session's full run: partly -> not-reproduced). The seeker's
+    only passing part, beating uniform frames by >= 10 points, is passed just as well by the salience-guided
+    single pass (0.845-0.94 against uniform 0.16-0.19 in that run), which has no interleaving at all."""
+    from icml26.core import checks as C
+
+    controls = [(label, lambda m, a=arm: control_arm_in_seekers_place(m, a))
+                for arm, label in (("uniform", "uniform single pass"), ("salient", "salience-guided single pass"))]
+    return C.part_beyond_controls(check_seeking_beats_uniform_rule(), ms, controls, who="the seeker",
+                                  note=" (changed by review after the fourth session's full run: partly -> "
+                                       "not-reproduced)")
+
+
+def contradict_seeking_beats_uniform(ms: list[dict]) -> list[dict]:
+    return check_seeking_beats_uniform_rule().contradict(ms)
+
+
+def control_seeking_beats_uniform(ms: list[dict]) -> list[dict]:
+    """The salience-guided single pass (no interleaving) wholly in the seeker's place."""
+    return control_arm_in_seekers_place(ms, "salient")
