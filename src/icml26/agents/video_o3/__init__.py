@@ -183,7 +183,10 @@ PAPER = Paper(
         "but by +0.003, +0.017, +0.008, -0.002, +0.010 on 600 questions per seed, differences of the size paired "
         "sampling noise can give (our reading, not tested). Cost: 586 s CPU in jobs (100-110 s per seed without a "
         "restart, 166 s for seed 1 with one), about twice the ~300 s target: the shared 2 cores ran at load ~4 "
-        "(the dev SFTs alone took 50-73 s CPU here, against ~35 s in the previous notes) and GRPO's batch doubled."
+        "(the dev SFTs alone took 50-73 s CPU here, against ~35 s in the previous notes) and GRPO's batch doubled. "
+        "Review after that run (no metric changed): seeking-beats-uniform is judged under the house rule and reads "
+        "not-reproduced (the salience-guided single pass, with no interleaving, passes the seeker's one passing "
+        "part just as well); grpo-gain's one-sided sign test over seeds gives p = 0.19."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, params={
