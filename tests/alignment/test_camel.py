@@ -443,3 +443,26 @@ def test_sft_judge_on_train_lm_is_bit_identical_to_the_old_constant_loop():
         lb = old_constant(b, steps, 8, 3e-3, 102, rf)
         assert la == lb
         assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
+
+
+def test_scratchpad_metrics_separate_the_arithmetic_from_the_verdict_after_it(monkeypatch):
+    from icml26.alignment.camel import experiment
+    from icml26.alignment.camel.setting import tokenizer
+
+    items = make_items(4, seed=7)
+    tok = tokenizer()
+    right = [it.problem.answer for it in items]
+    wrong = [it.candidates[1 - it.label] for it in items]
+    texts = [f"#{right[0]}>{FINAL[items[0].label]}",          # right value, verdict follows it
+             f"#{right[1]}>{FINAL[1 - items[1].label]}",      # right value, verdict ignores it
+             f"#{wrong[2]}>{FINAL[1 - items[2].label]}",      # bent value, verdict follows the bent value
+             f"{right[3]}>{FINAL[items[3].label]}"]           # no recomputed value at all
+
+    class Gen:
+        def as_lists(self):
+            return [tok.encode(t) + [tok.eos_id] for t in texts]
+
+    monkeypatch.setattr(experiment, "verdict_logits", lambda model, prompts: np.zeros(len(prompts)))
+    monkeypatch.setattr(experiment, "sample", lambda *a, **k: Gen())
+    m = experiment.scratchpad_metrics(None, items, "x")
+    assert m == {"x/scratch_acc": 0.5, "x/verdict_follows": 0.5}

@@ -17,17 +17,29 @@ from icml26.core.registry import lazy_exports
 
 _SFT_GATE = C.gate("gate/sft_acc", at_least=0.6, frac=1.0, why="the SFT judge's verdict accuracy is >= 0.6")
 _COMMON = {"levels": [1], "sft_lr": 3e-3, "d_model": 48, "grpo_lr": 2e-4, "rate": 0.3, "sft_schedule": "constant",
-           "revise_frac": 0.1, "grpo_beta": 0.0, "grpo_temperature": 1.5, "rm_lr": 3e-3}
+           "revise_frac": 0.5, "grpo_beta": 0.0, "grpo_temperature": 1.5, "rm_lr": 3e-3}
 # the third session's changes: no KL to the SFT judge (grpo_beta 0.1 -> 0, chosen on development seeds 100-103 by the
 # held-out rise of GRPO's objective; see _REVISED3), the held-out reward behind the rise gate (k reflections per item
-# and opening) and the scalar BT peer (trl RewardTrainer; 312 steps of 64 pairs = one pass over the 20k items)
+# and opening) and the scalar BT peer (trl RewardTrainer; 312 steps of 64 pairs = one pass over the 20k items); the
+# fourth session's: revise_frac 0.1 -> 0.5 and heldout_k 4 -> 8 in the full profile (development seeds 110-113, see _REVISED4)
 _REVISED = ("revised in a second session knowing the first full run's verdicts (gated-frontier and cpa-revisions "
             "not-checkable, 2/5 seeds past the old reward-level gate): ")
+_REVISED4 = ("revised in a fourth session before its full run, on development seeds 110-113: with 10% revision traces "
+             "the SFT judge's scratchpad after its own opening recomputed the answer right in 0.74 to 0.99 of items "
+             "(mean 0.84; 0.52 to 0.99 after a wrong opening: it bends the arithmetic to fit the opening), and "
+             "always - never reflecting after CPA GRPO was +0.012, +0.015, +0.007, +0.020; with 50% revision traces "
+             "the scratchpad is right in 0.93 to 1.00 whatever the opening and always - never was +0.055, +0.000, "
+             "+0.042, +0.138 (same 3/4, mean 0.059 vs 0.014), chosen; 30% (seeds 110-111: -0.008, +0.028) and twice "
+             "the SFT (2000 steps of 64, or of 32) were not better. What still limits reflection: the final verdict "
+             "names the candidate equal to the scratchpad's value in only 0.70 to 0.80 of items at any share or SFT "
+             "length (about chance on offsets 1-3, always right on 10 and 20): matching the value to a candidate, not "
+             "the arithmetic, is what this 2-layer judge fails")
 _HELPS_GATE = C.gate(
     "reflect/always_gain", at_least=0.01, frac=0.8,
     why="reflecting helps: always-reflect accuracy - never-reflect accuracy >= 0.01 in >= 4/5 seeds (gate "
         + _REVISED + "replaces the CPA reward-level gate; without it 'within 1 point of always-reflect' is met "
-        "because always-reflect is no better than never-reflect)")
+        "because always-reflect is no better than never-reflect; unchanged in the fourth session, whose SFT recipe was "
+        + _REVISED4 + ")")
 _RM_GATE = C.gate("scalar_rm/acc", at_least=0.6, frac=1.0,
                   why="the scalar BT peer learned: its held-out pairwise accuracy is >= 0.6 (the SFT judge's bar)")
 _REVISED3 = ("revised in a third session before its full run, on development seeds 100-103 (disclosed): the rise of "
@@ -38,7 +50,12 @@ _REVISED3 = ("revised in a third session before its full run, on development see
              "minus the SFT judge's (>= 0.03 in how many of 4): lr 2e-4, 50 steps, KL 0.1 (the second session's): "
              "+0.011 to +0.027 (0/4); lr 1e-3: -0.013 to +0.025 (0/4); lr 2e-4 or 4e-4 for 100 steps (twice the "
              "cost): 2/4 each; lr 2e-4, 50 steps, no KL: +0.017 to +0.040 (3/4), chosen; lr 4e-4 without KL, lr "
-             "3e-3, lr 5e-4 and groups of 16 were worse on the training reward or on held-out")
+             "3e-3, lr 5e-4 and groups of 16 were worse on the training reward or on held-out. Fourth session, before "
+             "its full run: k = 8 reflections per item and opening instead of 4, to halve the measurement's sampling "
+             "noise: on development seeds 110-111 (recipe unchanged) the gain's standard deviation over 6 sampling "
+             "seeds was 0.016 and 0.012 at k = 4 (the threshold 0.03 sat within one SD of the means 0.031, 0.031) "
+             "and 0.007 and 0.004 at k = 16 (means 0.037, 0.034); k = 8 is what the CPU budget allows; the "
+             "threshold is unchanged")
 _RISE_GATE = C.gate(
     "cpa/heldout_reward_gain", at_least=0.03, frac=0.8,
     why="GRPO raised its own objective: the CPA reward (both openings, reflections sampled at the GRPO "
@@ -64,8 +81,9 @@ PAPER = Paper(
         "arithmetic problem (two operands below 10, + or -) is correct; the distractor is the answer +- 1, 2, 3, 10 "
         "or 20 (small offsets are the hard items); the free-text reflection by the task's scratchpad ('3+4=7;#7') "
         "followed by '>' and the final verdict, written with its own tokens 'a'/'b' (the opening uses 'A'/'B'); "
-        "SFT is 1000 steps of 64 on 20k items with AdamW, a 20-step warm-up and then a constant lr 3e-3; 90% of "
-        "the SFT traces open with the gold verdict and 10% with the wrong one, which is context only (never a "
+        "SFT is 1000 steps of 64 on 20k items with AdamW, a 20-step warm-up and then a constant lr 3e-3; half of "
+        "the SFT traces open with the gold verdict and half with the wrong one (90% / 10% until the fourth "
+        "session), which is context only (never a "
         "target), each followed by the gold scratchpad and gold final verdict (revision traces); GRPO is 50 steps "
         "of 128 rollouts (16 items x 8, or 8 items x 2 openings x 8) sampled at temperature 1.5, lr 2e-4, no KL "
         "term (the second session's k3 KL to the SFT judge, beta 0.1, was dropped in the third), from the same "
@@ -119,7 +137,18 @@ PAPER = Paper(
         "same data beats the generative judge, reflection included. Before the run, the development script printed "
         "the claims' revision metrics for the chosen recipe on seeds 100-103 (CPA minus own-opening P(correct | "
         "wrong opening): +0.21, +0.11, +0.01, +0.03); the recipe had been chosen on the held-out reward alone and "
-        "nothing was changed after."
+        "nothing was changed after. Fourth session (pre-registered before its full run, on development seeds "
+        "110-113, chosen on the scratchpad's accuracy and on always - never reflecting, never on the claims' "
+        "comparisons): half the SFT traces are revision traces instead of 10%, and the held-out CPA reward behind "
+        "the rise gate uses 8 reflections per item and opening instead of 4 (see the gates). Diagnosis: with 10% "
+        "revision traces the scratchpad after a wrong opening recomputes the answer right in only 0.52 to 0.99 of "
+        "items (it bends the arithmetic to the opening), with 50% in 0.93 to 1.00 whatever the opening; but at "
+        "every share and SFT length tried (up to twice the steps) the final verdict names the candidate that equals "
+        "the scratchpad's value in only 0.70 to 0.80 of items, about chance on offsets 1-3: the 2-layer judge can "
+        "redo the arithmetic but not reliably match its value to a candidate, and that caps what reflection adds. "
+        "With half the traces opened wrongly the opening carries no information in SFT, so the SFT reflection "
+        "ignores its opening (its verdict is the same after either opening); the experiment now reports the "
+        "scratchpad's accuracy and how often the verdict follows it (sft/ and cpa/scratch_acc, verdict_follows)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -128,7 +157,7 @@ PAPER = Paper(
             "rm_batch": 16}),
         "full": Profile("full", seeds=5, timeout_s=900, params={
             **_COMMON, "n_train": 20000, "n_val": 200, "n_test": 400, "sft_steps": 1000, "sft_batch": 64,
-            "grpo_steps": 50, "grpo_batch": 16, "group": 8, "n_proxy": 200, "proxy_k": 8, "heldout_k": 4,
+            "grpo_steps": 50, "grpo_batch": 16, "group": 8, "n_proxy": 200, "proxy_k": 8, "heldout_k": 8,
             "rm_steps": 312, "rm_batch": 64}),
     },
     claims=(

@@ -3,8 +3,8 @@
 Each seed:
 
 1. supervised fine-tuning (``sft_judge``, constant lr after warm-up) of a fresh char-level
-   TinyLM on gold traces (prompt, gold verdict, scratchpad reflection, gold final verdict), 10%
-   of them opened with the wrong verdict as unscored context (revision traces), cached on disk
+   TinyLM on gold traces (prompt, gold verdict, scratchpad reflection, gold final verdict), half
+   of them (10% until the fourth session) opened with the wrong verdict as unscored context (revision traces), cached on disk
    by (seed, config) like the shared arithmetic policy;
 2. GRPO on the reflection (binary reward 1[final verdict correct], groups of 8, rollouts at
    temperature 1.5, no KL term in the full profile) in two arms from the same SFT judge and the same number
@@ -39,16 +39,18 @@ Each seed:
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import torch
 
 from icml26.core.paper import Profile
 from icml26.core.seeding import seed_everything
+from icml26.nn.lm import sample
 
 from .method import (auroc, camel_judge, confidence_gate, counterfactual_prefixes, grpo_judge, reflect,
                      sampled_agreement, scalar_rm_verdicts, sft_judge, tau_for_rate, train_scalar_rm, verdict_logits)
-from .setting import OFFSETS, JudgeItem, encode_prompts, make_items, new_judge
+from .setting import MAX_REFLECT, OFFSETS, JudgeItem, encode_prompts, final_verdict, make_items, new_judge, tokenizer
 
 RATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0)
 
@@ -88,6 +90,25 @@ def revision_metrics(model, items: list[JudgeItem], tag: str) -> dict:
     right = reflect(model, encode_prompts(items, y)).verdicts
     return {f"{tag}/p_correct_wrong_prefix": float((wrong == y).mean()),
             f"{tag}/flip_correct_prefix": float((right != y).mean())}
+
+
+def scratchpad_metrics(model, items: list[JudgeItem], tag: str) -> dict:
+    """Where reflection fails, after the judge's own greedy opening: the scratchpad or the verdict after it.
+
+    ``scratch_acc``: the fraction of greedy reflections whose recomputed value (after ``#``) is the
+    problem's answer; ``verdict_follows``: the fraction whose final verdict names the candidate equal
+    to that value (a value matching neither candidate counts as not followed). Diagnostics only.
+    """
+    tok = tokenizer()
+    fast = (verdict_logits(model, encode_prompts(items)) < 0).astype(int)
+    gen = sample(model, encode_prompts(items, fast), MAX_REFLECT, greedy=True, eos_id=tok.eos_id, pad_id=tok.pad_id)
+    ok, follows = [], []
+    for it, comp in zip(items, gen.as_lists()):
+        m = re.search(r"#(-?\d+)>", tok.decode(comp))
+        value = int(m.group(1)) if m else None
+        ok.append(value == it.problem.answer)
+        follows.append(value in it.candidates and final_verdict(comp) == it.candidates.index(value))
+    return {f"{tag}/scratch_acc": float(np.mean(ok)), f"{tag}/verdict_follows": float(np.mean(follows))}
 
 
 def heldout_cpa_reward(model, items: list[JudgeItem], *, temperature: float, k: int, seed: int) -> float:
@@ -195,6 +216,7 @@ def run(profile: Profile, seed: int) -> dict:
     out: dict = {**identities(seed)}
     sft = sft_model(seed, p)
     out.update(fast_metrics(sft, test, "sft"))
+    out.update(scratchpad_metrics(sft, test, "sft"))
     out.update(revision_metrics(sft, test, "sft"))  # does SFT alone revise a wrong opening (the premise of GRPO's signal)
     out["gate/sft_acc"] = out["sft/fast_acc"]
     heldout = dict(temperature=p["grpo_temperature"], k=p["heldout_k"], seed=seed + 2)
@@ -218,6 +240,7 @@ def run(profile: Profile, seed: int) -> dict:
     camel = arms["cpa"]
     out["margin/auroc"] = out["cpa/auroc"]
     out.update(frontier(camel, test))
+    out.update(scratchpad_metrics(camel, test, "cpa"))
     out.update(margin_vs_proxy(camel, test[: p["n_proxy"]], p["proxy_k"], seed))
     out.update(operating_point(camel, val, test, p["rate"]))
     out.update(scalar_rm_peer(train, test, p, seed))  # last: the Trainer reseeds the global RNGs (restored on return)
