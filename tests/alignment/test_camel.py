@@ -213,14 +213,18 @@ def test_copying_reflection_earns_half_the_cpa_reward_and_the_gates_hold_it():
     base = {"gate/sft_acc": 0.8, "gated/acc30": 0.80, "random/acc30": 0.70, "gated/acc50": 0.80,
             "random/acc50": 0.70, "sft/fast_acc": 0.75, "gated/gap_to_always_le50": 0.0,
             "cpa/p_correct_wrong_prefix": 0.9, "own/p_correct_wrong_prefix": 0.1, "cpa/flip_correct_prefix": 0.0,
-            "scalar_rm/acc": 0.7}
+            "scalar_rm/acc": 0.7, "never/acc": 0.75, "always/acc": 0.80,
+            "frontier/rates": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0],
+            "frontier/random": [0.75, 0.755, 0.76, 0.765, 0.77, 0.775, 0.785, 0.80]}
     trained = [dict(base, **{"cpa/heldout_reward_gain": 0.1, "reflect/always_gain": 0.05}) for _ in range(5)]
     copying = [dict(base, **{"cpa/heldout_reward_gain": 0.0, "reflect/always_gain": 0.0}) for _ in range(5)]
     for cid in ("gated-frontier", "cpa-revisions"):
         assert PAPER.verdict(claims[cid], trained).status == "reproduced"
         assert PAPER.verdict(claims[cid], copying).status == "not-checkable"
     below_sft = [dict(r, **{"sft/fast_acc": 0.85}) for r in trained]  # the plain SFT judge is a named baseline
-    assert PAPER.verdict(claims["gated-frontier"], below_sft).status == "partly"
+    # under the house rule a plain SFT judge that beats the gated one, put in its place, passes every part
+    # the gated judge passes, so nothing is left to the gating (partly before the review's wrapper)
+    assert PAPER.verdict(claims["gated-frontier"], below_sft).status == "not-reproduced"
     below_rm = [dict(r, **{"scalar_rm/acc": 0.85}) for r in trained]  # so is the scalar BT peer
     assert PAPER.verdict(claims["gated-frontier"], below_rm).status == "partly"
     rm_failed = [dict(r, **{"scalar_rm/acc": 0.5}) for r in trained]  # a peer that did not learn decides nothing

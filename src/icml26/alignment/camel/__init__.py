@@ -165,7 +165,15 @@ PAPER = Paper(
         ">= 0.03 in 2/5), so cpa-revisions stays undecided; with an opening-blind SFT reflection CPA and "
         "own-opening GRPO overturn the same share of wrong openings (0.739 vs 0.742; SFT alone 0.756) and flip "
         "0.26 of correct ones. The scalar BT peer reaches 0.799 (0.730 to 0.880), above every variant of the "
-        "generative judge here. Nothing was changed after the run."
+        "generative judge here. Nothing was changed after the run." 
+        " Review after the run (text and the gated-frontier check's house-rule wrapper; no metric or verdict "
+        "changed): by the reflection gate's own count the development seeds did not improve (3/4 at both 10% and "
+        "50% revision traces); the choice rested on the mean (0.059 vs 0.014), pulled up by one seed at +0.138; "
+        "the fast verdict's accuracy and the margin AUROC were not recorded on the development seeds, and the knob "
+        "weakens the fast verdict mechanically, since a revision trace leaves its opening token unscored (the "
+        "opening verdict is now supervised in 50% of traces instead of 90%). The paper places counterfactual "
+        "prefixes in the RL stage; the SFT revision share is our setting's choice. The 843.1 s is CPU summed over "
+        "jobs as printed by the runner; the stored wall-clock durations sum to 949.5 s (slowest 229.6 s)."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -189,7 +197,7 @@ PAPER = Paper(
                          "0.808, >= 0.75 in 2/5), proxy gap 0.059 (-0.009 to 0.121, <= 0.05 in 2/5): the opening "
                          "verdict is now trained on half the SFT traces (fast accuracy 0.697 after SFT against 0.748) "
                          "and its margin separates right from wrong verdicts less well, while the sampled proxy "
-                         "does not lose (0.815, 0.803 before). Third session (GRPO without KL): reproduced, margin "
+                         "does not lose (0.815, 0.797 before). Third session (GRPO without KL): reproduced, margin "
                          "AUROC 0.798 (0.780 to 0.829, >= 0.75 in 5/5), proxy gap 0.005 (-0.005 to 0.013, <= 0.05 in "
                          "5/5). Second session: rule unchanged; the setting under it was revised in a "
                          "second session (see the substitution), which moved this claim from reproduced to partly: "
@@ -230,19 +238,16 @@ PAPER = Paper(
                       "within 1 point of always-reflect (0.743) in 1/5 only (gap 0.022 at <= 50%), and loses to the "
                       "scalar BT peer (0.799) in 4/5. Caveat: the gate opened partly because the fast verdict fell "
                       "(0.681 after CPA GRPO, 0.756 in the third session), not only because the "
-                      "reflection improved; the accuracies of every gated variant are below the third session's",
-              check=C.all_of(
-                  C.beats_in_seeds("gated/acc30", "random/acc30", margin=0.0025, frac=0.8,
-                                   label="gated @30%", control_label="random @30%"),
-                  C.beats_in_seeds("gated/acc50", "random/acc50", margin=0.0025, frac=0.8,
-                                   label="gated @50%", control_label="random @50%"),
-                  C.beats_in_seeds("gated/acc30", "sft/fast_acc", margin=0.0025, frac=0.8,
-                                   label="gated @30%", control_label="SFT judge, never reflecting"),
-                  C.threshold("gated/gap_to_always_le50", at_most=0.01, frac=0.8,
-                              label="always-reflect acc - best gated acc at <= 50%"),
-                  C.beats_in_seeds("gated/acc30", "scalar_rm/acc", margin=0.0025, frac=0.8,
-                                   label="gated @30%", control_label="scalar BT RM (trl RewardTrainer)"),
-              ).gated(_SFT_GATE, _HELPS_GATE, _RM_GATE)),
+                      "reflection improved; the accuracies of every gated variant are below the third session's: gated at "
+                        "30% (0.715) is below the third session's SFT judge never reflecting (0.748), and always "
+                        "reflecting beats every gated point at <= 50% in 4/5 seeds (gap 0.022), so partly means "
+                        "that the margin ranks items for reflection better than random gating does for a weaker "
+                        "fast verdict, with no frontier gain over the old recipe (review after the run). The check "
+                        "is wrapped by the house rule (core.checks.part_beyond_controls; review after the run, "
+                        "verdict unchanged): random gating, the SFT judge and the CAMEL judge never reflecting, each "
+                        "put wholly in the gated judge's place, fail the part the gated judge passes (above random "
+                        "gating at 30% in 5/5 seeds)",
+              check=None),  # experiment.check_gated_frontier: the rule above under the house rule
         Claim(id="cpa-revisions", kind="headline",
               statement="Counterfactual prefix augmentation produces genuine revisions: opened with the wrong "
                         "verdict, the reflection ends correct more often than after GRPO from own openings (by >= "
@@ -264,7 +269,11 @@ PAPER = Paper(
                       "+0.026 (seed mean; >= 0.03 in 2/5, 0.005 in seed 1), so still not decided; on these numbers "
                       "the SFT reflection ignores its opening (half its traces opened wrongly), CPA overturns 0.739 "
                       "of wrong openings against 0.742 for own-opening GRPO (differences -0.022 to +0.020; the SFT "
-                      "judge alone 0.756) and flips 0.261 of correct ones: the check would say not-reproduced",
+                      "judge alone 0.756) and flips 0.261 of correct ones: the check would say not-reproduced. Review after that run: with 50% "
+                      "of the SFT traces opened wrongly both GRPO arms start from a judge that was already taught "
+                      "to revise (SFT overturns 0.756 of wrong openings, 0.451 in the third session), so the "
+                      "own-opening control no longer lacks the key idea and this comparison no longer isolates CPA; "
+                      "the would-be not-reproduced says nothing against CPA",
               check=C.all_of(
                   C.beats_in_seeds("cpa/p_correct_wrong_prefix", "own/p_correct_wrong_prefix", margin=0.1, frac=0.8,
                                    label="P(correct | wrong opening), CPA",

@@ -285,3 +285,66 @@ def EXAMPLES() -> list:
     from .method import EXAMPLES as method_examples
 
     return method_examples()
+
+
+# ----------------------------------------------------------------------------- claim: gated-frontier
+def check_gated_frontier_rule():
+    """The pre-registered rule: gated above random gating at 30% and 50% and above the SFT judge never reflecting,
+    within 1 point of always reflecting at <= 50%, above the scalar BT peer; gated on the SFT judge, on reflection
+    helping and on the peer learning."""
+    from icml26.alignment.camel import _HELPS_GATE, _RM_GATE, _SFT_GATE
+    from icml26.core import checks as C
+
+    return C.all_of(
+        C.beats_in_seeds("gated/acc30", "random/acc30", margin=0.0025, frac=0.8,
+                         label="gated @30%", control_label="random @30%"),
+        C.beats_in_seeds("gated/acc50", "random/acc50", margin=0.0025, frac=0.8,
+                         label="gated @50%", control_label="random @50%"),
+        C.beats_in_seeds("gated/acc30", "sft/fast_acc", margin=0.0025, frac=0.8,
+                         label="gated @30%", control_label="SFT judge, never reflecting"),
+        C.threshold("gated/gap_to_always_le50", at_most=0.01, frac=0.8,
+                    label="always-reflect acc - best gated acc at <= 50%"),
+        C.beats_in_seeds("gated/acc30", "scalar_rm/acc", margin=0.0025, frac=0.8,
+                         label="gated @30%", control_label="scalar BT RM (trl RewardTrainer)"),
+    ).gated(_SFT_GATE, _HELPS_GATE, _RM_GATE)
+
+
+def control_gated_frontier_random(ms: list[dict]) -> list[dict]:
+    """Random gating wholly in the gated judge's place: its accuracy at 30% and 50% and its gap to always
+    reflecting at <= 50% (from the stored random frontier)."""
+    out = []
+    for m in ms:
+        le50 = [r for q, r in zip(m["frontier/rates"], m["frontier/random"]) if q <= 0.5]
+        out.append({**m, "gated/acc30": m["random/acc30"], "gated/acc50": m["random/acc50"],
+                    "gated/gap_to_always_le50": m["always/acc"] - max(le50)})
+    return out
+
+
+def control_gated_frontier_fast(ms: list[dict], key: str) -> list[dict]:
+    """A judge that never reflects (``key``: its accuracy) wholly in the gated judge's place."""
+    return [{**m, "gated/acc30": m[key], "gated/acc50": m[key], "gated/gap_to_always_le50": m["always/acc"] - m[key]}
+            for m in ms]
+
+
+def check_gated_frontier(ms: list[dict]):
+    """The pre-registered rule (:func:`check_gated_frontier_rule`) under the house rule: 'partly' or 'reproduced'
+    needs, against each control put wholly in the gated judge's place (random gating at the same rate, the SFT
+    judge never reflecting, the CPA judge never reflecting), a part the gated judge passes better. Wrapped by
+    review after the fourth session's full run; the verdict on that run is unchanged (partly: only the gated
+    judge beats random gating at 30% in >= 4/5 seeds)."""
+    from icml26.core import checks as C
+
+    controls = [("random gating", control_gated_frontier_random),
+                ("SFT judge never reflecting", lambda m: control_gated_frontier_fast(m, "sft/fast_acc")),
+                ("CAMEL judge never reflecting", lambda m: control_gated_frontier_fast(m, "never/acc"))]
+    return C.part_beyond_controls(check_gated_frontier_rule(), ms, controls, who="the gated judge",
+                                  note=" (house rule applied by review after the fourth session's full run; "
+                                       "verdict unchanged)")
+
+
+def contradict_gated_frontier(ms: list[dict]) -> list[dict]:
+    return check_gated_frontier_rule().contradict(ms)
+
+
+def control_gated_frontier(ms: list[dict]) -> list[dict]:
+    return control_gated_frontier_random(ms)
