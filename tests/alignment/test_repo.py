@@ -186,6 +186,11 @@ def test_answer_logprob_matches_a_per_problem_loop():
     assert answer_logprob(lm, tok, ps) == pytest.approx(sum(want) / len(want), abs=1e-5)
     with pytest.raises(ValueError, match="empty"):
         answer_logprob(lm, tok, [])
+    with pytest.raises(TypeError, match="model"):
+        answer_logprob(object(), tok, ps)
+    lm.train()
+    answer_logprob(lm, tok, ps)
+    assert lm.training  # the caller's mode is restored
 
 
 def _rows(n=10, **over):

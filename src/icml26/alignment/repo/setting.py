@@ -27,7 +27,7 @@ import torch
 
 from icml26.alignment._preferences import Population, pairwise_comparisons, population
 from icml26.core.validate import as_rng, check_int, check_positive
-from icml26.nn.lm import sample
+from icml26.nn.lm import sample, sequence_logprob
 from icml26.nn.tokenize import Tokenizer, train_tokenizer
 from icml26.nn.train import lm_loss, train_lm
 from icml26.nn.transformer import LMConfig, TinyLM
@@ -252,15 +252,15 @@ def success_rate(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem
 def answer_logprob(model: TinyLM, tok: Tokenizer, problems: list[ArithmeticProblem]) -> float:
     """Mean over ``problems`` of log pi(correct completion + EOS | prompt): how much probability the model puts
     on the right answer, a smoother read-out than greedy success."""
+    if not isinstance(model, TinyLM):
+        raise TypeError(f"model must be a TinyLM, got {type(model).__name__}")
     if not problems:
         raise ValueError("problems is empty")
-    prompts = [_prompt_ids(tok, p) for p in problems]
-    full = [pr + tok.encode(completion(p), eos=True) for pr, p in zip(prompts, problems)]
-    ids, mask = tok.pad(full)
+    was_training = model.training
     model.eval()
-    logits, _ = model(ids[:, :-1])
-    lp = torch.log_softmax(logits, -1).gather(2, ids[:, 1:, None])[..., 0]
-    pos = torch.arange(ids.shape[1] - 1)[None, :]
-    start = torch.tensor([len(pr) - 1 for pr in prompts])[:, None]
-    keep = (pos >= start) & mask[:, 1:]
-    return float((lp * keep).sum(1).mean())
+    try:
+        lp = sequence_logprob(model, [_prompt_ids(tok, p) for p in problems],
+                              [tok.encode(completion(p), eos=True) for p in problems])
+    finally:
+        model.train(was_training)
+    return float(lp.mean())
