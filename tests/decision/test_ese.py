@@ -259,3 +259,87 @@ def test_equilibrium_path_names_a_wrong_eq():
 
     with pytest.raises(TypeError, match="eq"):
         equilibrium_path("x", np.zeros((5, 3, 2)))
+
+
+# ----------------------------------------------------------------------------- the moving regime (issue 15, fifth session)
+@pytest.mark.parametrize("phi", [1.0, 0.9])
+def test_returned_equilibrium_is_the_linear_formula_and_drives_the_shares(phi):
+    """Known answer: without hidden attributes pi = 1/n + A'psi/m exactly (a least-squares fit of
+    pi - 1/n on the generator's own normalisation has zero residual), and with kappa = 1 and no share
+    noise the next share is pi_t. Returning pi changes neither S nor A."""
+    from icml26.decision.ese.setting import generate
+
+    n, m, T = 7, 3, 90
+    kw = dict(kappa=1.0, sigma_share=0.0, attr_phi=phi, sigma_attr=0.3)
+    S, A, pi = generate(n, m, T, np.random.default_rng(5), return_equilibrium=True, **kw)
+    S2, A2 = generate(n, m, T, np.random.default_rng(5), **kw)
+    np.testing.assert_array_equal(S, S2)
+    np.testing.assert_array_equal(A, A2)
+    _, g = proportions(S)
+    np.testing.assert_allclose(g[1:], pi[:-1], atol=1e-12)
+    np.testing.assert_allclose(pi.sum(axis=1), 1.0)
+    An = normalise_attributes(A)
+    psi = fit_influence(pi, An)
+    np.testing.assert_allclose(1.0 / n + An @ psi / m, pi, atol=1e-12)
+
+
+def test_random_walk_default_is_unchanged_and_ar_attributes_follow_their_recursion():
+    from icml26.decision.ese.setting import generate
+
+    a = generate(6, 2, 60, np.random.default_rng(2), sigma_attr=0.1)
+    b = generate(6, 2, 60, np.random.default_rng(2), sigma_attr=0.1, attr_phi=1.0)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    # attr_phi < 1 with no attribute noise: A_t - A_0 = phi^t (A_0 - A_0) = 0, so the attributes stay put
+    _, A = generate(6, 2, 60, np.random.default_rng(2), sigma_attr=0.0, attr_phi=0.5)
+    np.testing.assert_array_equal(A, np.broadcast_to(A[0], A.shape))
+    # the recursion, read back from the draws: A_t - A_0 = phi (A_{t-1} - A_0) + sigma eps with eps ~ N(0, 1)
+    _, A = generate(50, 2, 400, np.random.default_rng(2), sigma_attr=0.2, attr_phi=0.8)
+    d = A - A[0]
+    eps = (d[1:] - 0.8 * d[:-1]) / 0.2
+    assert abs(eps.std() - 1.0) < 0.02 and abs(eps.mean()) < 0.02
+    with pytest.raises(ValueError, match="attr_phi"):
+        generate(5, 2, 40, 0, attr_phi=1.5)
+
+
+def test_premise_metrics_known_answer():
+    """A constant equilibrium has no within-window variance; one that alternates +-d around a fixed
+    point has variance d^2 per system, and the noise variance is mean (sigma gamma)^2."""
+    from icml26.decision.ese.experiment import premise
+
+    T, n, W, sig = 30, 4, 10, 0.1
+    gamma = np.full((T, n), 1.0 / n)
+    pi = np.full((T, n), 1.0 / n)
+    origins = np.array([15, 20])
+    out = premise(gamma, pi, origins, W, sig)
+    assert out["premise/eq_var_ratio"] == 0.0
+    assert out["premise/rmse_meanshare_vs_eq"] == 0.0
+    d = 0.01
+    sign = np.where(np.arange(T) % 2 == 0, 1.0, -1.0)[:, None] * np.array([1.0, -1.0, 1.0, -1.0])
+    pi = 1.0 / n + d * sign
+    out = premise(gamma, pi, origins, W, sig, {"last": gamma[origins]})
+    np.testing.assert_allclose(out["premise/noise_sd"], sig / n)
+    np.testing.assert_allclose(out["premise/eq_var_ratio"], d ** 2 / (sig / n) ** 2)
+    np.testing.assert_allclose(out["premise/rmse_meanshare_vs_eq"], d)     # window mean = 1/n, pi_t = 1/n +- d
+    np.testing.assert_allclose(out["premise/rmse_meaneq_vs_eq"], d)
+    np.testing.assert_allclose(out["premise/rmse_last_vs_eq"], d)
+
+
+def test_moving_regime_meets_its_premise_and_the_slow_one_does_not():
+    """The pre-registered premise on one dev seed (>= 100): the moving regime's equilibrium varies within
+    a window by at least the share-noise variance, the slow regime's by a small fraction of it."""
+    from icml26.decision.ese import PAPER, PREMISE_K
+    from icml26.decision.ese.experiment import premise
+    from icml26.decision.ese.setting import generate
+
+    prof = PAPER.profile("full")
+    base = dict(sigma_attr=prof["sigma_attr"], sigma_share=prof["sigma_share"], hidden=prof["hidden"],
+                hidden_weight=prof["hidden_weight"])
+    mv = {**base, **{k: v for k, v in prof["moving"].items() if k != "n_systems"}}
+    ratios = {}
+    for name, kw in (("slow", base), ("moving", mv)):
+        S, _, pi = generate(10, prof["m"], prof["T"], np.random.default_rng(100), kappa=0.8, return_equilibrium=True,
+                            **kw)
+        _, g = proportions(S)
+        ratios[name] = premise(g, pi, np.arange(449, 499), prof["window"], prof["sigma_share"])["premise/eq_var_ratio"]
+    assert ratios["moving"] >= PREMISE_K > 3 * ratios["slow"]

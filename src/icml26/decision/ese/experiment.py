@@ -27,6 +27,12 @@ depends on it. ESE is run under both readings of the correction vector (``method
 level correction against the window (our default) and the share reading with r = 1 (which
 collapses to the last share).
 
+Two generator regimes run in the same seed (fifth session, issue 15): ``slow`` (the generator above,
+random-walk attributes; metrics without prefix) and ``moving`` (AR(1) attributes and a larger observed
+influence, ``profile["moving"]``; metrics under ``moving/``), whose claims are gated on the premise
+metric ``premise/eq_var_ratio`` (:func:`premise`: how much the true equilibrium moves within a window
+relative to the share noise), reported for both regimes.
+
 Speed (``speed-up``, ``linear-scaling``): on the first ``timing_seeds`` seeds (a seed's work
 depends on the seed alone) we time, with :mod:`icml26.core.timing` (process CPU time, median of
 ``timing_repeats``), per-system ARIMA against ARIMA on the total + ESE, and ESE alone, over
@@ -52,16 +58,58 @@ from icml26.decision.ese.setting import BASES, generate, per_system, rmse, total
 ALLOCATORS = ("ese", "ese_share1", "es0", "naive", "ese_dev", "es0_dev", "meanrev")
 
 
-def _cells(profile: Profile) -> list[tuple[float, int]]:
-    return [(float(k), int(n)) for k in profile["kappas"] for n in profile["n_systems"]]
+#: The generator regimes: ``slow`` (the earlier sessions' generator, random-walk attributes that move
+#: the equilibrium little within a window) and ``moving`` (added in the fifth session: AR(1)
+#: attributes that move it over much of its range within a window; parameters in ``profile["moving"]``).
+REGIMES = ("slow", "moving")
 
 
-def one_cell(profile: Profile, seed: int, kappa: float, n: int) -> dict[str, float]:
-    """All methods on one synthetic data set (one reversion speed, one n)."""
-    rng = np.random.default_rng([seed, int(round(1000 * kappa)), n])
-    S, A = generate(n, profile["m"], profile["T"], rng, kappa=kappa, sigma_attr=profile["sigma_attr"],
-                    sigma_share=profile["sigma_share"],
-                    hidden=profile["hidden"], hidden_weight=profile["hidden_weight"])
+def _cells(profile: Profile, regime: str = "slow") -> list[tuple[float, int]]:
+    ns = profile["n_systems"] if regime == "slow" else profile["moving"]["n_systems"]
+    return [(float(k), int(n)) for k in profile["kappas"] for n in ns]
+
+
+def premise(gamma: np.ndarray, pi: np.ndarray, origins: np.ndarray, window: int, sigma_share: float,
+            estimates: dict[str, np.ndarray] | None = None) -> dict[str, float]:
+    """How much the true equilibrium moves within a forecast window, relative to the share noise.
+
+    ``premise/eq_var_ratio``: mean over origins t of the within-window variance of the true
+    equilibrium pi (over the window's time points, averaged over systems) divided by the mean
+    variance of the share innovations (sigma_share gamma)^2 over the same window. The other
+    ``premise/rmse_*`` are RMSEs against the equilibrium that drives the next share, pi_t, of
+    the window's mean share (the mean-reversion control's target), of the last share, and of each
+    array in ``estimates`` ((k, n), one row per origin); ``premise/noise_sd`` the innovations' RMS.
+    """
+    W = int(window)
+    eq_var, noise_var, mean_err, lag_err = [], [], [], []
+    for t in origins:
+        g, p = gamma[t + 1 - W:t + 1], pi[t + 1 - W:t + 1]
+        eq_var.append(float(p.var(axis=0).mean()))
+        noise_var.append(float(np.mean((sigma_share * g) ** 2)))
+        mean_err.append(g.mean(axis=0) - pi[t])
+        lag_err.append(p.mean(axis=0) - pi[t])
+    out = {"premise/eq_var_ratio": float(np.mean(eq_var) / np.mean(noise_var)),
+           "premise/noise_sd": float(np.sqrt(np.mean(noise_var))),
+           "premise/rmse_meanshare_vs_eq": float(np.sqrt(np.mean(np.square(mean_err)))),
+           "premise/rmse_meaneq_vs_eq": float(np.sqrt(np.mean(np.square(lag_err)))),
+           "premise/rmse_lastshare_vs_eq": rmse(gamma[origins], pi[origins])}
+    for name, est in (estimates or {}).items():
+        out[f"premise/rmse_{name}_vs_eq"] = rmse(est, pi[origins])
+    return out
+
+
+def one_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str = "slow") -> dict[str, float]:
+    """All methods on one synthetic data set (one regime, one reversion speed, one n)."""
+    if regime not in REGIMES:
+        raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
+    gen = {"sigma_attr": profile["sigma_attr"], "sigma_share": profile["sigma_share"], "hidden": profile["hidden"],
+           "hidden_weight": profile["hidden_weight"]}
+    if regime == "slow":
+        rng = np.random.default_rng([seed, int(round(1000 * kappa)), n])
+    else:
+        rng = np.random.default_rng([seed, int(round(1000 * kappa)), n, 1])
+        gen.update({k: v for k, v in profile["moving"].items() if k != "n_systems"})
+    S, A, pi = generate(n, profile["m"], profile["T"], rng, kappa=kappa, return_equilibrium=True, **gen)
     T = S.shape[0]
     n_train = int(round(0.9 * T))
     origins = np.arange(n_train - 1, T - 1)
@@ -107,6 +155,8 @@ def one_cell(profile: Profile, seed: int, kappa: float, n: int) -> dict[str, flo
         out[f"rmse/{base}+ese_dev"] = rmse(ms_hat[:, None] * shares["ese_dev"], y_true)
         out[f"rmse/{base}+meanrev"] = rmse(ms_hat[:, None] * shares["meanrev"], y_true)
     out["rmse/best_per_system"] = min(out[f"rmse/{b}"] for b in BASES)
+    out.update(premise(gamma, pi, origins, W, gen["sigma_share"],
+                       {"ese": shares["ese"], "es0": shares["es0"]}))
     return out
 
 
@@ -136,6 +186,7 @@ def _collect(cells: list[dict[str, float]], profile_cells: list[tuple[float, int
     out["converged/ese_mean"] = float(np.mean(out["converged/ese"]))
     out["converged/noattr_mean"] = float(np.mean(out["converged/noattr"]))
     out["capped/noattr_mean"] = 1.0 - out["converged/noattr_mean"]
+    out["premise/eq_var_ratio_min"] = float(np.min(out["premise/eq_var_ratio"]))
     return out
 
 
@@ -175,6 +226,10 @@ def timing(profile: Profile, seed: int) -> dict:
 def run(profile: Profile, seed: int) -> dict:
     cells = _cells(profile)
     out = _collect([one_cell(profile, seed, k, n) for k, n in cells], cells)
+    if "moving" in profile.params:
+        mcells = _cells(profile, "moving")
+        moving = _collect([one_cell(profile, seed, k, n, "moving") for k, n in mcells], mcells)
+        out.update({f"moving/{key}": v for key, v in moving.items()})
     if seed < int(profile.get("timing_seeds", 0)):
         out.update(timing(profile, seed))
     return out

@@ -38,7 +38,8 @@ BASES = ("arima", "ridge")
 def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float = 0.03,
              sigma_share: float = 0.05, spread: float = 0.6, phi_total: float = 0.9,
              sigma_total: float = 0.03, drift: float = 0.001, hidden: int = 0,
-             hidden_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+             hidden_weight: float = 0.0, attr_phi: float = 1.0,
+             return_equilibrium: bool = False) -> tuple[np.ndarray, ...]:
     """Synthetic interacting systems following ESE's model.
 
     ``spread`` bounds the equilibrium's deviation from 1/n: |pi_i - 1/n| <= spread / n.
@@ -47,7 +48,12 @@ def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float 
     fraction ``hidden_weight`` of the influence weights (sum |w_hidden| / sum |w|) and are
     static, so the attribute-only ES0 misses a per-system level that the refinement against
     recent history can recover. With ``hidden = 0`` the forecaster sees every attribute.
-    Returns S (T, n) positive states and A (T, n, m) observed attributes.
+    ``attr_phi`` = 1 makes the observed attributes random walks (step sd ``sigma_attr``); below 1
+    they are AR(1) around their starting values, ``A_t = A_0 + attr_phi (A_{t-1} - A_0) + sigma_attr
+    eps_t`` (stationary sd sigma_attr / sqrt(1 - attr_phi^2)), so that they, and the equilibrium,
+    move over much of their range within a forecast window (the "moving" regime).
+    Returns S (T, n) positive states and A (T, n, m) observed attributes, and with
+    ``return_equilibrium`` also the true equilibrium share path pi (T, n).
     """
     n = check_int("n", n, minimum=2)
     m = check_int("m", m, minimum=1)
@@ -61,6 +67,9 @@ def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float 
     spread = check_positive("spread", spread)
     if spread >= 1:
         raise ValueError(f"spread must be < 1 so that every equilibrium share is positive, got {spread}")
+    attr_phi = check_positive("attr_phi", attr_phi, strict=False)
+    if attr_phi > 1:
+        raise ValueError(f"attr_phi must be in [0, 1], got {attr_phi}")
     hidden = check_int("hidden", hidden, minimum=0)
     hidden_weight = check_positive("hidden_weight", hidden_weight, strict=False)
     if hidden_weight >= 1 or (hidden == 0 and hidden_weight > 0) or (hidden > 0 and hidden_weight == 0):
@@ -69,7 +78,10 @@ def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float 
     A = np.empty((T, n, m))
     A[0] = rng.normal(size=(n, m))
     for t in range(1, T):
-        A[t] = A[t - 1] + sigma_attr * rng.normal(size=(n, m))
+        if attr_phi == 1.0:
+            A[t] = A[t - 1] + sigma_attr * rng.normal(size=(n, m))
+        else:
+            A[t] = A[0] + attr_phi * (A[t - 1] - A[0]) + sigma_attr * rng.normal(size=(n, m))
     w = rng.normal(size=m)
     w = (1.0 - hidden_weight) * w / np.abs(w).sum()
     if hidden:
@@ -93,6 +105,8 @@ def generate(n: int, m: int, T: int, rng, kappa: float = 0.5, sigma_attr: float 
     for t in range(1, T):
         u[t] = phi_total * u[t - 1] + sigma_total * rng.normal()
     MS = n * np.exp(drift * np.arange(T) + u)
+    if return_equilibrium:
+        return MS[:, None] * gamma, A, pi
     return MS[:, None] * gamma, A
 
 
