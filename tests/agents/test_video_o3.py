@@ -501,3 +501,23 @@ def test_grpo_without_reward_scaling_runs_and_validates():
     with pytest.raises(TypeError, match="scale_rewards"):
         M.grpo_train(model, lambda rng: S.draw_videos(0, 2), M.RewardConfig(), steps=1, prompts=2, group=2,
                      scale_rewards=1)
+
+
+def test_rollout_rows_leave_the_batch_without_changing_any_row():
+    """Fifth session: finished rows leave the batch; each greedy row's episode is what it is alone."""
+    pool = [(*S.oracle_episode(v), True) for v in S.draw_videos(0, 40)]
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    M.train_sft(model, pool, steps=60, batch=8, lr=1e-2)
+    vids = S.draw_videos(5, 12)
+    ep = M.rollout(model, vids, greedy=True)
+    assert len({len(t) for t in ep.turns}) > 1  # some rows finished before others
+    for i, v in enumerate(vids):
+        one = M.rollout(model, [v], greedy=True)
+        assert one.turns[0] == ep.turns[i] and one.visual_tokens[0] == ep.visual_tokens[i]
+        n = int(one.model_mask[0].sum())
+        assert int(ep.model_mask[i].sum()) == n
+        assert torch.equal(ep.tokens[i][ep.model_mask[i]], one.tokens[0][one.model_mask[0]])
+    # positions after a row's end are PAD
+    for i, t in enumerate(ep.turns):
+        end = S.PREFIX_LEN + len(t) * S.TURN_LEN + (len(t) - 1) * S.TOOL_LEN
+        assert (ep.tokens[i, end:] == S.PAD).all()

@@ -279,7 +279,13 @@ class Episodes:
 @torch.no_grad()
 def rollout(model: TinyLM, videos: Sequence[S.Video], *, max_turns: int = 5, temperature: float = 1.0,
             greedy: bool = False, generator: torch.Generator | None = None) -> Episodes:
-    """Run every video's episode in one batch with one KV-cached context per row (turns are fixed-size)."""
+    """Run every video's episode in one batch with one KV-cached context per row (turns are fixed-size).
+
+    Rows whose episode has ended (an answer turn) leave the batch and its KV cache (fifth session, a
+    saving only: a row's logits do not depend on the other rows, and sampling still draws for every
+    row of the batch, so the random stream and each running row's tokens are as before); their later
+    positions are PAD.
+    """
     max_turns = check_int("max_turns", max_turns, minimum=1, maximum=5)
     if not videos:
         raise ValueError("videos must be a non-empty sequence of setting.Video")
@@ -291,49 +297,57 @@ def rollout(model: TinyLM, videos: Sequence[S.Video], *, max_turns: int = 5, tem
     gen_mask = torch.zeros_like(seq, dtype=torch.bool)
     logits, cache = model(seq)
     last = logits[:, -1]
-    done = [False] * b
+    act = list(range(b))  # rows still running, in the order of ``cache`` and ``last``
     turns: list[list[list[int]]] = [[] for _ in range(b)]
     vis = [0] * b
     for turn in range(max_turns):
         toks = []
         for _ in range(S.TURN_LEN):
             lg = last.float() / temperature
-            nxt = lg.argmax(-1) if greedy else torch.multinomial(lg.softmax(-1), 1, generator=generator).squeeze(1)
+            if greedy:
+                nxt = lg.argmax(-1)
+            else:  # every row draws, so the random stream advances as with the whole batch
+                full = torch.zeros(b, lg.shape[-1])
+                full[act] = lg
+                nxt = torch.multinomial(full.softmax(-1), 1, generator=generator).squeeze(1)[act]
             toks.append(nxt)
             logits, cache = model(nxt[:, None], cache=cache, start=seq.shape[1] + len(toks) - 1)
             last = logits[:, -1]
-        step = torch.stack(toks, 1)
+        step = torch.full((b, S.TURN_LEN), S.PAD, dtype=torch.long)
+        step[act] = torch.stack(toks, 1)
+        running = torch.zeros(b, dtype=torch.bool)
+        running[act] = True
         seq = torch.cat([seq, step], 1)
-        gen_mask = torch.cat([gen_mask, torch.tensor(done)[:, None].logical_not().expand(-1, S.TURN_LEN)], 1)
+        gen_mask = torch.cat([gen_mask, running[:, None].expand(-1, S.TURN_LEN)], 1)
         if turn == max_turns - 1:
-            for i in range(b):
-                if not done[i]:
-                    turns[i].append(step[i].tolist())
+            for i in act:
+                turns[i].append(step[i].tolist())
             break
-        tool = []
-        for i, v in enumerate(videos):
-            if done[i]:
-                tool.append([S.PAD] * S.TOOL_LEN)
-                continue
+        tool = torch.full((b, S.TOOL_LEN), S.PAD, dtype=torch.long)
+        keep = []
+        for j, i in enumerate(act):
             tk = step[i].tolist()
             turns[i].append(tk)
             kind, _, f = parse_turn(tk)
             if kind == "answer":
-                done[i] = True
-                tool.append([S.PAD] * S.TOOL_LEN)
-            elif kind == "tool" and "bin" in f:
-                c = S.crop(v.frames, f["bin"], f.get("strategy", "fine"))
+                continue
+            keep.append(j)
+            if kind == "tool" and "bin" in f:
+                c = S.crop(videos[i].frames, f["bin"], f.get("strategy", "fine"))
                 vis[i] += sum(x != S.BLANK for x in c)
-                tool.append([S.CROP, *c, S.ECROP])
+                tool[i] = torch.tensor([S.CROP, *c, S.ECROP])
             else:  # malformed call: the tool returns nothing
-                tool.append([S.CROP] + [S.BLANK] * S.CROP_LEN + [S.ECROP])
-        if all(done):
+                tool[i] = torch.tensor([S.CROP] + [S.BLANK] * S.CROP_LEN + [S.ECROP])
+        if not keep:
             break
-        tool_t = torch.tensor(tool, dtype=torch.long)
-        logits, cache = model(tool_t, cache=cache, start=seq.shape[1])
+        if len(keep) < len(act):
+            kt = torch.tensor(keep)
+            cache = [(k[kt], v[kt]) for k, v in cache]
+            act = [act[j] for j in keep]
+        logits, cache = model(tool[act], cache=cache, start=seq.shape[1])
         last = logits[:, -1]
-        seq = torch.cat([seq, tool_t], 1)
-        gen_mask = torch.cat([gen_mask, torch.zeros_like(tool_t, dtype=torch.bool)], 1)
+        seq = torch.cat([seq, tool], 1)
+        gen_mask = torch.cat([gen_mask, torch.zeros_like(tool, dtype=torch.bool)], 1)
     over = [not (t and parse_turn(t[-1])[0] == "answer") for t in turns]
     return Episodes(seq, gen_mask, turns, over, vis)
 
