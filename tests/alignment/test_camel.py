@@ -470,3 +470,53 @@ def test_scratchpad_metrics_separate_the_arithmetic_from_the_verdict_after_it(mo
     monkeypatch.setattr(experiment, "sample", lambda *a, **k: Gen())
     m = experiment.scratchpad_metrics(None, items, "x")
     assert m == {"x/scratch_acc": 0.5, "x/verdict_follows": 0.5}
+
+
+def test_scalar_rm_ids_are_those_of_trls_own_preprocessing_and_training_is_plain_fp32(tiny_rm):
+    # fifth session: the pairs are tokenised by _rm_ids instead of trl's per-example datasets.map (a speed-up only),
+    # and trained without gradient checkpointing, in float32
+    import tempfile
+
+    import datasets
+    from trl import RewardConfig, RewardTrainer
+
+    from icml26.alignment.camel.method import _rm_ids
+    from icml26.alignment.camel.setting import preference_pairs
+
+    rm = tiny_rm[0]
+    m = rm.model
+    name = "is_activation_checkpointing" if hasattr(m, "is_activation_checkpointing") else "is_gradient_checkpointing"
+    assert not getattr(m, name)
+    assert all(p.dtype == torch.float32 for p in m.parameters())
+    chosen, rejected = preference_pairs(make_items(50, levels=(1, 2), seed=4))
+    with tempfile.TemporaryDirectory() as out:
+        args = RewardConfig(output_dir=out, max_steps=1, per_device_train_batch_size=6, report_to=[], use_cpu=True,
+                            dataloader_num_workers=0, disable_tqdm=True, max_length=64, save_strategy="no")
+        trainer = RewardTrainer(model=rm.model, args=args, processing_class=rm.tokenizer,
+                                train_dataset=datasets.Dataset.from_dict({"chosen": chosen, "rejected": rejected}))
+        assert trainer.train_dataset["chosen_ids"] == _rm_ids(rm.tokenizer, chosen)
+        assert trainer.train_dataset["rejected_ids"] == _rm_ids(rm.tokenizer, rejected)
+
+
+def test_sft_batch_memoised_ids_equal_direct_encoding():
+    # fifth session: sft_batch reads memoised ids (setting._trace_ids) and fills numpy arrays: same tensors as before
+    tok = tokenizer()
+    items = make_items(40, levels=(1, 2), seed=5)
+    rev = [bool(i % 3 == 0) for i in range(len(items))]
+    for max_len, r in ((64, rev), (12, rev), (64, None)):
+        ids, tgt = sft_batch(items, max_len, r)
+        rows, tgts = [], []
+        for i, it in enumerate(items):
+            pr = tok.encode(prompt_text(it), bos=True)
+            wrong = bool(r[i]) if r is not None else False
+            co = tok.encode(VERDICTS[1 - it.label if wrong else it.label] + reflection_text(it)) + [tok.eos_id]
+            seq = (pr + co)[:max_len]
+            t = [-100] * (len(pr) - 1) + co
+            if wrong:
+                t[len(pr) - 1] = -100
+            rows.append(seq)
+            tgts.append(t[: len(seq) - 1])
+        assert ids.dtype == tgt.dtype == torch.long
+        for i, (s, t) in enumerate(zip(rows, tgts)):
+            assert ids[i, : len(s)].tolist() == s and set(ids[i, len(s):].tolist()) <= {tok.pad_id}
+            assert tgt[i, : len(t)].tolist() == t and set(tgt[i, len(t):].tolist()) <= {-100}

@@ -13,9 +13,9 @@ Text format (one character per token, :func:`tokenizer`)::
 
 The distractor is the correct answer plus an offset whose size sets the difficulty (an offset
 of 1 cannot be ruled out without doing the arithmetic; an offset of 10 often can be from the
-last digit or the magnitude). Supervised traces always open with the gold verdict (as traces
-distilled from a correct teacher would), so supervised fine-tuning alone never shows the judge
-an opening verdict that the reflection must overturn.
+last digit or the magnitude). Supervised traces open with the gold verdict (as traces distilled
+from a correct teacher would), except the revision traces of :func:`sft_batch`, which open with
+the wrong verdict as unscored context before the gold reflection.
 
 Public: :class:`JudgeItem`, :func:`tokenizer`, :func:`make_items`, :func:`prompt_text`,
 :func:`reflection_text`, :func:`encode_prompts`, :func:`sft_batch`, :func:`final_verdict`,
@@ -123,6 +123,18 @@ def encode_prompts(items: list[JudgeItem], prefixes: list[int] | np.ndarray | No
     return rows
 
 
+@lru_cache(maxsize=1 << 16)
+def _trace_ids(item: JudgeItem) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Ids of ``<bos>`` + prompt, of gold verdict + reflection + eos and of wrong verdict + reflection + eos.
+
+    Memoised: SFT draws the same items many times (a speed-up only; the ids are those encoded before).
+    """
+    tok = tokenizer()
+    pr = tok.encode(prompt_text(item), bos=True)
+    gold, bad = (tok.encode(VERDICTS[v] + reflection_text(item)) + [tok.eos_id] for v in (item.label, 1 - item.label))
+    return tuple(pr), tuple(gold), tuple(bad)
+
+
 def sft_batch(items: list[JudgeItem], max_len: int,
               revise: list[bool] | np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(batch, seq) ids of the gold trace (prompt, gold v0, reflection, eos) and (batch, seq - 1) targets.
@@ -137,22 +149,22 @@ def sft_batch(items: list[JudgeItem], max_len: int,
         raise ValueError(f"revise must have one entry per item: {len(revise)} vs {len(items)}")
     rows, tgts = [], []
     for i, it in enumerate(items):
-        pr = tok.encode(prompt_text(it), bos=True)
+        pr, gold, bad = _trace_ids(it)
         wrong = bool(revise[i]) if revise is not None else False
-        co = tok.encode(VERDICTS[1 - it.label if wrong else it.label] + reflection_text(it)) + [tok.eos_id]
-        seq = (pr + co)[:max_len]
+        co = list(bad if wrong else gold)
+        seq = (list(pr) + co)[:max_len]
         rows.append(seq)
         tgt = [-100] * (len(pr) - 1) + co
         if wrong:
             tgt[len(pr) - 1] = -100
         tgts.append(tgt[: len(seq) - 1])
     n = max(len(r) for r in rows)
-    ids = torch.full((len(rows), n), tok.pad_id, dtype=torch.long)
-    target = torch.full((len(rows), n - 1), -100, dtype=torch.long)
+    ids = np.full((len(rows), n), tok.pad_id, dtype=np.int64)
+    target = np.full((len(rows), n - 1), -100, dtype=np.int64)
     for i, (r, t) in enumerate(zip(rows, tgts)):
-        ids[i, : len(r)] = torch.tensor(r)
-        target[i, : len(t)] = torch.tensor(t)
-    return ids, target
+        ids[i, : len(r)] = r
+        target[i, : len(t)] = t
+    return torch.from_numpy(ids), torch.from_numpy(target)
 
 
 def final_verdict(completion: list[int]) -> int:
