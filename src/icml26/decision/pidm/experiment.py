@@ -23,6 +23,8 @@ One seed composes:
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -111,6 +113,58 @@ def navigation(p: Profile, task: str, rng: np.random.Generator, seed: int, bias:
     return out
 
 
+def author_navigation(p: Profile, name: str, rng: np.random.Generator, seed: int) -> Metrics:
+    """Success curves of BC, BC' (control) and PIDM trained on the authors' recorded demonstrations ``name``.
+
+    Each seed draws its own order of the 50 recorded episodes (the authors shuffle the trajectories
+    per seed) and trains on the first n for every n in ``author_n_demos``; the policies see the
+    position and the goals' reached flags, PIDM's predictor is the closest demonstrated state with
+    the same reached flags (the authors' "same goal" mask) and its successor (k = 1). Success: all
+    goals visited within the layout's step limit (200), over ``author_n_eval`` episodes from the fixed
+    start with transition noise of sd ``author_eval_noise`` (0 in the authors' evaluation config, so
+    one episode decides a policy: success is 0 or 1 per seed and budget, averaged over seeds by the
+    check, as the authors average over their 20 seeds).
+    """
+    from icml26.decision.pidm.method import ClosestReferencePredictor, PIDMPolicy, fit_regressors, make_pairs
+    from icml26.decision.pidm.setting import goal_features, goal_rollouts, load_author_demos
+
+    world, episodes = load_author_demos(name)
+    ns = [int(n) for n in p["author_n_demos"]]
+    if max(ns) > len(episodes):
+        raise ValueError(f"author_n_demos must not exceed the {len(episodes)} recorded episodes, got {max(ns)}")
+    order = rng.permutation(len(episodes))
+    feats = [goal_features(world, e["positions"], e["progress"]) for e in episodes]
+    acts = [e["actions"] for e in episodes]
+    flags = tuple(range(2, 2 + world.n_goals))
+    d = feats[0].shape[1]
+    methods = ("bc", "bc_control", "pidm")
+    Xs, Ys, seeds, preds = [], [], [], {}
+    for i, n in enumerate(ns):
+        tr, ac = [feats[j] for j in order[:n]], [acts[j] for j in order[:n]]
+        fit_seed = seed * 1000 + 100 + i
+        S, _, A = make_pairs(tr, ac, 1)
+        Xs += [S, S]
+        Ys += [A, A]
+        seeds += [fit_seed, fit_seed + 500]
+        X, Y = PIDMPolicy(k=1).idm_data(tr, ac)
+        preds[len(Xs)] = ClosestReferencePredictor(tr, 1, match_cols=flags)
+        Xs.append(X), Ys.append(Y), seeds.append(fit_seed)
+    stack = fit_regressors(Xs, Ys, seeds, hidden=int(p["hidden"]), steps=int(p["author_steps"]), lr=float(p["lr"]),
+                           loss="l1", batch_size=int(p["author_batch_size"]))
+
+    def act(f, live):
+        X = np.zeros((len(stack), f.shape[1], 2 * d), dtype=np.float32)
+        X[:, :, :d] = f
+        for j, pred in preds.items():  # PIDM: the IDM's second input is the predicted next state
+            if live[j].any():
+                X[j, live[j], d:] = pred.predict(f[j, live[j]])
+        return stack.predict(X)
+
+    world = replace(world, noise_sd=float(p["author_eval_noise"]))
+    succ = goal_rollouts(world, act, len(stack), int(p["author_n_eval"]), rng)
+    return {f"{name}/success/{m}": [float(v) for v in succ[j::len(methods)]] for j, m in enumerate(methods)}
+
+
 def sample_efficiency(m: Metrics, task: str, ns: list[float], levels: list[float]) -> Metrics:
     """Matched-success-level ratios (BC demos / method demos) on one task, over the levels PIDM reaches."""
     bc = m[f"{task}/success/bc"]
@@ -127,6 +181,123 @@ def sample_efficiency(m: Metrics, task: str, ns: list[float], levels: list[float
     s = m[f"{task}/success/pidm"]
     out[f"{task}/pidm_headroom"] = 1.0 - float(np.mean([v for n, v in zip(ns, s) if n <= 2]))
     out[f"{task}/bc_final_success"] = float(m[f"{task}/success/bc"][-1])
+    return out
+
+
+def _mean_log_ratio(ns: list[float], bc: np.ndarray, other: np.ndarray, levels: list[float]) -> float:
+    """Mean over ``levels`` of log(BC demos / other's demos) on two success curves (BC censored at the largest
+    budget)."""
+    r, _ = matched_level_ratios(ns, bc, other, levels)
+    return float(np.mean(np.log(r)))
+
+
+def author_efficiency(metrics: list[Metrics], name: str, n_boot: int = 2000) -> dict:
+    """Matched-success ratios on the seed-mean success curves of one authors' demonstration set.
+
+    The levels are the pre-registered ``levels`` the seed-mean PIDM curve reaches; the control is the
+    same ratio with BC' (second initialisation) in PIDM's place, at the same levels. A bootstrap over
+    seeds (``n_boot`` resamples, fixed generator) gives the one-sided p of "PIDM's log ratio exceeds
+    the control's" (a resample in which PIDM reaches no level counts against) and a 95% interval.
+    """
+    ns = [float(n) for n in metrics[0]["author_n_demos"]]
+    levels = [float(x) for x in metrics[0]["levels"]]
+    cur = {k: np.asarray([m[f"{name}/success/{k}"] for m in metrics], dtype=float) for k in ("bc", "bc_control", "pidm")}
+
+    def ratios(idx):
+        mean = {k: v[idx].mean(0) for k, v in cur.items()}
+        reached = [L for L in levels if not demos_needed(ns, mean["pidm"], L)[1]]
+        if not reached:
+            return float("nan"), float("nan"), reached, mean
+        return (_mean_log_ratio(ns, mean["bc"], mean["pidm"], reached),
+                _mean_log_ratio(ns, mean["bc"], mean["bc_control"], reached), reached, mean)
+
+    n = len(metrics)
+    lr_p, lr_c, reached, mean = ratios(np.arange(n))
+    rng = np.random.default_rng(0)
+    diffs, boot = [], []
+    for _ in range(n_boot):
+        a, b, _, _ = ratios(rng.integers(0, n, n))
+        diffs.append(a - b if np.isfinite(a) else -np.inf)
+        boot.append(a)
+    diffs, boot = np.asarray(diffs), np.asarray(boot)
+    ok = boot[np.isfinite(boot)]
+    ci = (float(np.quantile(ok, 0.025)), float(np.quantile(ok, 0.975))) if ok.size else (float("nan"), float("nan"))
+    return {"ns": ns, "mean": mean, "reached": reached, "log_ratio": lr_p, "log_ratio_control": lr_c,
+            "p": float(np.mean(diffs <= 0)), "ci": ci, "bc_final": float(mean["bc"][-1]), "n": n}
+
+
+def _author_names(metrics: list[Metrics]) -> list[str]:
+    """The authors' demonstration sets present in the metrics (``setting.AUTHOR_DEMOS`` order)."""
+    from icml26.decision.pidm.setting import AUTHOR_DEMOS
+
+    return [n for n in AUTHOR_DEMOS if f"{n}/success/bc" in metrics[0]]
+
+
+def check_authors_four_room(metrics: list[Metrics]) -> Verdict:
+    """Pre-registered (fifth session): on the authors' four-room human demonstrations, gate: seed-mean BC success
+    at the largest budget >= 0.5 (else not-checkable). Then (a) the bootstrap p that PIDM's mean log ratio exceeds
+    the BC' control's is < 0.05 and (b) PIDM's mean log ratio >= log 2 (BC needs >= 2x); reproduced iff both,
+    partly iff one, not-reproduced iff neither (also when the seed-mean PIDM curve reaches no level while BC does).
+    Fewer than 5 seeds: not-checkable."""
+    names = _author_names(metrics)
+    if not names:
+        return Verdict("not-checkable", "no authors' demonstration set in these runs",
+                       "the profile ran no author_demos task", control="none measured")
+    if len(metrics) < 5:
+        return Verdict("not-checkable", f"{len(metrics)} seeds of success curves on {', '.join(names)}",
+                       "too few seeds: the seed bootstrap needs at least 5 seeds",
+                       control="BC' (second initialisation) in PIDM's place: not computed")
+    parts, statuses, controls, value, ci = [], [], [], None, None
+    for name in names:
+        r = author_efficiency(metrics, name)
+        curves = "; ".join(f"{k} {np.round(v, 2).tolist()}" for k, v in r["mean"].items())
+        head = f"{name} (n={[int(x) for x in r['ns']]}, {r['n']} seeds): seed-mean success {curves}"
+        if r["bc_final"] < 0.5:
+            statuses.append("not-checkable")
+            parts.append(f"{head}; gate failed: BC success at {int(r['ns'][-1])} demos {r['bc_final']:.2f} < 0.5")
+            continue
+        if not r["reached"]:
+            statuses.append("not-reproduced")
+            parts.append(f"{head}; PIDM's seed-mean success never reaches {min(metrics[0]['levels'])} while BC's "
+                         f"reaches {r['bc_final']:.2f}")
+            continue
+        beats, big = r["p"] < 0.05, r["log_ratio"] >= math.log(2.0) - 1e-9
+        statuses.append("reproduced" if beats and big else ("partly" if beats or big else "not-reproduced"))
+        value, ci = float(np.exp(r["log_ratio"])), (float(np.exp(r["ci"][0])), float(np.exp(r["ci"][1])))
+        parts.append(f"{head}; BC needs {value:.2f}x PIDM's demonstrations (geometric mean over levels "
+                     f"{r['reached']}; 95% bootstrap CI {ci[0]:.2f}-{ci[1]:.2f}), bootstrap p (PIDM's log ratio > "
+                     f"BC' control's) = {r['p']:.3f}")
+        controls.append(f"{name}: BC needs {np.exp(r['log_ratio_control']):.2f}x BC' (second initialisation)'s demos")
+    order = ["not-reproduced", "partly", "reproduced"]
+    decided = [s for s in statuses if s != "not-checkable"]
+    status = "not-checkable" if not decided else min(decided, key=order.index)
+    return Verdict(status, " | ".join(parts),
+                   "seed-mean success curves (one deterministic episode per policy and seed, as in the authors' "
+                   "evaluation); gate: seed-mean BC success at the largest budget >= 0.5; pass (a) bootstrap over "
+                   "seeds (2000 resamples) p < 0.05 that log(BC/PIDM demos) exceeds log(BC/BC' demos) at PIDM's "
+                   "levels, (b) log(BC/PIDM demos) >= log 2; reproduced iff both, partly iff one",
+                   value=value, ci=ci, control="; ".join(controls) or "BC' (second initialisation) in PIDM's place")
+
+
+def contradict_authors_four_room(metrics: list[Metrics]) -> list[Metrics]:
+    """PIDM never succeeds."""
+    out = []
+    for m in metrics:
+        m = dict(m)
+        for name in _author_names([m]):
+            m[f"{name}/success/pidm"] = [0.0] * len(m[f"{name}/success/pidm"])
+        out.append(m)
+    return out
+
+
+def control_authors_four_room(metrics: list[Metrics]) -> list[Metrics]:
+    """BC' (second initialisation) in PIDM's place."""
+    out = []
+    for m in metrics:
+        m = dict(m)
+        for name in _author_names([m]):
+            m[f"{name}/success/pidm"] = list(m[f"{name}/success/bc_control"])
+        out.append(m)
     return out
 
 
@@ -172,6 +343,12 @@ def run(profile: Profile, seed: int) -> Metrics:
     for j, task in enumerate(tasks):
         m.update(navigation(profile, task, np.random.default_rng([seed, j]), seed, bias=(j == 0)))
         m.update(sample_efficiency(m, task, ns, m["levels"]))
+    authors = list(profile.get("author_demos", []))
+    if authors:
+        ns_a = [float(n) for n in profile["author_n_demos"]]
+        m["author_n_demos"] = ns_a
+        for j, name in enumerate(authors):
+            m.update(author_navigation(profile, name, np.random.default_rng([seed, 100 + j]), seed))
     m.update(_toy(profile, rng))
     for meth in ("pidm", "bc_control"):
         m[f"log_ratio/{meth}"] = float(np.nanmean([m[f"{t}/log_ratio/{meth}"] for t in tasks]))
@@ -252,18 +429,26 @@ def figure(metrics: list[Metrics]):
     axes = fig.subplots(1, len(tasks) + 2)
     ns = metrics[0]["n_demos"]
     names = {"bc": "BC", "bc_control": "BC (2nd init, control)", "pidm": "PIDM", "pidm_extra": "PIDM + extra data"}
+    authors = _author_names(metrics)
     for ax, task in zip(axes, tasks):
+        x = metrics[0]["author_n_demos"] if task in authors else ns
         for meth, lab in names.items():
             key = f"{task}/success/{meth}"
             if key not in metrics[0]:
                 continue
             y = series_of(metrics, key)
-            ax.errorbar(ns, y.mean(0), yerr=y.std(0) / np.sqrt(len(metrics)), marker="o", capsize=3, label=lab)
-        r = np.exp(np.nanmean([m[f"{task}/log_ratio/pidm"] for m in metrics]))
+            ax.errorbar(x, y.mean(0), yerr=y.std(0) / np.sqrt(len(metrics)), marker="o", capsize=3, label=lab)
+        if task in authors:
+            r = author_efficiency(metrics, task, n_boot=1)
+            title = (f"{task} (authors' data): BC needs {np.exp(r['log_ratio']):.2f}x PIDM's demos"
+                     if r["reached"] else f"{task} (authors' data): PIDM reaches no level")
+        else:
+            r = np.exp(np.nanmean([m[f"{task}/log_ratio/pidm"] for m in metrics]))
+            title = f"{task}: BC needs {r:.2f}x PIDM's demos (paper: 3x)"
         ax.set_xscale("log")
         ax.set_xlabel("expert demonstrations (episodes)")
         ax.set_ylabel("success rate (fraction of episodes)")
-        ax.set_title(f"{task}: BC needs {r:.2f}x PIDM's demos (paper: 3x)", fontsize=9)
+        ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
 
     ax2, ax3 = axes[-2], axes[-1]

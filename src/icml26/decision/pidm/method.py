@@ -326,11 +326,17 @@ class ClosestReferencePredictor:
 
     Keeps every state of the reference trajectories (action-free data suffices). For a
     query ``s`` it finds the closest stored state (L2) and returns the state ``k`` steps
-    later in the same trajectory (the last state if the trajectory ends first).
+    later in the same trajectory (the last state if the trajectory ends first). With
+    ``match_cols`` only stored states whose columns ``match_cols`` equal the query's are
+    candidates (all states if none does), and the distance uses the other columns: the
+    authors' "same goal" mask on the goal-reached flags of their goal-sequence tasks.
     """
 
-    def __init__(self, trajectories: list[np.ndarray], k: int = 1):
+    def __init__(self, trajectories: list[np.ndarray], k: int = 1, match_cols: tuple[int, ...] = ()):
         k = check_int("k", k, minimum=1)
+        if not isinstance(match_cols, (tuple, list)):
+            raise TypeError(f"match_cols must be a tuple of column indices, got {type(match_cols).__name__}")
+        self.match_cols = tuple(check_int("match_cols[i]", c, minimum=0) for c in match_cols)
         if not isinstance(trajectories, (list, tuple)) or not trajectories:
             raise ValueError("trajectories must be a non-empty list of (T_i + 1, d) arrays")
         states, futures = [], []
@@ -343,14 +349,22 @@ class ClosestReferencePredictor:
         self.states = np.concatenate(states)
         self.futures = np.concatenate(futures)
         self.k = k
+        if self.match_cols and max(self.match_cols) >= self.states.shape[1]:
+            raise ValueError(f"match_cols {self.match_cols} out of range for states of width {self.states.shape[1]}")
 
     def predict(self, s) -> np.ndarray:
         s = _as_2d("s", s, self.states.shape[1])
+        cols = [j for j in range(s.shape[1]) if j not in self.match_cols]
         # sum of squared coordinate differences, accumulated coordinate by coordinate (the same
         # float operations as ((s[:, None] - states[None]) ** 2).sum(-1), without the 3-D array)
-        d2 = (s[:, :1] - self.states[:, 0]) ** 2
-        for j in range(1, s.shape[1]):
+        d2 = (s[:, cols[0]:cols[0] + 1] - self.states[:, cols[0]]) ** 2
+        for j in cols[1:]:
             d2 += (s[:, j:j + 1] - self.states[:, j]) ** 2
+        if self.match_cols:  # the authors' "same goal" mask: only stored states with equal match columns
+            same = np.ones(d2.shape, dtype=bool)
+            for j in self.match_cols:
+                same &= s[:, j:j + 1] == self.states[:, j]
+            d2 = np.where(same | ~same.any(1, keepdims=True), d2, np.inf)
         return self.futures[np.argmin(d2, axis=1)]
 
 
@@ -517,6 +531,8 @@ def EXAMPLES() -> list:
     env = E.FourRoomsNav()
     fit = {"hidden": 8, "steps": 2}
     stack = fit_regressors([X], [Y], [0], hidden=4, depth=1, steps=1)
+    layout = "WWWWWWWWWW\nW  G     W\nW A  W   W\nW    W G W\nWWWWWWWWWW"
+    world = E.parse_layout(layout, [0, 1], room=(100, 100), box=4, velocity_scale=5.0, max_steps=20)
     return [
         (fit_regressor, {"X": X, "Y": Y, "hidden": 8, "depth": 1, "steps": 2, "lr": 1e-3, "seed": 0}),
         (fit_regressors, {"Xs": [X], "Ys": [Y], "seeds": [0], "hidden": 4, "depth": 1, "steps": 2, "lr": 1e-3,
@@ -527,6 +543,7 @@ def EXAMPLES() -> list:
         (BCPolicy(**fit).fit, {"states": X, "actions": Y}),
         (ClosestReferencePredictor, {"trajectories": tr, "k": 1}),
         (ClosestReferencePredictor(tr).predict, {"s": np.array([[0.2, 0.2]])}),
+        (ClosestReferencePredictor(tr, 1, match_cols=(1,)).predict, {"s": np.array([[0.2, 0.2]])}),
         (PIDMPolicy, {"k": 1}),
         (linear_gaussian_delta, {"delta": 1.0, "sigma_a": 0.3, "sigma_eta": 0.3, "n_grid": 101}),
         (linear_gaussian_idm, {"s": np.zeros(3), "sp": np.ones(3), "c": 0.5, "delta": 1.0, "sigma_a": 0.3,
@@ -544,6 +561,16 @@ def EXAMPLES() -> list:
                             "noise_sd": 0.1}),
         (E.rollout_success, {"policy_act": lambda s: np.ones_like(s), "starts": np.array([[0.2, 0.2]]),
                              "step_size": 0.03, "goal_radius": 0.05, "max_steps": 5}),
+        (E.parse_layout, {"layout": layout, "goal_order": [1, 0], "room": (100, 100), "box": 4, "velocity_scale": 5.0,
+                          "deadzone": 0.1, "noise_sd": 0.2, "max_steps": 20}, {"deadzone": {"negative"}}),
+        (E.goal_step, {"world": world, "pos": np.array([[30.0, 50.0]]), "action": np.array([[1.0, 0.0]]),
+                       "noise": np.zeros((1, 2))}),
+        (E.goal_touch, {"world": world, "pos": np.array([[30.0, 50.0]]), "progress": np.array([0.0])}),
+        (E.goal_features, {"world": world, "pos": np.array([[30.0, 50.0]]), "progress": np.array([1.0])}),
+        (E.goal_replay, {"world": world, "actions": np.ones((3, 2)), "noise": np.zeros((3, 2)),
+                         "start": np.array([30.0, 50.0])}),
+        (E.goal_rollouts, {"world": world, "policy_act": lambda f, live: np.ones(f.shape[:2] + (2,)), "n_policies": 2,
+                           "n_episodes": 2, "rng": rng}),
         (E.rollout_successes, {"policy_act": lambda s, live: np.ones_like(s), "starts": np.array([[0.2, 0.2]]),
                                "n_policies": 2, "step_size": 0.03, "goal_radius": 0.05, "max_steps": 5}),
     ]
