@@ -276,7 +276,7 @@ def test_train_on_shared_fit_equals_its_private_loop_bit_for_bit(readout_only):
     for train in (_train, _train_private_loop):
         params = [p.detach().clone().requires_grad_() for p in init]
         losses = train(rate_network, params, params[-2:] if readout_only else params, x, y, batches, 0.05)
-        runs.append((losses, params))
+        runs.append((losses[0] if isinstance(losses, tuple) else losses, params))
     (l_new, p_new), (l_old, p_old) = runs
     assert l_new == l_old and all(torch.equal(a, b) for a, b in zip(p_new, p_old))
     assert torch.equal(p_new[0], init[0]) == readout_only
@@ -328,3 +328,75 @@ def test_bad_inputs_raise_named_errors():
         simulate(morph, bio, stim, 1.0)
     with pytest.raises(ValueError, match="amp"):
         Stimulus(0, 0.5, 1.0, float("nan"))
+
+
+# ----------------------------------------------------------------------------- training gate (issue 15, fifth session)
+def _gate_metrics(bio_acc, bio_loss=(2.3, 0.6, 0.5, 0.45), n=40):
+    """Metrics of one seed whose end-to-end arm has the given whole-training-set accuracies and losses
+    (start, 1/2, 3/4, end); the two controls trained and levelled off."""
+    from icml26.science.heliox.experiment import training_summary
+
+    good = training_summary(np.linspace(2.3, 1.0, n), [2.3, 0.6, 0.5, 0.45], [0.1, 0.8, 0.9, 0.91])
+    out = {"net_test_acc_bio": 0.8, "net_test_acc_readout_only": 0.3, "net_test_acc_rate": 0.82}
+    for tag in ("bio", "readout_only", "rate"):
+        summ = training_summary(np.linspace(2.3, 1.0, n), bio_loss, bio_acc) if tag == "bio" else good
+        out.update({f"train/{tag}/{k}": v for k, v in summ.items()})
+    return out
+
+
+def test_training_summary_known_values_and_bad_input():
+    from icml26.science.heliox.experiment import training_summary
+
+    s = training_summary([2.0] * 5 + [1.0] * 15, [2.0, 1.5, 1.2, 0.9], [0.1, 0.5, 0.6, 0.7])
+    assert s["loss_first"] == 2.0 and s["loss_last"] == 1.0
+    assert s["late_drop"] == pytest.approx(0.25) and s["loss_ratio"] == pytest.approx(0.45)
+    assert s["late_acc_gain"] == pytest.approx(0.1)
+    assert np.isnan(training_summary([1.0] * 8, [2.0, float("nan"), 1.0, 1.0], [0.1] * 4)["late_acc_gain"])
+    with pytest.raises(ValueError, match="losses"):
+        training_summary([1.0, 2.0], [2.0, 1.5, 1.2, 0.9], [0.1] * 4)
+    with pytest.raises(ValueError, match="full_losses"):
+        training_summary([1.0] * 8, [2.0, 1.0], [0.1] * 4)
+    with pytest.raises(ValueError, match="full_accs"):
+        training_summary([1.0] * 8, [2.0, 1.5, 1.2, 0.9], [0.1, 0.2])
+
+
+def test_training_gate_fails_on_flat_or_still_learning_arm_and_passes_when_converged():
+    from icml26.science.heliox.experiment import check_trains_network
+
+    converged = check_trains_network([{**_gate_metrics([0.1, 0.9, 0.95, 0.955]), "net_test_acc_bio": 0.8 + 0.01 * i}
+                                      for i in range(4)])
+    assert converged.status != "not-checkable" and "levelled off" in converged.evidence
+    flat = check_trains_network([_gate_metrics([0.1, 0.1, 0.1, 0.1], (2.3, 2.3, 2.3, 2.29)) for _ in range(4)])
+    assert flat.status == "not-checkable" and "trained" in flat.evidence
+    learning = check_trains_network([_gate_metrics([0.1, 0.5, 0.65, 0.8]) for _ in range(4)])
+    assert learning.status == "not-checkable" and "levelled off" in learning.evidence
+    one_seed = check_trains_network([_gate_metrics([0.1, 0.9, 0.95, 0.955])] * 3 + [_gate_metrics([0.1, 0.5, 0.65, 0.8])])
+    assert one_seed.status == "not-checkable"
+    diverged = check_trains_network([_gate_metrics([0.1, 0.9, 0.95, 0.955], (2.3, 0.5, float("nan"), 0.5))
+                                     for _ in range(4)])
+    assert diverged.status == "not-checkable"
+
+
+def test_readout_only_on_recorded_hidden_activity_equals_the_whole_network():
+    """The readout-only control drives the output layer with the frozen hidden layers' recorded
+    activity; by feed-forwardness that gives the whole network's logits and readout gradient."""
+    from icml26.science.heliox.network import init_weights, make_network, run_network, split_readout
+
+    spec = make_network(5, (4, 3, 2), nseg=2)
+    params = init_weights(spec, 0, scale=2.0)
+    x = torch.as_tensor(np.random.default_rng(1).uniform(size=(3, 5)))
+    whole = run_network(spec, params, x, 4.0, 0.25)
+    hidden, last = split_readout(spec)
+    with torch.no_grad():
+        _, act = run_network(hidden, params[:-2], x, 4.0, 0.25, record=True)
+    assert act.shape == (3, 16, 3)
+    part = run_network(last, params[-2:], act, 4.0, 0.25)
+    torch.testing.assert_close(part, whole, rtol=0, atol=1e-12)
+    g_whole = torch.autograd.grad(whole.sum(), params[-2:])
+    g_part = torch.autograd.grad(part.sum(), params[-2:])
+    for a, b in zip(g_whole, g_part):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="shape"):
+        run_network(last, params[-2:], act[:, :5], 4.0, 0.25)
+    with pytest.raises(ValueError, match="two layers"):
+        split_readout(make_network(5, (2,), nseg=1))

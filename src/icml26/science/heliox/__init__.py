@@ -21,7 +21,7 @@ from icml26.core.registry import lazy_exports
 _COMMON = {"solve_threads": [1, 4, 32], "small_threads": [2, 3, 4], "bound_threads": [1, 4, 16],
            "grad_n": 25, "fit_nseg": 3, "fit_lr": 0.05, "fit_init_sd": 0.3,
            "overhead_k": 8, "overhead_batch": 8, "overhead_repeats": 3, "trace_stride": 4,
-           "net_hidden": [16, 16], "net_lr": 0.003, "net_rate_lr": 0.03, "net_init_scale": 0.1, "net_init_bias": 0.0,
+           "net_hidden": [16, 16], "net_lr": 0.001, "net_readout_lr": 0.03, "net_rate_lr": 0.03, "net_init_scale": 0.1, "net_init_bias": 0.0,
            "net_t": 10.0, "net_dt": 0.25}
 
 PAPER = Paper(
@@ -53,7 +53,30 @@ PAPER = Paper(
         "(better in 3/4 seeds, p = 0.088) vs 0.738 for the rate MLP, so trains-network is "
         "not reproduced at this scale and budget. The GPU speed-ups (over NEURON, over autograd) are "
         "replaced by CPU timings that are reported but not decided (GPU claims). No paper text "
-        "beyond the abstract and the authors' project page was available."
+        "beyond the abstract and the authors' project page was available. "
+        "Revised (fifth session, issue 15), before its re-run: that verdict had no training gate. "
+        "Training curves on dev seeds 100-102 (dev streams, never stored): at lr 0.003 the end-to-end "
+        "network's minibatch loss (mean of 25 steps) was 2.14, 1.92, 1.67, 1.65, 1.62, 1.70 at steps 25, "
+        "50, 100, 200, 300, 400, flat from step ~100 with loss spikes (gradient norms up to ~1800): the "
+        "old recipe had stalled, not stopped early; lr 0.01 diverged (2.68 at step 25), lr 0.002 and lr "
+        "0.003 with gradient clipping were unstable (whole-training-set loss 1.73 -> 3.15 between half "
+        "and 3/4 of 160 steps); lr 0.001 kept falling (1.65, 1.07, 0.59, 0.33 at steps 50, 100, 200, "
+        "300). Now: lr 0.001 end to end (the largest stable rate, chosen by the training loss), the "
+        "readout-only control at lr 0.03 (lowest whole-training-set loss after 150 steps among 0.001, "
+        "0.003, 0.01, 0.03: 2.21, 1.81, 1.75, 1.66), the rate MLP unchanged (lr 0.03), 130 minibatches "
+        "for every arm (what the CPU budget allows: about 0.42 s CPU per step for the three arms, and the "
+        "whole full profile took 99 s CPU per seed with 150 on dev seed 102, so 130 keeps the 4 seeds near "
+        "360 s; the "
+        "readout-only arm now simulates its frozen hidden layers once per image and trains the output "
+        "layer on their recorded activity, the same logits), and a pre-registered training gate on "
+        "every arm: whole-training-set loss at the end <= 0.9 of its start and whole-training-set "
+        "accuracy up by <= 0.02 over the last quarter of training, in every seed, else not-checkable. "
+        "On dev seed 101 at 120 steps the gate failed for the end-to-end network (training accuracy "
+        "0.67 -> 0.82 over the last quarter) and the rate MLP (0.47 -> 0.77), on dev seed 102 at 150 "
+        "steps for the rate MLP (+0.074) and at 130 steps for the end-to-end network (+0.078) and the "
+        "rate MLP (+0.052; readout-only +0.002, passing); with minibatch losses "
+        "still falling at 300 steps on seed 100, convergence may be out of this budget, and the gate "
+        "decides. Chosen before the re-run, not by the held-out comparison with the controls."
     ),
     examples="icml26.science.heliox.experiment:EXAMPLES",
     profiles={
@@ -61,13 +84,13 @@ PAPER = Paper(
             **_COMMON, "n_systems": 20, "solve_sizes": [50, 200], "n_small_trees": 6,
             "small_n": [4, 9], "bound_sizes": [50, 200], "grad_t": 2.0, "neuron_nseg": 11,
             "neuron_t": 20.0, "fit_replicas": 2, "fit_t": 3.0, "fit_iters": 8,
-            "net_train": 40, "net_test": 20, "net_batch": 8, "net_iters": 2,
+            "net_train": 40, "net_test": 20, "net_batch": 8, "net_iters": 4,
             "overhead_n": 100, "speed_cells": 16, "speed_t": 5.0, "timing": False}),
         "full": Profile("full", seeds=4, timeout_s=900, params={
             **_COMMON, "n_systems": 100, "solve_sizes": [50, 200, 1000], "n_small_trees": 12,
             "small_n": [5, 12], "bound_sizes": [50, 200, 1000], "grad_t": 3.0, "neuron_nseg": 51,
             "neuron_t": 50.0, "fit_replicas": 2, "fit_t": 4.0, "fit_iters": 25,
-            "net_train": 500, "net_test": 300, "net_batch": 32, "net_iters": 100,
+            "net_train": 500, "net_test": 300, "net_batch": 32, "net_iters": 130,
             "overhead_n": 300, "speed_cells": 64, "speed_t": 10.0, "timing": True}),
     },
     claims=(
@@ -76,7 +99,13 @@ PAPER = Paper(
                         "neurons can be trained end to end by gradient through the simulator on an image "
                         "classification task: its held-out accuracy is far above chance, above the same network "
                         "with only its readout trained, and not worse than a rate-model network of the same size "
-                        "by more than 0.1.",
+                        "by more than 0.1. Revised (fifth session, issue 15, before its re-run): decided only if "
+                        "every arm (end to end, readout only, rate MLP) trained and levelled off by a pre-registered "
+                        "gate (whole-training-set loss at the end <= 0.9 of its start; whole-training-set accuracy "
+                        "up by <= 0.02 over the last quarter of training; every seed); lr 0.001 end to end, 0.03 "
+                        "for the readout-only control, 130 minibatches for every arm (chosen on dev seeds 100-102 "
+                        "by the training loss and the CPU budget). The earlier verdict (not reproduced: 0.434 vs "
+                        "readout-only 0.314 vs rate MLP 0.738 after 100 minibatches at lr 0.003) had no gate.",
               paper_value="trains deep (3-5 layer) biophysical MLPs on MNIST 'with stable accuracy' and BAAIWorm "
                           "on one consumer GPU (abstract and the authors' project page; no accuracy read)",
               control="a rate-model MLP of the same shapes (ReLU units in place of the biophysical neurons; the "

@@ -206,46 +206,118 @@ def fit_conductances(P, rng) -> dict:
             "fit_final_param_err": float(torch.max(torch.abs(logs.detach())).item())}
 
 
-def _train(forward, params, trainable, x, y, batches, lr) -> list[float]:
+def _train(forward, params, trainable, x, y, batches, lr, checkpoints=(), evaluate=None):
     """Adam on the cross-entropy of ``forward(params, x_batch)`` over the given minibatches, one step each
-    (the shared ``icml26.nn.mlp.fit``, optimising only the ``trainable`` tensors); the loss per step."""
+    (the shared ``icml26.nn.mlp.fit``, optimising only the ``trainable`` tensors). Returns the loss and
+    the minibatch accuracy per step, and ``evaluate()`` after each step number in ``checkpoints``."""
     from icml26.nn.mlp import fit
 
     xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+    accs: list[float] = []
+    evals: list = []
 
     def loss(_model, idx):
-        return torch.nn.functional.cross_entropy(forward(params, xt[idx]), yt[idx])
+        logits = forward(params, xt[idx])
+        accs.append(float((logits.detach().argmax(1) == yt[idx]).double().mean()))
+        return torch.nn.functional.cross_entropy(logits, yt[idx])
 
-    return fit(torch.nn.Module(), loss, batches, steps=len(batches), lr=lr, params=trainable).history
+    def on_step(step, _model, _loss):
+        k = sum(c == step + 1 for c in checkpoints)
+        if evaluate is not None and k:
+            evals.extend([evaluate()] * k)
+
+    hist = fit(torch.nn.Module(), loss, batches, steps=len(batches), lr=lr, params=trainable, on_step=on_step).history
+    return hist, accs, evals
+
+
+def training_summary(losses, full_losses, full_accs) -> dict:
+    """Convergence metrics of one arm (the trains-network gate reads ``loss_ratio`` and ``late_acc_gain``).
+
+    losses: the minibatch cross-entropy of every step (``loss_first``: mean over the first 10% of
+    steps, ``loss_last``: over the last 20%, reported); full_losses, full_accs: cross-entropy and
+    accuracy on the whole training set at the start, at half, at three quarters and at the end of
+    training (no minibatch noise). ``loss_ratio = full_loss[end] / full_loss[start]`` (1: nothing
+    learned); ``late_acc_gain = full_acc[end] - full_acc[3/4]``: what the last quarter of training
+    added to the training accuracy (about 0 once training has levelled off, large while the network
+    is still learning); ``late_drop = 1 - full_loss[end] / full_loss[3/4]`` (reported: the training
+    loss of a network that fits its 500 images keeps falling long after its accuracy has levelled
+    off). Not finite if any loss is not."""
+    c, f, a = (np.asarray(v, dtype=float) for v in (losses, full_losses, full_accs))
+    if c.ndim != 1 or c.size < 4:
+        raise ValueError(f"losses must be a 1-D sequence of >= 4 per-step losses, got shape {c.shape}")
+    if f.shape != (4,) or a.shape != (4,):
+        raise ValueError(f"full_losses and full_accs must hold 4 values each (start, 1/2, 3/4, end), "
+                         f"got shapes {f.shape} and {a.shape}")
+    if not (np.all(np.isfinite(c)) and np.all(np.isfinite(f)) and np.all(f > 0) and np.all(np.isfinite(a))):
+        nan = float("nan")
+        return {"loss_first": nan, "loss_last": nan, "late_drop": nan, "loss_ratio": nan, "late_acc_gain": nan}
+    return {"loss_first": float(np.mean(c[:max(1, c.size // 10)])),
+            "loss_last": float(np.mean(c[-max(1, c.size // 5):])),
+            "late_drop": float(1.0 - f[3] / f[2]), "loss_ratio": float(f[3] / f[0]),
+            "late_acc_gain": float(a[3] - a[2])}
 
 
 def train_network(P, rng) -> dict:
     """The deep biophysical network on 8x8 digits, trained end to end through the simulator, against
     the rate-model MLP of the same shapes and the same biophysical network with only its readout
-    trained; the same initial weights, minibatches and optimiser for every arm."""
-    from icml26.science.heliox.network import init_weights, make_network, rate_network, run_network
+    trained; the same initial weights, minibatches, number of steps and optimiser for every arm.
+    The readout-only arm simulates its frozen hidden layers once per image and trains the output
+    layer on their recorded activity (the same logits as the whole network, by feed-forwardness)."""
+    from icml26.science.heliox.network import init_weights, make_network, rate_network, run_network, split_readout
 
     x_tr, y_tr, x_te, y_te = digits_task(P["net_train"], P["net_test"], rng)
     spec = make_network(x_tr.shape[1], tuple(P["net_hidden"]) + (10,), nseg=P["fit_nseg"])
     init = init_weights(spec, rng, scale=P["net_init_scale"], bias=P["net_init_bias"])
     batches = [torch.as_tensor(rng.choice(x_tr.shape[0], P["net_batch"], replace=False))
                for _ in range(P["net_iters"])]
+    T, dt = P["net_t"], P["net_dt"]
+    hidden_spec, last_spec = split_readout(spec)
 
     def bio(params, x):
-        return run_network(spec, params, x, P["net_t"], P["net_dt"])
+        return run_network(spec, params, x, T, dt)
 
-    out = {}
-    arms = (("bio", bio, False, P["net_lr"]), ("readout_only", bio, True, P["net_lr"]),
-            ("rate", rate_network, False, P["net_rate_lr"]))
-    for tag, forward, readout_only, lr in arms:
-        params = [p.detach().clone().requires_grad_() for p in init]
-        losses = _train(forward, params, params[-2:] if readout_only else params, x_tr, y_tr, batches, lr)
+    def last_layer(params, h):
+        return run_network(last_spec, params[-2:], h, T, dt)
+
+    def frozen_activity(x):  # the frozen hidden layers' activity, simulated once per image (in chunks)
         with torch.no_grad():
-            pred = forward(params, torch.as_tensor(x_te)).argmax(1).numpy()
+            xs = torch.as_tensor(x)
+            return torch.cat([run_network(hidden_spec, init[:-2], xs[i:i + 100], T, dt, record=True)[1]
+                              for i in range(0, xs.shape[0], 100)])
+
+    n = P["net_iters"]
+    if n < 4:
+        raise ValueError(f"net_iters must be >= 4 (the gate compares the loss at 3/4 and at the end), got {n}")
+    steps = [0, n // 2, (3 * n) // 4, n]
+    y_tr_t = torch.as_tensor(y_tr)
+    out = {}
+    arms = (("bio", bio, x_tr, x_te, P["net_lr"]),
+            ("readout_only", last_layer, frozen_activity(x_tr), frozen_activity(x_te), P["net_readout_lr"]),
+            ("rate", rate_network, x_tr, x_te, P["net_rate_lr"]))
+    for tag, forward, xa, xb, lr in arms:
+        params = [p.detach().clone().requires_grad_() for p in init]
+
+        def full_eval(forward=forward, params=params, xa=torch.as_tensor(xa)):
+            with torch.no_grad():
+                logits = forward(params, xa)
+                return (float(torch.nn.functional.cross_entropy(logits, y_tr_t)),
+                        float((logits.argmax(1) == y_tr_t).double().mean()))
+
+        trainable = params[-2:] if tag == "readout_only" else params
+        start = full_eval()
+        losses, accs, mid = _train(forward, params, trainable, xa, y_tr, batches, lr, steps[1:3], full_eval)
+        full, full_acc = zip(*([start] + mid + [full_eval()]))
+        with torch.no_grad():
+            pred = forward(params, torch.as_tensor(xb)).argmax(1).numpy()
         tail = max(1, len(losses) // 10)
         out[f"net_test_acc_{tag}"] = float(np.mean(pred == y_te))
         out[f"net_loss_curve_{tag}"] = losses
         out[f"net_final_loss_{tag}"] = float(np.mean(losses[-tail:]))
+        out[f"train/{tag}/batch_acc_curve"] = accs
+        out[f"train/{tag}/full_loss_checkpoints"] = list(full)
+        out[f"train/{tag}/full_acc_checkpoints"] = list(full_acc)
+        out.update({f"train/{tag}/{k}": v for k, v in training_summary(losses, full, full_acc).items()})
+    out["train/checkpoint_steps"] = [float(k) for k in steps]
     out["net_test_chance"] = float(np.max(np.bincount(y_te, minlength=10)) / y_te.size)
     return out
 
@@ -431,8 +503,29 @@ def check_trains_network(metrics: list[dict]) -> Verdict:
     accuracy (partly within 0.2). Decided only if the rate-model MLP learns the task in this budget
     (held-out accuracy >= 0.5 in >= 75% of seeds). History: the earlier 2-D threshold version (two
     layers, 4 hidden cells, spike-driven sigmoid synapses) stayed at chance in its full run and was
-    not-checkable; it is replaced by this version, not re-run."""
+    not-checkable; it is replaced by this version, not re-run.
+
+    Training gate, added in the fifth session (issue 15) before its re-run: every learned arm (end
+    to end, readout only, rate MLP) must have trained and levelled off, read from its cross-entropy
+    and accuracy on the whole training set at the start, at 3/4 and at the end of training: its loss
+    fell to <= LOSS_RATIO_MAX of its start (``train/<arm>/loss_ratio``) and its training accuracy
+    rose by <= LATE_ACC_GAIN_MAX over the last quarter of training (``train/<arm>/late_acc_gain``),
+    each in every seed; otherwise not-checkable (a network still learning, or one that never
+    learned, is not tested by its held-out accuracy)."""
     return _TRAINS_NETWORK(metrics)
+
+
+LOSS_RATIO_MAX = 0.9       # whole-training-set loss at the end <= 90% of its start: the arm learned
+LATE_ACC_GAIN_MAX = 0.02   # training accuracy up by <= 2 points over the last quarter: it levelled off
+_ARMS = {"bio": "the end-to-end biophysical network", "readout_only": "the readout-only control",
+         "rate": "the rate-model MLP"}
+_TRAINING_GATES = tuple(
+    g for tag, name in _ARMS.items() for g in (
+        C.gate(f"train/{tag}/loss_ratio", at_most=LOSS_RATIO_MAX,
+               why=f"{name} trained: whole-training-set loss fell to <= {LOSS_RATIO_MAX:g} of its start"),
+        C.gate(f"train/{tag}/late_acc_gain", at_most=LATE_ACC_GAIN_MAX,
+               why=f"{name} levelled off: whole-training-set accuracy rose by <= {LATE_ACC_GAIN_MAX:g} "
+                   "over the last quarter of training")))
 
 
 _TRAINS_NETWORK = C.all_of(
@@ -443,7 +536,8 @@ _TRAINS_NETWORK = C.all_of(
     C.non_inferior("net_test_acc_bio", "net_test_acc_rate", margin=0.1, by="mean", partly_margin=0.2,
                    label="biophysical network", control_label="rate-model MLP of the same shapes"),
 ).gated(C.gate("net_test_acc_rate", at_least=0.5, frac=0.75,
-               why="the rate-model MLP of the same shapes learns the task in this budget (held-out accuracy >= 0.5)"))
+               why="the rate-model MLP of the same shapes learns the task in this budget (held-out accuracy >= 0.5)"),
+        *_TRAINING_GATES)
 
 
 def contradict_trains_network(metrics: list[dict]) -> list[dict]:

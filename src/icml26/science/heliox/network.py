@@ -89,20 +89,28 @@ def init_weights(spec: NetworkSpec, rng, scale: float = 1.0, bias: float = 0.4) 
     return [p.requires_grad_() for p in params]
 
 
-def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 0.1) -> torch.Tensor:
+def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 0.1,
+                record: bool = False):
     """Simulate a batch of trials and return the readout logits ``(batch, sizes[-1])``.
 
-    x: ``(batch, n_in)`` inputs; params: ``[W_0, b_0, ...]`` as from :func:`init_weights`.
+    x: ``(batch, n_in)`` inputs, constant over the trial, or ``(batch, n_steps, n_in)`` inputs that
+    change with the time step (``x[:, k]`` drives layer 0 at step ``k``, as a presynaptic
+    layer's activation does); params: ``[W_0, b_0, ...]`` as from :func:`init_weights`.
     Differentiable in ``params`` by exact back-propagation through time through the simulator
-    (adjoint tree solves inside).
+    (adjoint tree solves inside). ``record``: also return the last layer's synaptic activation
+    at the start of every step, ``(batch, n_steps, sizes[-1])`` (what that layer sends on to a
+    next layer at that step), so a frozen network's activity can be computed once and fed to
+    the layer after it as a time-varying ``x`` (:func:`split_readout`).
     """
-    x = as_array("x", x, ndim=2)
+    x = as_array("x", x, ndim=(2, 3))
     x = x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
-    if x.shape[1] != spec.n_in:
-        raise ValueError(f"x must have {spec.n_in} columns (n_in), got shape {tuple(x.shape)}")
+    t_stop, dt = check_positive("t_stop", t_stop), check_positive("dt", dt)
+    n_steps = int(round(t_stop / dt))
+    if x.ndim not in (2, 3) or x.shape[-1] != spec.n_in or (x.ndim == 3 and x.shape[1] != n_steps):
+        raise ValueError(f"x must have shape (batch, {spec.n_in}) or (batch, {n_steps}, {spec.n_in}) "
+                         f"(n_in = {spec.n_in}, n_steps = {n_steps}), got shape {tuple(x.shape)}")
     if len(params) != 2 * len(spec.sizes):
         raise ValueError(f"params must hold {2 * len(spec.sizes)} tensors (W, b per layer), got {len(params)}")
-    t_stop, dt = check_positive("t_stop", t_stop), check_positive("dt", dt)
     morph, n = spec.morph, spec.morph.n
     S, L = x.shape[0], len(spec.sizes)
     B = S * sum(spec.sizes)                       # every neuron of every trial is one cell column
@@ -131,11 +139,13 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
     v = torch.full((n, B), spec.v_rest, dtype=T)
     m, _, h, _, ng, _ = hh_rates(v)
     s = torch.zeros((S, offs[-1]), dtype=T)                    # synaptic activation per neuron
-    drive0 = x @ params[0] + params[1]                          # (S, sizes[0]) constant input current
-    n_steps = int(round(t_stop / dt))
-    readout, count = 0.0, 0
+    drive0 = x @ params[0] + params[1]            # (S, sizes[0]) constant or (S, n_steps, sizes[0]) input current
+    readout, count, trace = 0.0, 0, []
     for step in range(n_steps):
-        currents = [drive0] + [s[:, offs[l - 1]:offs[l]] @ params[2 * l] + params[2 * l + 1] for l in range(1, L)]
+        if record:
+            trace.append(s[:, offs[-2]:])
+        currents = [drive0 if x.ndim == 2 else drive0[:, step]]
+        currents += [s[:, offs[l - 1]:offs[l]] @ params[2 * l] + params[2 * l + 1] for l in range(1, L)]
         i_syn = torch.cat(currents, dim=1).reshape(1, B)      # (1, B) nA, cells ordered (trial, neuron)
         g_na, g_k = gna * m ** 3 * h, gk * ng ** 4
         i_ion = g_na * (v - ENA) + g_k * (v - EK) + gl * (v - EL) + gp * (v - spec.v_rest)
@@ -152,7 +162,23 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
         if step >= n_steps // 2:
             readout = readout + v_soma[:, offs[-2]:]
             count += 1
-    return (readout / count - spec.v_rest) / 10.0
+    logits = (readout / count - spec.v_rest) / 10.0
+    return (logits, torch.stack(trace, dim=1)) if record else logits
+
+
+def split_readout(spec: NetworkSpec) -> tuple[NetworkSpec, NetworkSpec]:
+    """The network without its last layer, and its last layer alone as a one-layer network whose
+    input is the activation of the layer before (use with ``run_network(..., record=True)``).
+
+    The layers are feed-forward (no feedback onto earlier cells), so with the earlier layers
+    frozen, driving the last layer alone with their recorded activation gives the same logits as
+    the whole network (this is how the readout-only control is trained: the frozen hidden layers
+    are simulated once per image, not at every step)."""
+    if len(spec.sizes) < 2:
+        raise ValueError(f"split_readout needs at least two layers, got sizes {spec.sizes}")
+    hidden = NetworkSpec(spec.sizes[:-1], spec.n_in, spec.morph, spec.syn_node, spec.v_gap0, spec.v_rest)
+    last = NetworkSpec(spec.sizes[-1:], spec.sizes[-2], spec.morph, spec.syn_node, spec.v_gap0, spec.v_rest)
+    return hidden, last
 
 
 def rate_network(params, x) -> torch.Tensor:
