@@ -163,3 +163,42 @@ def test_author_check_decides():
     never = [[0, 0, 0, 0, 0, 0]]
     assert check_authors_four_room(_metrics(never, never, early)).status == "not-checkable"
     assert check_authors_four_room(_metrics(late, late, early, seeds=3)).status == "not-checkable"
+
+
+def test_author_extras_reported_but_not_deciding():
+    """Fifth session, review fix: PIDM with s' = s and the authors' README protocol are reported, deciding nothing."""
+    late = [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 0, 1]]
+    early = [[0, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]]
+    ms = _metrics(late, late, early)
+    base = check_authors_four_room(ms)
+    for m in ms:
+        m["four_room_human/success/pidm_same"] = [0.0] * 6
+        for k in ("bc", "bc_control", "pidm"):
+            m[f"four_room_human/readme_success/{k}"] = [0.1] * 6
+    v = check_authors_four_room(ms)
+    assert v.status == base.status and v.value == base.value
+    assert "s' = s" in v.measured and "README protocol" in v.measured
+
+
+def test_full_profile_uses_the_fork_protocol_to_decide():
+    from icml26.decision.pidm import PAPER
+
+    p = PAPER.profile("full")
+    assert p["author_eval_noise"] == 0.0 and p["author_eval_max_steps"] == 500 and p["author_n_eval"] == 1
+    assert p["author_readme_noise"] == 0.2 and p["author_readme_max_steps"] == 200 and p["author_readme_n_eval"] == 10
+
+
+def test_author_navigation_reports_both_protocols():
+    from dataclasses import replace
+
+    from icml26.decision.pidm import PAPER
+    from icml26.decision.pidm.experiment import author_navigation
+
+    p = PAPER.profile("quick")
+    p = replace(p, params={**p.params, "author_n_demos": [1], "author_steps": 5, "author_readme_n_eval": 2,
+                           "author_readme_max_steps": 20, "author_eval_max_steps": 30})
+    out = author_navigation(p, "four_room_human", np.random.default_rng(0), 0)
+    for k in ("success/bc", "success/bc_control", "success/pidm", "success/pidm_same", "readme_success/bc",
+              "readme_success/bc_control", "readme_success/pidm"):
+        v = out[f"four_room_human/{k}"]
+        assert len(v) == 1 and 0.0 <= v[0] <= 1.0

@@ -120,10 +120,13 @@ def author_navigation(p: Profile, name: str, rng: np.random.Generator, seed: int
     per seed) and trains on the first n for every n in ``author_n_demos``; the policies see the
     position and the goals' reached flags, PIDM's predictor is the closest demonstrated state with
     the same reached flags (the authors' "same goal" mask) and its successor (k = 1). Success: all
-    goals visited within the layout's step limit (200), over ``author_n_eval`` episodes from the fixed
-    start with transition noise of sd ``author_eval_noise`` (0 in the authors' evaluation config, so
-    one episode decides a policy: success is 0 or 1 per seed and budget, averaged over seeds by the
-    check, as the authors average over their 20 seeds).
+    goals visited within ``author_eval_max_steps`` steps, over ``author_n_eval`` episodes from the fixed
+    start with transition noise of sd ``author_eval_noise`` (the fork's experiment suite: no noise, 500
+    steps, so one episode decides a policy: success is 0 or 1 per seed and budget, averaged over seeds by
+    the check, as the authors average over their 20 seeds). Also measured, deciding nothing: PIDM with an
+    uninformative predictor (s' = s, the same IDMs; ``success/pidm_same``) under that protocol, and every
+    policy under the authors' README protocol (``readme_success``: noise sd ``author_readme_noise``,
+    ``author_readme_max_steps`` steps, ``author_readme_n_eval`` episodes).
     """
     from icml26.decision.pidm.method import ClosestReferencePredictor, PIDMPolicy, fit_regressors, make_pairs
     from icml26.decision.pidm.setting import goal_features, goal_rollouts, load_author_demos
@@ -160,9 +163,23 @@ def author_navigation(p: Profile, name: str, rng: np.random.Generator, seed: int
                 X[j, live[j], d:] = pred.predict(f[j, live[j]])
         return stack.predict(X)
 
-    world = replace(world, noise_sd=float(p["author_eval_noise"]))
-    succ = goal_rollouts(world, act, len(stack), int(p["author_n_eval"]), rng)
-    return {f"{name}/success/{m}": [float(v) for v in succ[j::len(methods)]] for j, m in enumerate(methods)}
+    def act_same(f, live):  # PIDM with an uninformative predictor (s' = s): the same IDMs, no look-ahead
+        return stack.predict(np.concatenate([f, f], axis=-1).astype(np.float32))
+
+    def curves(succ, prefix):
+        return {f"{name}/{prefix}/{m}": [float(v) for v in succ[j::len(methods)]] for j, m in enumerate(methods)}
+
+    # deciding protocol: the fork's experiment suite (toy_env_four_room.yaml: no transition noise, fixed start,
+    # max_steps 500), so one episode decides each policy
+    fork = replace(world, noise_sd=float(p["author_eval_noise"]), max_steps=int(p["author_eval_max_steps"]))
+    out = curves(goal_rollouts(fork, act, len(stack), int(p["author_n_eval"]), rng), "success")
+    same = goal_rollouts(fork, act_same, len(stack), int(p["author_n_eval"]), rng)
+    out[f"{name}/success/pidm_same"] = [float(v) for v in same[methods.index("pidm")::len(methods)]]
+    # reported, deciding nothing: the authors' README protocol (the recording's env config: noise sd 0.2,
+    # max_steps 200, 10 episodes per policy; success = fraction of episodes)
+    readme = replace(world, noise_sd=float(p["author_readme_noise"]), max_steps=int(p["author_readme_max_steps"]))
+    out.update(curves(goal_rollouts(readme, act, len(stack), int(p["author_readme_n_eval"]), rng), "readme_success"))
+    return out
 
 
 def sample_efficiency(m: Metrics, task: str, ns: list[float], levels: list[float]) -> Metrics:
@@ -233,6 +250,19 @@ def _author_names(metrics: list[Metrics]) -> list[str]:
     return [n for n in AUTHOR_DEMOS if f"{n}/success/bc" in metrics[0]]
 
 
+def _author_extras(metrics: list[Metrics], name: str) -> str:
+    """Reported, deciding nothing: PIDM with an uninformative predictor (s' = s) and the authors' README protocol."""
+    out = ""
+    if f"{name}/success/pidm_same" in metrics[0]:
+        v = np.mean([m[f"{name}/success/pidm_same"] for m in metrics], 0)
+        out += f"; PIDM with s' = s (same IDMs) {np.round(v, 2).tolist()}"
+    if f"{name}/readme_success/bc" in metrics[0]:
+        c = "; ".join(f"{k} {np.round(np.mean([m[f'{name}/readme_success/{k}'] for m in metrics], 0), 2).tolist()}"
+                      for k in ("bc", "bc_control", "pidm"))
+        out += f"; not deciding, the authors' README protocol (noise sd 0.2, 200 steps, 10 episodes): {c}"
+    return out
+
+
 def check_authors_four_room(metrics: list[Metrics]) -> Verdict:
     """Pre-registered (fifth session): on the authors' four-room human demonstrations, gate: seed-mean BC success
     at the largest budget >= 0.5 (else not-checkable). Then (a) the bootstrap p that PIDM's mean log ratio exceeds
@@ -252,30 +282,33 @@ def check_authors_four_room(metrics: list[Metrics]) -> Verdict:
         r = author_efficiency(metrics, name)
         curves = "; ".join(f"{k} {np.round(v, 2).tolist()}" for k, v in r["mean"].items())
         head = f"{name} (n={[int(x) for x in r['ns']]}, {r['n']} seeds): seed-mean success {curves}"
+        extra = _author_extras(metrics, name)
         if r["bc_final"] < 0.5:
             statuses.append("not-checkable")
-            parts.append(f"{head}; gate failed: BC success at {int(r['ns'][-1])} demos {r['bc_final']:.2f} < 0.5")
+            parts.append(f"{head}; gate failed: BC success at {int(r['ns'][-1])} demos {r['bc_final']:.2f} < 0.5"
+                         f"{extra}")
             continue
         if not r["reached"]:
             statuses.append("not-reproduced")
             parts.append(f"{head}; PIDM's seed-mean success never reaches {min(metrics[0]['levels'])} while BC's "
-                         f"reaches {r['bc_final']:.2f}")
+                         f"reaches {r['bc_final']:.2f}{extra}")
             continue
         beats, big = r["p"] < 0.05, r["log_ratio"] >= math.log(2.0) - 1e-9
         statuses.append("reproduced" if beats and big else ("partly" if beats or big else "not-reproduced"))
         value, ci = float(np.exp(r["log_ratio"])), (float(np.exp(r["ci"][0])), float(np.exp(r["ci"][1])))
         parts.append(f"{head}; BC needs {value:.2f}x PIDM's demonstrations (geometric mean over levels "
                      f"{r['reached']}; 95% bootstrap CI {ci[0]:.2f}-{ci[1]:.2f}), bootstrap p (PIDM's log ratio > "
-                     f"BC' control's) = {r['p']:.3f}")
+                     f"BC' control's) = {r['p']:.3f}{extra}")
         controls.append(f"{name}: BC needs {np.exp(r['log_ratio_control']):.2f}x BC' (second initialisation)'s demos")
     order = ["not-reproduced", "partly", "reproduced"]
     decided = [s for s in statuses if s != "not-checkable"]
     status = "not-checkable" if not decided else min(decided, key=order.index)
     return Verdict(status, " | ".join(parts),
-                   "seed-mean success curves (one deterministic episode per policy and seed, as in the authors' "
-                   "evaluation); gate: seed-mean BC success at the largest budget >= 0.5; pass (a) bootstrap over "
-                   "seeds (2000 resamples) p < 0.05 that log(BC/PIDM demos) exceeds log(BC/BC' demos) at PIDM's "
-                   "levels, (b) log(BC/PIDM demos) >= log 2; reproduced iff both, partly iff one",
+                   "seed-mean success curves (one deterministic episode per policy and seed: no transition noise, "
+                   "fixed start, 500 steps, as in the fork's experiment suite); gate: seed-mean BC success at the "
+                   "largest budget >= 0.5; pass (a) bootstrap over seeds (2000 resamples) p < 0.05 that "
+                   "log(BC/PIDM demos) exceeds log(BC/BC' demos) at PIDM's levels, (b) log(BC/PIDM demos) >= log 2; "
+                   "reproduced iff both, partly iff one",
                    value=value, ci=ci, control="; ".join(controls) or "BC' (second initialisation) in PIDM's place")
 
 
