@@ -343,3 +343,22 @@ def test_moving_regime_meets_its_premise_and_the_slow_one_does_not():
         _, g = proportions(S)
         ratios[name] = premise(g, pi, np.arange(449, 499), prof["window"], prof["sigma_share"])["premise/eq_var_ratio"]
     assert ratios["moving"] >= PREMISE_K > 3 * ratios["slow"]
+
+
+def test_premise_rejects_bad_input():
+    import pytest
+
+    from icml26.decision.ese.experiment import premise
+
+    g = np.full((20, 3), 1 / 3)
+    o = np.arange(9, 19)
+    with pytest.raises(ValueError, match="gamma and pi"):
+        premise(g, g[:, :2], o, 10, 0.02)
+    with pytest.raises(ValueError, match="window"):
+        premise(g, g, o, 0, 0.02)
+    with pytest.raises(ValueError, match="sigma_share"):
+        premise(g, g, o, 10, -1.0)
+    with pytest.raises(ValueError, match="origins"):
+        premise(g, g, np.arange(3, 8), 10, 0.02)
+    with pytest.raises(ValueError, match="origins"):
+        premise(g, g, np.array([9.5]), 10, 0.02)

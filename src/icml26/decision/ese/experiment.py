@@ -46,6 +46,7 @@ import numpy as np
 
 from icml26.core.paper import Profile
 from icml26.core.stats import mean_ci, series_of
+from icml26.core.validate import check_int, check_positive
 from icml26.decision.ese.method import (ar_fit, ar_total_forecast, deviation_shares, equilibrium_path,
                                         ese_forecast, proportions, reversion_rate)
 from icml26.decision.ese.setting import BASES, generate, per_system, rmse, total_forecast
@@ -80,7 +81,17 @@ def premise(gamma: np.ndarray, pi: np.ndarray, origins: np.ndarray, window: int,
     the window's mean share (the mean-reversion control's target), of the last share, and of each
     array in ``estimates`` ((k, n), one row per origin); ``premise/noise_sd`` the innovations' RMS.
     """
-    W = int(window)
+    gamma, pi = np.asarray(gamma, dtype=float), np.asarray(pi, dtype=float)
+    if gamma.ndim != 2 or pi.shape != gamma.shape:
+        raise ValueError(f"gamma and pi must be (T, n) arrays of one shape, got {gamma.shape} and {pi.shape}")
+    W = check_int("window", window, minimum=1)
+    sigma_share = check_positive("sigma_share", sigma_share)
+    origins = np.asarray(origins)
+    if origins.ndim != 1 or origins.size == 0 or not np.issubdtype(origins.dtype, np.integer):
+        raise ValueError(f"origins must be a non-empty 1-D array of integer time indices, got {origins!r}")
+    if origins.min() < W - 1 or origins.max() >= gamma.shape[0]:
+        raise ValueError(f"origins must lie in [window - 1, T - 1] = [{W - 1}, {gamma.shape[0] - 1}], "
+                         f"got {origins.min()}..{origins.max()}")
     eq_var, noise_var, mean_err, lag_err = [], [], [], []
     for t in origins:
         g, p = gamma[t + 1 - W:t + 1], pi[t + 1 - W:t + 1]

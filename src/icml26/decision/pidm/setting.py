@@ -19,6 +19,7 @@ would enter a wall stops at the last free point (checked on sub-steps).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import gymnasium as gym
@@ -479,12 +480,9 @@ def goal_rollouts(world: GoalLayout, policy_act, n_policies: int, n_episodes: in
 AUTHOR_DEMOS = ("four_room_astar", "four_room_human")
 
 
-def load_author_demos(name: str) -> tuple[GoalLayout, list[dict]]:
-    """One of the authors' demonstration sets (``AUTHOR_DEMOS``): its world and its 50 episodes.
-
-    Each episode is a dict of ``positions`` (T + 1, 2) pixels, ``progress`` (T + 1,) goals reached
-    and ``actions`` (T, 2) (the recorded joystick actions, before the dead zone and the noise).
-    """
+@functools.lru_cache(maxsize=None)
+def _author_raw(name: str) -> dict:
+    """The decoded package-data file ``data/<name>.json.gz`` of one authors' demonstration set (read once)."""
     import gzip
     import json
     from importlib.resources import files
@@ -492,7 +490,16 @@ def load_author_demos(name: str) -> tuple[GoalLayout, list[dict]]:
     if name not in AUTHOR_DEMOS:
         raise ValueError(f"name must be one of {AUTHOR_DEMOS}, got {name!r}")
     with gzip.open(files("icml26.decision.pidm").joinpath("data", f"{name}.json.gz").open("rb"), "rt") as f:
-        raw = json.load(f)
+        return json.load(f)
+
+
+def load_author_demos(name: str) -> tuple[GoalLayout, list[dict]]:
+    """One of the authors' demonstration sets (``AUTHOR_DEMOS``): its world and its 50 episodes.
+
+    Each episode is a dict of ``positions`` (T + 1, 2) pixels, ``progress`` (T + 1,) goals reached
+    and ``actions`` (T, 2) (the recorded joystick actions, before the dead zone and the noise).
+    """
+    raw = _author_raw(name)
     world = parse_layout(raw["layout"], raw["goal_order"], room=tuple(raw["room"]), box=raw["box"],
                          velocity_scale=raw["velocity_scale"], deadzone=raw["deadzone"], noise_sd=raw["noise_sd"],
                          max_steps=raw["max_steps"])
@@ -506,14 +513,7 @@ def author_demo_noise(name: str) -> list[np.ndarray]:
     """The transition noise of each recorded episode of ``name``: the authors' recorder draws it from one
     generator seeded with the config's seed (42), continued across the 50 episodes in order, two normal
     draws of sd ``noise_sd`` per step. Recomputed here, for the replay test."""
-    import gzip
-    import json
-    from importlib.resources import files
-
-    if name not in AUTHOR_DEMOS:
-        raise ValueError(f"name must be one of {AUTHOR_DEMOS}, got {name!r}")
-    with gzip.open(files("icml26.decision.pidm").joinpath("data", f"{name}.json.gz").open("rb"), "rt") as f:
-        raw = json.load(f)
+    raw = _author_raw(name)
     lengths = [len(t["actions"]) for t in raw["trajectories"]]
     z = np.random.default_rng(int(raw["noise_seed"])).normal(0.0, float(raw["noise_sd"]), size=(sum(lengths), 2))
     return np.split(z, np.cumsum(lengths)[:-1])
