@@ -75,6 +75,39 @@ def _check_attributes(p: str = ""):
                 label="converged with attributes", control_label="converged without"))
 
 
+#: The refinement claims (sixth session, issue 15): ESE against ES0, the same pipeline with the refinement
+#: switched off, on fresh draws (experiment.REFINE_STREAM). Reproduced if the geometric mean over cells of
+#: ESE's RMSE is below ES0's by more than REFINE_MARGIN (relative) with a one-sided Wilcoxon p < 0.05 over
+#: seeds, under both readings of the predictor; partly if one reading passes, or if ESE is significantly
+#: lower but not by the margin.
+REFINE_MARGIN = 0.01
+#: gate: the refinement took a step at >= REFINE_ITERATED of origins (mean over the regime's cells) in every
+#: seed, so that ESE and ES0 differ at all (chosen on dev seeds 100-105, where the moving regime's value was
+#: 0.18-0.56 and the slow regime's 0.79-1.00)
+REFINE_ITERATED = 0.1
+
+
+def _refine_runs(p: str = "") -> C.Gate:
+    return C.gate(p + "refine/iterated_mean", at_least=REFINE_ITERATED, frac=1.0,
+                  why=f"the refinement took a step at >= {REFINE_ITERATED:.0%} of origins (mean over cells) in "
+                      "every seed of the fresh draws")
+
+
+_REFINE_PREMISE = C.gate("moving/refine/premise_min", at_least=PREMISE_K, frac=1.0,
+                         why="the attributes move the equilibrium within a window in every cell of the fresh "
+                             "draws (within-window variance >= the one-step share-noise variance)")
+
+
+def _check_refinement(p: str = ""):
+    return C.all_of(
+        C.beats(p + "refine/gm_ese", p + "refine/gm_es0", better="lower", margin=REFINE_MARGIN, rel_margin=True,
+                test="wilcoxon", label="ESE (allocation; geometric mean RMSE over cells)",
+                control_label="ES0 (allocation)"),
+        C.beats(p + "refine/gm_ese_dev", p + "refine/gm_es0_dev", better="lower", margin=REFINE_MARGIN,
+                rel_margin=True, test="wilcoxon", label="ESE (deviation; geometric mean RMSE over cells)",
+                control_label="ES0 (deviation)"))
+
+
 PAPER = Paper(
     slug="ese",
     title="Once-for-All: Scalable Simultaneous Forecasting via Equilibrium State Estimation",
@@ -142,17 +175,31 @@ PAPER = Paper(
         "the one-step noise, a ratio of 2 is modest (at kappa = 0.2 the shares' own stationary wander is about "
         "2.8 x the one-step noise variance). The regime departs from the card's 'slow random walks' on purpose: it "
         "is where the paper's mechanism has room, not a stand-in for the paper's FX or COVID-19 attributes, which "
-        "are plausibly slow."
+        "are plausibly slow. "
+        "Sixth session (issue 15), before its re-run: ES0 as a pre-registered control of the refinement. The "
+        "full profile computes a second, fresh draw of every cell (stream tags 2 and 3, see "
+        "experiment.REFINE_STREAM) with ESE and ES0 only, under both predictor readings, and the new claims "
+        "refinement-beats-es0 (slow) and refinement-beats-es0-moving (moving, n = 10, 40, 160) are decided on "
+        "those draws alone, since the stored draws of seeds 0-5 had shown ES0's numbers. The stored draws and "
+        "every earlier metric are unchanged (same seeds 0-5, same rng keys), and the earlier claims keep their "
+        "checks and keep deciding on them. ES0 is not added to their checks: their statements compare ESE's "
+        "equilibrium with rules that have none (last share, window-mean reversion), a comparison ES0 belongs to "
+        "the ESE side of, and a new part decided on rows already seen would be post hoc; the refinement's own "
+        "share is what the new claims decide. Adding n = 160 to the moving regime's stored claims (step 3 of "
+        "the brief) was not done, to leave their checks unchanged; n = 160 enters the moving regime only in "
+        "the fresh-draw block. Cost of the block on dev seed 100: about 4 s CPU per seed (both regimes), "
+        "against about 40 s for the rest."
     ),
     examples="icml26.decision.ese.setting:examples",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params={
             "n_systems": [10, 30], "T": 250, "timing_seeds": 0, "timing_ns": [10, 40], "timing_T": 200,
-            "timing_repeats": 1, "moving": {"n_systems": [10], **_MOVING}, **_COMMON}),
+            "timing_repeats": 1, "moving": {"n_systems": [10], **_MOVING}, "refine": True,
+            "refine_moving_ns": [10], **_COMMON}),
         "full": Profile("full", seeds=6, timeout_s=600, params={
             "n_systems": [10, 40, 160], "T": 500, "timing_seeds": 3, "timing_ns": [10, 40, 160],
             "timing_T": 300, "timing_repeats": 1, "moving": {"n_systems": [10, 40], **_MOVING},
-            **_COMMON}),
+            "refine": True, "refine_moving_ns": [10, 40, 160], **_COMMON}),
     },
     claims=(
         Claim(
@@ -351,7 +398,9 @@ PAPER = Paper(
                        " windows and 1.3-2.9% below a pooled AR(1) on share differences (24/24 seed-cells), and capturing"
                        " about 45% (kappa = 0.2) and 18% (kappa = 0.8) of the gain an oracle reversion to the true"
                        " equilibrium at the true rate has over mean-share reversion. A refinement-vs-ES0 claim is left for a"
-                       " future pre-registration: these rows have been seen and cannot decide it."),
+                       " future pre-registration: these rows have been seen and cannot decide it. Sixth session (issue 15), before"
+                       " its re-run: check unchanged, still decided on seeds 0-5 (same draws); the refinement-vs-ES0"
+                       " question is pre-registered as refinement-beats-es0-moving, decided on fresh draws."),
             paper_value=("synthetic 10 systems: ESE RMSE 0.248 vs Informer 0.244; FX 16 currencies: "
                          "6.010 vs DLinear 5.878; COVID-19 320 regions: 4.83 vs PatchTST 5.11"),
             control=("the same error-correction forecast towards the window's mean share, and the last observed "
@@ -371,7 +420,10 @@ PAPER = Paper(
                        " and below base + last share and base + reversion to the mean share in all 8 cells (0.4-3.8% below "
                        "the latter; p = 0.016 each). Review after the run (text only): as for as-accurate-deviation-moving,"
                        " the gain rests on the attribute-only equilibrium ES0 rather than on the refinement (the plug-in"
-                       " forecast towards ES0 is not computed in this run), and it holds on the moving regime only."),
+                       " forecast towards ES0 is not computed in this run), and it holds on the moving regime only. Sixth session"
+                       " (issue 15), before its re-run: check unchanged, still decided on seeds 0-5 (same draws); the"
+                       " refinement's share is decided by refinement-beats-es0-moving on fresh draws (with the AR"
+                       " total; the plug-in multiplier is the same for ESE and ES0)."),
             paper_value=("Informer 0.244 -> Informer+ESE 0.241 (synthetic); DLinear 5.878 -> "
                          "DLinear+ESE 5.461 (FX); FiLM+ESE 4.36 on COVID-19 320 regions"),
             control=("the same base model on the total, allocated by the last share and by reversion to the "
@@ -395,6 +447,53 @@ PAPER = Paper(
             paper_value="reported qualitatively: with psi = 0 the iteration does not converge",
             control="the same refinement with the attributes (moving regime)",
             check=_check_attributes("moving/").gated(_PREMISE),
+        ),
+        Claim(
+            id="refinement-beats-es0",
+            kind="headline",
+            statement=("The refinement of the attribute-only equilibrium against recent history (Algorithm 1, the "
+                       "paper's key step) makes ESE more accurate than ES0, the same pipeline without it (slow "
+                       "regime, cells kappa = 0.2, 0.8 x n = 10, 40, 160). Sixth session (issue 15), pre-registered "
+                       "before its full run: a read-only audit found the moving regime's deviation gains come from "
+                       "ES0 (the refinement added 0-1.4% there), but ES0 was a control of no check, and those rows "
+                       "(seeds 0-5) had been seen. This claim is therefore decided on fresh draws: for each profile "
+                       "seed every cell is drawn again from the same generator with a new stream tag (rng key [seed,"
+                       " 1000 kappa, n, 2]; the stored claims' draws are untouched), which no session had looked at. "
+                       "Rule: the geometric mean over cells of ESE's one-step RMSE is below ES0's by more than 1% "
+                       "of ES0's (the smallest gain the paper reports as an improvement is about that size: "
+                       "Informer 0.244 -> Informer + ESE 0.241), one-sided Wilcoxon p < 0.05 over the 6 seeds "
+                       "(which needs about 5 of 6 seeds to agree), under both readings of the predictor "
+                       "(allocation MS_hat x ES and the deviation reading), each with the AR forecast of the "
+                       "total; partly if only one reading passes or ESE is significantly lower but by less than "
+                       "1%. Gate: the refinement took a step at >= 10% of origins (mean over cells) in every seed "
+                       "(not-checkable otherwise: ESE would equal ES0 by construction). The margin was fixed "
+                       "knowing the seen seeds' 0-1.4% on the moving regime; the gate's level was chosen on dev "
+                       "seeds 100-105 from the share of origins where the refinement iterates (0.79-1.00 here), "
+                       "without looking at any RMSE of the fresh-draw block."),
+            paper_value=("reported qualitatively: the refinement against recent history corrects the attribute-only "
+                         "estimate (no ablation number in the sources we could read)"),
+            control="ES0: the same pipeline with the refinement switched off (max_iter = 0), same predictor and total",
+            check=_check_refinement().gated(_refine_runs("")),
+        ),
+        Claim(
+            id="refinement-beats-es0-moving",
+            kind="headline",
+            statement=("refinement-beats-es0 on the moving regime (cells kappa = 0.2, 0.8 x n = 10, 40, 160; n = 160 "
+                       "is new to this regime and is drawn only in this claim's fresh-draw block, rng key [seed, "
+                       "1000 kappa, n, 3]). Sixth session (issue 15), pre-registered before its full run, same rule "
+                       "as refinement-beats-es0 (both readings, 1% margin on the geometric mean RMSE, one-sided "
+                       "Wilcoxon over 6 seeds), gated on the refinement running (>= 10% of origins on average in "
+                       "every seed; 0.18-0.56 on dev seeds 100-105, where it rarely runs at kappa = 0.8) and on the "
+                       "premise of the moving regime measured on the fresh draws (the equilibrium's within-window "
+                       "variance >= the share-noise variance in every cell of every seed; 1.88-2.50 smallest per dev"
+                       " seed). This is the comparison the audit asked for: whether Algorithm 1's refinement, rather"
+                       " than the least-squares equilibrium of the attributes, is what makes the deviation reading "
+                       "win on this regime (as-accurate-deviation-moving, decided on the seen seeds 0-5)."),
+            paper_value=("reported qualitatively: the refinement against recent history corrects the attribute-only "
+                         "estimate (no ablation number in the sources we could read)"),
+            control=("ES0: the same pipeline with the refinement switched off (max_iter = 0), same predictor and total "
+                     "(moving regime, fresh draws)"),
+            check=_check_refinement("moving/").gated(_REFINE_PREMISE, _refine_runs("moving/")),
         ),
         Claim(
             id="speed-up", kind="headline",

@@ -16,7 +16,11 @@ Each claim is measured against the control a reviewer asks for, in the same run:
   (error-correction) reading of the predictor -- controls: the last share, and the same
   error-correction forecast towards the window's mean share (reversion without an equilibrium);
 * ``attributes-essential`` (with psi = 0 the refinement does not converge) -- control: the
-  same loop with the attributes.
+  same loop with the attributes;
+* ``refinement-beats-es0`` and ``-moving`` (sixth session): the refinement of Algorithm 1 lowers
+  the RMSE of the same pipeline without it -- control: ``ES0`` (refinement off, ``max_iter = 0``),
+  both readings of the predictor, decided on fresh draws (:func:`refine_cell`, stream tags
+  ``REFINE_STREAM``) that no earlier session had seen; metrics under ``refine/``.
 
 The data are replaced (see ``setting``): the equilibrium is linear in the normalised
 attributes, as ESE assumes, one of which (static) the forecaster does not see, so that the
@@ -171,6 +175,64 @@ def one_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str = "s
     return out
 
 
+#: Stream tags of the fresh draws that decide the refinement claims (sixth session): the stored
+#: regimes draw with rng keys [seed, 1000 kappa, n] (slow) and [seed, 1000 kappa, n, 1] (moving), the
+#: refinement block with [seed, 1000 kappa, n, 2] (slow) and [..., 3] (moving), so its data sets are
+#: new draws from the same generators, unseen when the claims were written.
+REFINE_STREAM = {"slow": 2, "moving": 3}
+
+
+def refine_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str = "slow") -> dict[str, float]:
+    """ESE against ES0 (the same pipeline without the refinement) on a fresh draw of one cell.
+
+    Both readings of the predictor with the AR forecast of the total: allocation (``rmse/ese`` vs
+    ``rmse/es0``) and deviation (``rmse/ese_dev`` vs ``rmse/es0_dev``), as in :func:`one_cell`; plus
+    how often the refinement took a step (``iterated``, ``iters``) and the premise ratio of the draw.
+    """
+    if regime not in REGIMES:
+        raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
+    gen = {"sigma_attr": profile["sigma_attr"], "sigma_share": profile["sigma_share"], "hidden": profile["hidden"],
+           "hidden_weight": profile["hidden_weight"]}
+    if regime == "moving":
+        gen.update({k: v for k, v in profile["moving"].items() if k != "n_systems"})
+    rng = np.random.default_rng([seed, int(round(1000 * kappa)), n, REFINE_STREAM[regime]])
+    S, A, pi = generate(n, profile["m"], profile["T"], rng, kappa=kappa, return_equilibrium=True, **gen)
+    T = S.shape[0]
+    n_train = int(round(0.9 * T))
+    origins = np.arange(n_train - 1, T - 1)
+    y_true = S[n_train:]
+    MS, gamma = proportions(S)
+    kw = dict(window=profile["window"], lam=profile["lam"], max_iter=profile["max_iter"])
+    coef = ar_fit(MS[:n_train], q=profile["ar_q"])
+    ms_ar = np.array([ar_total_forecast(coef, MS[:t + 1]) for t in origins])
+    _, eqs = ese_forecast(S, A, origins, ms_ar, correction="residual", **kw)
+    _, eqs0 = ese_forecast(S, A, origins, ms_ar, **{**kw, "max_iter": 0})
+    W = profile["window"]
+    out = {"iterated": float(np.mean([e.n_iter > 0 for e in eqs])), "iters": float(np.mean([e.n_iter for e in eqs]))}
+    for name, found in (("ese", eqs), ("es0", eqs0)):
+        es = np.stack([e.ES for e in found])
+        kap = np.array([reversion_rate(gamma[t + 1 - W:t + 1], equilibrium_path(e, A[t + 1 - W:t + 1]))
+                        for t, e in zip(origins, found)])
+        out[f"rmse/{name}"] = rmse(ms_ar[:, None] * es, y_true)
+        out[f"rmse/{name}_dev"] = rmse(ms_ar[:, None] * deviation_shares(gamma[origins], es, kap), y_true)
+    out["premise"] = premise(gamma, pi, origins, W, gen["sigma_share"])["premise/eq_var_ratio"]
+    return out
+
+
+def _collect_refine(cells: list[dict[str, float]], profile_cells: list[tuple[float, int]]) -> dict:
+    """The refinement block's per-cell series (``refine/...``) and per-seed summaries: the geometric mean
+    over cells of each RMSE (``refine/gm_<name>``), the mean share of origins where the refinement took a
+    step, and the smallest premise ratio."""
+    out: dict = {"refine/cell_kappa": [k for k, _ in profile_cells], "refine/cell_n": [n for _, n in profile_cells]}
+    for key in cells[0]:
+        out[f"refine/{key}"] = [c[key] for c in cells]
+    for name in ("ese", "es0", "ese_dev", "es0_dev"):
+        out[f"refine/gm_{name}"] = float(np.exp(np.mean(np.log(out[f"refine/rmse/{name}"]))))
+    out["refine/iterated_mean"] = float(np.mean(out["refine/iterated"]))
+    out["refine/premise_min"] = float(np.min(out["refine/premise"]))
+    return out
+
+
 def _collect(cells: list[dict[str, float]], profile_cells: list[tuple[float, int]]) -> dict:
     """Per-cell numbers as series (one entry per (kappa, n) cell) and the claims' summaries."""
     out: dict = {"cell/kappa": [k for k, _ in profile_cells], "cell/n": [n for _, n in profile_cells]}
@@ -241,6 +303,13 @@ def run(profile: Profile, seed: int) -> dict:
         mcells = _cells(profile, "moving")
         moving = _collect([one_cell(profile, seed, k, n, "moving") for k, n in mcells], mcells)
         out.update({f"moving/{key}": v for key, v in moving.items()})
+    if profile.get("refine", False):
+        out.update(_collect_refine([refine_cell(profile, seed, k, n) for k, n in cells], cells))
+        if "moving" in profile.params:
+            mcells = [(float(k), int(n)) for k in profile["kappas"]
+                      for n in profile.get("refine_moving_ns", profile["moving"]["n_systems"])]
+            ref = _collect_refine([refine_cell(profile, seed, k, n, "moving") for k, n in mcells], mcells)
+            out.update({f"moving/{key}": v for key, v in ref.items()})
     if seed < int(profile.get("timing_seeds", 0)):
         out.update(timing(profile, seed))
     return out
