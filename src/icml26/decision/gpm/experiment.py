@@ -6,7 +6,9 @@ selection layer (Gumbel-softmax over squared distances to the policy's target di
 one unrolled inner gradient step per selection and the gradient-path loss (selected vs full
 bank gradients at the stepped ability) driving the policy; item difficulties and the start
 ability learned jointly; ACC/AUC on held-out responses; baselines Random, maximum Fisher
-information (MFI), KL information (KLI) and BECAT.
+information (MFI), KL information (KLI) and BECAT (the BECAT paper's label-pair weights, the first
+item at random as in EduCAT's test script); ``becat_educat`` (reported only) is BECAT with the
+label-pair weights of the EduCAT code.
 
 Each seed, for each bank (``setting``), runs:
 
@@ -33,8 +35,8 @@ from icml26.core.paper import Profile
 from icml26.core.stats import series_of
 from icml26.decision.gpm.setting import make_bank, questions_to_reach, simulate, split_heldout
 
-METHODS = ("random", "mfi", "kli", "becat", "gpm", "gpm_code")
-BASELINES = ("random", "mfi", "kli", "becat")
+METHODS = ("random", "mfi", "kli", "becat", "gpm", "gpm_code", "becat_educat")
+BASELINES = ("random", "mfi", "kli", "becat")  # becat_educat (EduCAT's label-pair weights) is reported only
 SETTINGS = {"irt1d": 1, "mirt3d": 3}
 GATE_DRAWS = 4  # evaluation passes (Gumbel streams) averaged by the training gate
 
@@ -47,6 +49,8 @@ def _selectors(M, model, a, c, y, sel_rng, gen):
         "becat": lambda th, av, info, S, t: M.select_becat(th, a, c, av, S, sel_rng),
         "gpm": lambda th, av, info, S, t: M.select_gpm(model["nearest"], a, y, S, av, gen),
         "gpm_code": lambda th, av, info, S, t: M.select_gpm(model["farthest"], a, y, S, av, gen),
+        # last, so the other methods' random streams do not move
+        "becat_educat": lambda th, av, info, S, t: M.select_becat(th, a, c, av, S, sel_rng, weights="educat"),
     }
 
 

@@ -166,12 +166,22 @@ def select_kli(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndarra
     return _masked_argmax(kl / len(offs), avail)
 
 
+BECAT_WEIGHTS = ("paper", "educat")
+
+
 def becat_expected_distance(theta: np.ndarray, a: np.ndarray, c: np.ndarray, rows: np.ndarray,
-                            cols: np.ndarray) -> np.ndarray:
+                            cols: np.ndarray, weights: str = "paper") -> np.ndarray:
     """E_{y_i, y_j ~ model} || grad l_i(theta) - grad l_j(theta) || for item pairs.
 
-    theta: (B, d); rows: (B, R), cols: (B, C) item indices. Returns (B, R, C).
+    ``weights="paper"`` weights the gradient of label y by its model probability P(y) (the
+    expectation as the BECAT paper defines it); ``"educat"`` reproduces the authors' EduCAT code
+    (``get_BE_weights``), whose four label pairs are weighted by the probabilities of the
+    opposite labels (the y = 1 gradient ``-(1 - P) a`` carries 1 - P, the y = 0 gradient ``P a``
+    carries P). theta: (B, d); rows: (B, R), cols: (B, C) item indices. Returns (B, R, C).
     """
+    if weights not in BECAT_WEIGHTS:
+        raise ValueError(f"weights must be one of {BECAT_WEIGHTS}, got {weights!r}")
+    swap = weights == "educat"
     p = prob(theta, a, c)
     pr = np.take_along_axis(p, rows, 1)
     pc = np.take_along_axis(p, cols, 1)
@@ -180,24 +190,30 @@ def becat_expected_distance(theta: np.ndarray, a: np.ndarray, c: np.ndarray, row
     out = 0.0
     for yi in (0.0, 1.0):
         gi = -(yi - pr)[..., None] * ar                     # (B, R, d)
-        wi = pr if yi else 1 - pr
+        wi = pr if bool(yi) != swap else 1 - pr
         for yj in (0.0, 1.0):
             gj = -(yj - pc)[..., None] * ac
-            wj = pc if yj else 1 - pc
+            wj = pc if bool(yj) != swap else 1 - pc
             dist = np.linalg.norm(gi[:, :, None, :] - gj[:, None, :, :], axis=-1)
             out = out + wi[:, :, None] * wj[:, None, :] * dist
     return out
 
 
 def becat_gains(theta: np.ndarray, a: np.ndarray, c: np.ndarray, selected: np.ndarray,
-                ref: np.ndarray) -> np.ndarray:
+                ref: np.ndarray, weights: str = "paper") -> np.ndarray:
     """BECAT's marginal gains ``F(S + q) - F(S)`` for every item q (Zhuang et al. 2023).
 
     Facility-location surrogate of the expected gradient difference: ``F(S) = sum_{i in V
     minus S} max_{j in S} w_ij`` with ``w_ij = D - E||grad l_i - grad l_j||`` (D a constant
     making w >= 0; an empty S covers nothing), evaluated on the reference set V = S + ref + {q}.
     theta: (B, d); selected: (B, t) answered items (t may be 0); ref: (B, R) unanswered
-    reference items. Returns (B, Q).
+    reference items; ``weights`` as in ``becat_expected_distance``. Returns (B, Q).
+
+    For t > 0 these equal EduCAT's ``delta_q_S_t`` (with ``weights="educat"``) plus ``100 - D``,
+    the same for every q (EduCAT fixes the constant at 100; ``test_becat_matches_educat_reference``
+    checks it against an independent brute-force transcription of its formula). For t = 0 EduCAT's
+    F(empty set) is -inf, so every candidate's gain is +inf; its test script never calls it there
+    and asks a random first item instead (``select_becat``'s ``first="random"``).
     """
     B = theta.shape[0]
     Q = a.shape[0]
@@ -206,10 +222,10 @@ def becat_gains(theta: np.ndarray, a: np.ndarray, c: np.ndarray, selected: np.nd
     in_S = np.zeros(V.shape, dtype=bool)
     in_S[:, :t] = True
     cand = np.broadcast_to(np.arange(Q), (B, Q))
-    E_vc = becat_expected_distance(theta, a, c, V, cand)            # (B, |V|, Q)
+    E_vc = becat_expected_distance(theta, a, c, V, cand, weights)            # (B, |V|, Q)
     if t:
-        E_vs = becat_expected_distance(theta, a, c, V, selected)    # (B, |V|, t)
-        E_qs = becat_expected_distance(theta, a, c, cand, selected)  # (B, Q, t)
+        E_vs = becat_expected_distance(theta, a, c, V, selected, weights)    # (B, |V|, t)
+        E_qs = becat_expected_distance(theta, a, c, cand, selected, weights)  # (B, Q, t)
         D = max(E_vc.max(), E_vs.max(), E_qs.max())
         m_V = (D - E_vs).max(axis=2)                                 # (B, |V|) coverage by S
         m_q = (D - E_qs).max(axis=2)                                 # (B, Q)
@@ -225,13 +241,24 @@ def becat_gains(theta: np.ndarray, a: np.ndarray, c: np.ndarray, selected: np.nd
 
 
 def select_becat(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndarray,
-                 selected: np.ndarray, rng: np.random.Generator, extra: int = 5) -> np.ndarray:
+                 selected: np.ndarray, rng: np.random.Generator, extra: int = 5,
+                 weights: str = "paper", first: str = "random") -> np.ndarray:
     """BECAT greedy step: reference set = |S| + ``extra`` random unanswered items (as in the
-    authors' EduCAT implementation); picks the unanswered item with the largest gain. Returns (B,)."""
+    authors' EduCAT implementation); picks the unanswered item with the largest gain. Returns (B,).
+
+    ``first``: how the first item (empty S) is chosen: ``"random"`` (uniform, as EduCAT's test
+    script does: its gain is +inf for every item there) or ``"gain"`` (our earlier convention: the
+    facility-location gain with an empty S covering nothing, which favours items whose expected
+    gradients lie near the reference items', i.e. uninformative ones). The reference items are
+    drawn without replacement (EduCAT draws |S| + 5 with replacement and keeps the distinct ones)."""
+    if first not in ("random", "gain"):
+        raise ValueError(f"first must be 'random' or 'gain', got {first!r}")
+    if selected.shape[1] == 0 and first == "random":
+        return select_random(avail, rng)
     B, Q = avail.shape
     n_ref = min(selected.shape[1] + extra, int(avail.sum(axis=1).min()))
     ref = np.argsort(np.where(avail > 0, rng.random((B, Q)), np.inf), axis=1)[:, :n_ref]
-    return _masked_argmax(becat_gains(theta, a, c, selected, ref), avail)
+    return _masked_argmax(becat_gains(theta, a, c, selected, ref, weights), avail)
 
 
 # ----------------------------------------------------------------------------- GPM
