@@ -362,3 +362,95 @@ def test_bayes_ucb_anytime_and_budget():
     assert out.shape == (3, 2)
     with pytest.raises(ValueError, match="rewards"):
         bayes_ucb(lambda a, n: np.full(n, 2.0), 5, 10, seed=0)
+
+
+# ----------------------------------------------------------------------------- sixth session: rule and seeds
+def _tiny_profile(**extra):
+    from icml26.core.paper import Profile
+
+    return Profile("tiny", seeds=2, params={"n_arms": 200, "reps": 3, "budgets": [100, 300], "bucb_reps": 3,
+                                            **extra})
+
+
+def test_seed_offset_shifts_the_seeds():
+    """Profile seed s under seed_offset k runs exactly as seed s + k without an offset."""
+    from icml26.decision.b3.experiment import run
+
+    assert run(_tiny_profile(seed_offset=1000), 1) == run(_tiny_profile(), 1001)
+    assert run(_tiny_profile(seed_offset=1000), 1) != run(_tiny_profile(), 1)
+
+
+def test_full_profile_decides_on_fresh_seeds_with_bucb_on_every_repetition():
+    from icml26.decision.b3 import PAPER
+
+    full = PAPER.profile("full")
+    assert full["bucb_reps"] == full["reps"]
+    assert full["seed_offset"] >= 1000 > full.seeds  # seeds 0..5 (seen under both rules) are not reused
+
+
+def test_bayes_ucb_repetitions_carry_both_rules():
+    from icml26.decision.b3.experiment import run
+
+    m = run(_tiny_profile(), 3)
+    # with Bayes-UCB on every repetition, B3's regret on its repetitions is B3's regret, under each rule
+    for key in ("b3", "b3_mean"):
+        assert m[f"bernoulli/{key}/regret_bucb_reps"] == pytest.approx(m[f"bernoulli/{key}/regret"])
+    assert m["bernoulli/bucb/reps"] == 3
+    fewer = run(_tiny_profile(bucb_reps=2), 3)
+    assert len(fewer["bernoulli/b3_mean/regret_bucb_reps"]) == 2 and fewer["bernoulli/bucb/reps"] == 2
+
+
+def _rule_rows(level, mean, control, n=6):
+    """Rows where B3's regret is ``level`` (our rule) / ``mean`` (best-mean rule), the control's ``control``."""
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(n):
+        j = lambda x: [float(x + 0.01 * rng.random())]  # noqa: E731 - paired seeds, one budget
+        out.append({"bernoulli/b3/regret": j(level), "bernoulli/b3_mean/regret": j(mean),
+                    "bernoulli/doubling/regret": j(control)})
+    return out
+
+
+def test_rule_beside_decides_with_the_best_mean_rule_only():
+    from icml26.core import checks as C
+    from icml26.decision.b3 import RuleBeside, _by_rule
+
+    chk = _by_rule(lambda k: C.beats(f"bernoulli/{k}/regret", "bernoulli/doubling/regret", at="each"))
+    assert isinstance(chk, RuleBeside) and chk.comparative
+    good_ours_only = _rule_rows(level=0.1, mean=0.5, control=0.3)
+    v = chk(good_ours_only)
+    assert v.status == "not-reproduced"
+    assert "our highest-level rule (not deciding): [reproduced]" in v.evidence
+    v = chk(_rule_rows(level=0.5, mean=0.1, control=0.3))
+    assert v.status == "reproduced" and "[not-reproduced]" in v.evidence
+    # contradiction and control substitution act on the deciding (best-mean) numbers
+    ms = _rule_rows(level=0.1, mean=0.1, control=0.3)
+    assert chk(ms).status == "reproduced"
+    assert chk(chk.contradict(ms)).status != "reproduced"
+    assert chk(chk.on_control(ms)).status != "reproduced"
+    with pytest.raises(TypeError, match="Check"):
+        RuleBeside(chk.inner, "b3")
+
+
+def test_matches_sh_is_decided_with_the_best_mean_rule():
+    from icml26.decision.b3.experiment import check_matches_sh, contradict_matches_sh, control_matches_sh
+
+    def rows(level, mean):
+        out = []
+        for s in range(6):
+            e = 0.002 * s
+            out.append({"budgets": [1000, 5000], "sh_subset": [128, 512],
+                        "bernoulli/b3/c0": [300.0, 1500.0],
+                        "bernoulli/b3/regret": [level + e, level / 2 + e],
+                        "bernoulli/b3_mean/regret": [mean + e, mean / 2 + e],
+                        "bernoulli/sh/regret": [0.2 + e, 0.1 + e], "bernoulli/sh_c0/regret": [0.2 + e, 0.1 + e],
+                        "bernoulli/doubling/regret": [0.5 + e, 0.4 + e]})
+        return out
+
+    v = check_matches_sh(rows(level=0.1, mean=0.6))  # ours within 1.5x of SH, best-mean not
+    assert v.status == "not-reproduced" and "best-mean rule" in v.measured
+    assert "our highest-level rule (not deciding): [reproduced]" in v.evidence
+    ms = rows(level=0.6, mean=0.1)
+    assert check_matches_sh(ms).status == "reproduced"
+    assert check_matches_sh(contradict_matches_sh(ms)).status != "reproduced"
+    assert check_matches_sh(control_matches_sh(ms)).status != "reproduced"

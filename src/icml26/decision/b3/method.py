@@ -28,7 +28,8 @@ What the paper does not pin down in the parts we could read, and what we chose:
   order (the arm deferred earliest); ``rule="mean"`` takes the best empirical mean over
   every alive arm instead. With deterministic rewards the best screened arm is never
   discarded, so only ``"mean"`` makes B3's error pure screening, as the paper's
-  deterministic-reward study (its Fig. 4, as reviewers describe it) implies;
+  deterministic-reward study (its Fig. 4, as reviewers describe it) implies; the claims are
+  decided under ``"mean"`` since the sixth session (``"level"`` is reported beside them);
 * ties inside a box are broken uniformly at random;
 * an action is only started if its pulls fit in the budget, so stopping at ``T1``
   and resuming to ``T2`` executes exactly the same actions as running to ``T2``;
