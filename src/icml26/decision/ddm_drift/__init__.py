@@ -31,16 +31,24 @@ PAPER = Paper(
         "exact DDM itself (well specified for the DDM) and by a proportional-hazards process with a Weibull "
         "baseline and a decaying hazard bump after the signal (matched by no compared model); DDM-MLE with the closed-form likelihood "
         "vs lifelines log-normal / Weibull AFT and scikit-learn gradient boosting; D2Q/TPM/CREAD style "
-        "watch-time models (not on PyPI) are not run."
+        "watch-time models (not on PyPI) are not run. "
+        "Sixth session (before its full run): the optimal-timing claim is decided on 7 strong-signal "
+        "configurations chosen on development seeds 100-102 by how far the signal-blind tau falls from the MC "
+        "optimum (the earlier 20, where that tau was within 0.01 of the optimum in 19/20, are reported only), "
+        "behind a premise gate (blind shortfall >= 0.01 in >= 90% of the deciding runs); the timing Monte "
+        "Carlo now draws each configuration's paths once for all taus (bit-identical to one call per tau, "
+        "about half the CPU)."
     ),
     examples="icml26.decision.ddm_drift.setting:EXAMPLES",
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=120, params=dict(
             horizon=20.0, dt=0.02, n_paths=3000, n_grid=1001, signals_per_seed=1, timing_per_seed=1,
-            n_tau=9, timing_paths=1500, window=2.0, sessions=300, wt_a=3.0, wt_dt=0.05, wt_grid=50)),
+            timing_strong_per_seed=1, n_tau=9, timing_paths=1500, window=2.0, sessions=300, wt_a=3.0, wt_dt=0.05,
+            wt_grid=50)),
         "full": Profile("full", seeds=5, timeout_s=900, params=dict(
             horizon=20.0, dt=0.02, n_paths=12000, n_grid=2001, signals_per_seed=5, timing_per_seed=4,
-            n_tau=21, timing_paths=4000, window=2.0, sessions=3000, wt_a=3.0, wt_dt=0.02, wt_grid=100)),
+            timing_strong_per_seed=7, n_tau=21, timing_paths=4000, window=2.0, sessions=3000, wt_a=3.0, wt_dt=0.02,
+            wt_grid=100)),
     },
     claims=(
         Claim(
@@ -66,7 +74,18 @@ PAPER = Paper(
                       "signal-blind tau is within 0.01 of the MC optimum in 19/20 configurations, ours in 18/20; "
                       "mean shortfall 0.0042 vs ours 0.0032, ours lower in 10/20 and higher in 10/20, Wilcoxon "
                       "p=0.261; both beat the time-averaged drift, ours p=0.0379, signal-blind p=0.0413). partly "
-                      "now needs, against each control, a part that control fails.)",
+                      "now needs, against each control, a part that control fails.) (Revised, sixth session, "
+                      "before its full run: on that grid the setting had no room for the formula to matter, so "
+                      "not-reproduced said more than the evidence. The claim is now decided on 7 strong-signal "
+                      "configurations (a in {4, 8}, mu0 in {0.5, 1}, Delta*kappa = a/2, kappa 0.5 to 2), each run "
+                      "in every seed with its own MC paths (35 runs), kept from 16 candidates on development "
+                      "seeds 100-102 by the premise metric alone (the signal-blind tau's MC shortfall: mean >= "
+                      "0.02 and >= 0.01 on every dev seed; dev means 0.021-0.093; the closed form's tau was not "
+                      "computed in that selection). A pre-registered premise gate: the signal-blind tau falls "
+                      "short of the MC optimum by >= 0.01 in >= 90% of the deciding runs, else not-checkable. "
+                      "(ii) is now a Wilcoxon test over the 7 configuration means (the tau choices are "
+                      "deterministic per configuration). The earlier 20 configurations are still run and "
+                      "reported, deciding nothing.)",
             paper_value="Qualitative (analytic study of optimal signal timing); no numbers in the abstract.",
             control="tau chosen from the signal-blind inverse Gaussian, and from the time-averaged-drift law"),
         Claim(

@@ -282,26 +282,55 @@ def simulate_first_passage_paths(Mt: np.ndarray, a: float, sigma: float, dt: flo
     return _bridge_simulation(lambda rows: Mt[rows], Mt.shape[0], Mt.shape[1], a, sigma, dt, seed, chunk)
 
 
+def simulate_first_passage_many(Ms, a: float, sigma: float, n_paths: int, dt: float, horizon: float,
+                                seed: int = 0, chunk: int = 2000) -> np.ndarray:
+    """:func:`simulate_first_passage` for several cumulative drifts on one set of Brownian paths: row j
+    equals ``simulate_first_passage(Ms[j], ..., seed=seed, chunk=chunk)`` exactly (the random draws of a
+    chunk are made once and reused for every drift). Ms: sequence of J callables -> (J, n_paths)."""
+    a, sigma, dt, horizon = _pos("a", a), _pos("sigma", sigma), _pos("dt", dt), _pos("horizon", horizon)
+    n_paths = check_int("n_paths", n_paths, minimum=1)
+    chunk = check_int("chunk", chunk, minimum=1)
+    as_rng("seed", seed)
+    Ms = list(Ms) if not callable(Ms) else [Ms]
+    if not Ms or not all(callable(M) for M in Ms):
+        raise ValueError("Ms must be a non-empty sequence of callables t -> M(t)")
+    n_steps = int(np.ceil(horizon / dt))
+    t = dt * np.arange(1, n_steps + 1)
+    rows = []
+    for M in Ms:
+        Mt = np.asarray(M(t), dtype=float)
+        if Mt.shape != t.shape or not np.all(np.isfinite(Mt)):
+            raise ValueError("each M must map a (K,) time array to a finite (K,) array")
+        rows.append(lambda r, Mt=Mt: Mt[None, :])
+    return _bridge_simulation_many(rows, n_paths, n_steps, a, sigma, dt, seed, chunk)
+
+
 def _bridge_simulation(M_rows, n_paths, n_steps, a, sigma, dt, seed, chunk):
+    return _bridge_simulation_many([M_rows], n_paths, n_steps, a, sigma, dt, seed, chunk)[0]
+
+
+def _bridge_simulation_many(M_rows_list, n_paths, n_steps, a, sigma, dt, seed, chunk):
     rng = np.random.default_rng(seed)
-    out = np.full(n_paths, np.inf)
+    out = np.full((len(M_rows_list), n_paths), np.inf)
     s2dt = np.float32(2.0 / (sigma**2 * dt))
     for start in range(0, n_paths, int(chunk)):
         m = min(int(chunk), n_paths - start)
+        # the draws of a chunk, in the order the one-drift version made them: normals, uniforms, offsets
         W = np.cumsum(rng.standard_normal((m, n_steps), dtype=np.float32), axis=1)
         W *= np.float32(sigma * np.sqrt(dt))
-        gap_after = np.float32(a) - (W + M_rows(slice(start, start + m)).astype(np.float32))
-        gap_before = np.empty_like(gap_after)
-        gap_before[:, 0] = a
-        gap_before[:, 1:] = gap_after[:, :-1]
         u = rng.random((m, n_steps), dtype=np.float32)
-        with np.errstate(over="ignore"):
-            p_bridge = np.exp(-s2dt * np.clip(gap_before, 0, None) * np.clip(gap_after, 0, None))
-        crossed = (gap_after <= 0) | (u < p_bridge)
-        anyc = crossed.any(axis=1)
-        k = np.argmax(crossed, axis=1)
-        times = (k + rng.random(m)) * dt
-        out[start:start + m] = np.where(anyc, times, np.inf)
+        frac = rng.random(m)
+        for j, M_rows in enumerate(M_rows_list):
+            gap_after = np.float32(a) - (W + M_rows(slice(start, start + m)).astype(np.float32))
+            gap_before = np.empty_like(gap_after)
+            gap_before[:, 0] = a
+            gap_before[:, 1:] = gap_after[:, :-1]
+            with np.errstate(over="ignore"):
+                p_bridge = np.exp(-s2dt * np.clip(gap_before, 0, None) * np.clip(gap_after, 0, None))
+            crossed = (gap_after <= 0) | (u < p_bridge)
+            anyc = crossed.any(axis=1)
+            k = np.argmax(crossed, axis=1)
+            out[j, start:start + m] = np.where(anyc, (k + frac) * dt, np.inf)
     return out
 
 
