@@ -51,7 +51,24 @@ PAPER = Paper(
         "0.71), so the IT-rule claims (robust-strong-skew, gaussian-drops) are not reproduced by the "
         "comparison with it; under the LL rule it does lose accuracy where the paper's LOCI-LL does (AGN "
         "extreme 0.86 vs SkewD-LL 1.00; LOCI-LL 0.66), and SkewD-LL is significantly above it on the "
-        "high-skew sets (+0.05, McNemar p = 0.004) but below the pre-registered +0.10 margin (partly)."
+        "high-skew sets (+0.05, McNemar p = 0.004) but below the pre-registered +0.10 margin (partly). "
+        "Revised (sixth session, before its full run): LOCI itself now runs on every pair, our own code of "
+        "the LOCI paper's convex spline estimator (Immer et al., ICML 2023: Gaussian LSNM in natural "
+        "parameters on a degree-5, 25-knot B-spline basis, w_2 >= 0, ridge 1e-5; maximum likelihood by a "
+        "log-barrier Newton method instead of the authors' alternating closed-form / L-BFGS steps, same convex "
+        "optimum; both scores, LOCI-LL = conditional log-likelihood difference and LOCI-IT = HSIC of the "
+        "standardised residual and the cause; the neural-network LOCI is not run; about 0.1 s CPU a pair), "
+        "and it replaces the lambda = 0 stand-in as the control of robust-strong-skew, robust-strong-skew-ll "
+        "and gaussian-drops (the stand-in is still reported beside it), because the stand-in is our SkewD "
+        "pipeline, not the method the paper compares with. Pre-registered gate on the control: >= 95% of its "
+        "fits converge and it orients >= 0.7 of the symmetric reference pairs under the rule in question, "
+        "else the claim is not-checkable; partly for robust-strong-skew now also needs a significant lead "
+        "(McNemar p < 0.05), as robust-strong-skew-ll's since the fifth session's review. Chosen before the "
+        "re-run, from the audit's finding; the gate's thresholds were set before any dev run of the profile. Dev "
+        "seeds 100-101 (quick) and 100 (full profile, one seed: LOCI fits all converged, LOCI-IT 0.70 and LOCI-LL "
+        "1.00 on the 10 symmetric pairs, about 120 s CPU for the seed under a load of 8 on 2 cores) checked that "
+        "it runs; devrun also printed their verdicts, and nothing was changed after them. The AN-s sets stay out: one more configuration "
+        "costs about a sixth of the SkewD fitting budget."
     ),
     examples="icml26.decision.skewd.experiment:EXAMPLES",
     profiles={
@@ -69,10 +86,14 @@ PAPER = Paper(
             id="robust-strong-skew",
             kind="headline",
             statement="Under strong skewness SkewD-IT remains accurate, clearly above the same estimator "
-                      "with symmetric (Gaussian) noise.",
+                      "with symmetric (Gaussian) noise. (Revised, sixth session, before its full run: the control "
+                      "is LOCI-IT, the paper's, instead of our lambda = 0 stand-in; the partly rule needs a "
+                      "significant lead; the control is gated.)",
             paper_value="SkewD-IT vs LOCI-IT on pure LS-s (n = 1000, 100 pairs): SN strong 0.73 vs 0.56, AGN "
                         "strong 0.92 vs 0.82, AGN extreme 0.92 vs 0.75 (authors' result CSVs).",
-            control="the same pipeline with lambda fixed to 0 (Gaussian LSNM, IT rule; stands in for LOCI-IT)",
+            control="LOCI-IT (our code of LOCI's convex spline estimator, Immer et al. 2023), on the same pairs, "
+                    "gated (fits converge, >= 0.7 on the symmetric set); until the fifth session the lambda = 0 "
+                    "pipeline stood in, still reported",
         ),
         Claim(
             id="robust-strong-skew-ll",
@@ -83,10 +104,13 @@ PAPER = Paper(
                       "pre-registered partly rule was 'acc >= 0.7 and diff >= 0'; SkewD-LL is ahead significantly, "
                       "1.00 vs 0.95 on 150 pairs, +0.05, McNemar p=0.0039, short of the 0.1 margin. Partly now "
                       "needs that significant lead, so the control reads not-reproduced; changed by review after "
-                      "the full run, the stored verdict unchanged.)",
+                      "the full run, the stored verdict unchanged.) (Revised, sixth session, before its full run: "
+                      "the control is LOCI-LL, the paper's, instead of our lambda = 0 stand-in, and is gated.)",
             paper_value="SkewD-LL vs LOCI-LL on pure LS-s: SN strong 1.00 vs 0.98, AGN strong 1.00 vs 0.94, "
                         "AGN extreme 1.00 vs 0.66 (authors' result CSVs).",
-            control="the same pipeline with lambda fixed to 0 (Gaussian LSNM, LL rule; stands in for LOCI-LL)",
+            control="LOCI-LL (our code of LOCI's convex spline estimator, Immer et al. 2023), on the same pairs, "
+                    "gated (fits converge, >= 0.7 on the symmetric set); until the fifth session the lambda = 0 "
+                    "pipeline stood in, still reported",
         ),
         Claim(
             id="ll-every-set",
@@ -101,11 +125,13 @@ PAPER = Paper(
             id="gaussian-drops",
             kind="headline",
             statement="When the LSNM noise is skewed, estimators that assume symmetric (Gaussian) noise "
-                      "lose orientation accuracy.",
+                      "lose orientation accuracy. (Revised, sixth session, before its full run: measured on "
+                      "LOCI-IT, the paper's estimator, gated as the comparative claims' control, instead of our "
+                      "lambda = 0 stand-in, which is still reported.)",
             paper_value="LOCI-IT 0.94 on the Gaussian LS benchmark vs 0.56-0.82 on pure LS-s skew sets; "
                         "LOCI-LL 1.00 vs 0.66 at AGN extreme (authors' result CSVs).",
-            no_control="a statement about the symmetric-noise estimator across noise laws; its reference is "
-                       "the same estimator on symmetric noise, measured in the same run",
+            no_control="a statement about the symmetric-noise estimator (LOCI) across noise laws; its "
+                       "reference is the same estimator on symmetric noise, measured in the same run",
         ),
         Claim(
             id="no-cost-symmetric",
@@ -134,7 +160,8 @@ __getattr__ = lazy_exports(__name__, {
     "LSNMFit": ".method", "SkewDResult": ".method", "sn_logpdf": ".method", "penalized_nll": ".method",
     "spline_design": ".method", "difference_penalty": ".method", "sample_pair": ".setting",
     "standardise": ".setting", "CONFIGS": ".setting", "igci": ".baselines", "cam_pair": ".baselines",
+    "loci": ".loci", "fit_loci": ".loci", "LociFit": ".loci",
 })
 __all__ = ["PAPER", "fit_lsnm", "skewd", "hsic", "select_penalties", "LSNMFit", "SkewDResult",
            "sn_logpdf", "penalized_nll", "spline_design", "difference_penalty", "sample_pair",
-           "standardise", "CONFIGS", "igci", "cam_pair"]
+           "standardise", "CONFIGS", "igci", "cam_pair", "loci", "fit_loci", "LociFit"]

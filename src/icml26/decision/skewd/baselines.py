@@ -14,8 +14,9 @@ Each function takes a pair ``x, y`` (both (n,), standardised) and returns the de
 * :func:`anm`, :func:`resit`, :func:`direct_lingam` — ANM with GP regression and an HSIC
   test (causal-learn), RESIT with a random-forest regressor and DirectLiNGAM (lingam).
 
-LOCI (Immer et al. 2023, the Gaussian-noise LSNM the paper compares with) is not on PyPI; the
-SkewD pipeline with lambda fixed to 0 (``skewd(..., skew=False)``) stands in for it.
+LOCI (Immer et al. 2023, the Gaussian-noise LSNM the paper compares with) is not on PyPI; our own
+code of its convex spline estimator is :mod:`icml26.decision.skewd.loci` (the control from the sixth
+session on); the SkewD pipeline with lambda fixed to 0 (``skewd(..., skew=False)``) stood in before.
 """
 
 from __future__ import annotations
