@@ -104,7 +104,13 @@ PAPER = Paper(
         "best-mean was not computed), so the change moves no verdict towards passing. Because those seeds have "
         "been seen, the full profile now decides on fresh seeds 1000-1005 (seed_offset 1000; development "
         "seeds run as 1100 and up), never run before; the quick profile moved with it. No headline comparison "
-        "on development seeds was looked at for this revision (a development seed was run for timing only)."
+        "on development seeds was looked at for this revision (a development seed was run for timing only). "
+        "Sixth session's full run (seeds 1000-1005, 195 s CPU in jobs), bernoulli regret at T = 500 / 2000 / "
+        "5000 / 10000: best-mean rule 0.334 / 0.252 / 0.185 / 0.117, ours 0.260 / 0.174 / 0.092 / 0.048 "
+        "(both 0.017 at T = 20000, where every arm has been screened); deciding verdicts: matches-sh, "
+        "beats-bracketing-sh, beats-uniform reproduced, beats-doubling-sh, beats-bucb, robust-regimes partly; "
+        "under ours every comparative claim is reproduced. So the headline comparisons depend on the "
+        "recommendation rule, which the paper's text we could reach does not fix."
     ),
     profiles={
         "quick": Profile("quick", seeds=5, params={
@@ -123,7 +129,10 @@ PAPER = Paper(
                        "the largest subset that gives every arm a pull). "
                        "Revised (sixth session, before its run): decided under the best-mean rule on fresh seeds "
                        "1000-1005, ours reported beside; on the seen seeds 0-5 both rules give reproduced, so "
-                       "the change moves no verdict towards passing."),
+                       "the change moves no verdict towards passing. Sixth-session run: reproduced; best-mean / "
+                       "SH ratios 1.01-1.27 (c0 arms) and 1.08-1.45 (n(T) arms) up to T = 10000, 0.23 and 0.29 at "
+                       "20000; ours 0.23-0.91 and 0.29-1.00; the control (doubling SH) also stays within 1.5 at "
+                       "4/6 budgets, so the 1.5 bound separates B3 from it only weakly."),
             paper_value="theoretical (Theorems on c0 = Theta(T) and exp(-Omega(T eps^2 / N)) error); no table value",
             kind="headline", control="doubling-trick SH (the naive way to be anytime)"),
         Claim(
@@ -135,7 +144,10 @@ PAPER = Paper(
                        "that run.) Revised (sixth session, before its run): decided under the best-mean rule, "
                        "the one the paper's deterministic pure-screening result implies, on fresh seeds "
                        "1000-1005, ours reported beside; the seeds 0-5 numbers under both rules had been seen and "
-                       "the change moves no verdict towards passing."),
+                       "the change moves no verdict towards passing. Sixth-session run: partly, 3/6 budgets "
+                       "(best-mean 0.270 vs 0.288 at T = 1000, 0.117 vs 0.145 at 10000 and 0.017 vs 0.102 at "
+                       "20000, but 0.334 vs 0.326, 0.252 vs 0.238, 0.185 vs 0.168 at 500, 2000, 5000); ours "
+                       "beats doubling SH at 6/6."),
             paper_value="qualitative: B3 outperforms existing anytime methods in simple regret on NYCCC",
             kind="headline", control="doubling-trick SH",
             check=_by_rule(lambda k: C.beats(f"bernoulli/{k}/regret", "bernoulli/doubling/regret", better="lower",
@@ -146,7 +158,9 @@ PAPER = Paper(
             statement=("B3 has lower simple regret than Bracketing SH under a limited budget. "
                        "Revised (sixth session, before its run): decided under the best-mean rule on fresh seeds "
                        "1000-1005, ours reported beside; on the seen seeds 0-5 both rules give reproduced, so "
-                       "the change moves no verdict towards passing."),
+                       "the change moves no verdict towards passing. Sixth-session run: reproduced, 4/6 budgets "
+                       "for the best-mean rule (no better than BSH at T = 2000 and 5000: 0.252 vs 0.241, 0.185 "
+                       "vs 0.186); ours 6/6."),
             paper_value=("qualitative: B3 below BSH (Zhao et al. 2023) in simple regret on NYCCC at limited "
                          "budgets; no table value"),
             kind="headline", control="Bracketing SH",
@@ -159,7 +173,9 @@ PAPER = Paper(
                        "Revised (sixth session, before its run): Bayes-UCB on all 50 repetitions per seed (was "
                        "16); decided under the best-mean rule on fresh seeds 1000-1005, ours reported beside "
                        "(seeds 0-5 gave reproduced with ours; best-mean on the Bayes-UCB repetitions was not "
-                       "computed there)."),
+                       "computed there). Sixth-session run: partly, 3/6 budgets (best-mean 0.185 vs 0.221, "
+                       "0.117 vs 0.155, 0.017 vs 0.077 at T = 5000, 10000, 20000; 0.334 vs 0.321, 0.270 vs "
+                       "0.280, 0.252 vs 0.252 at 500-2000); ours 6/6."),
             paper_value="qualitative: B3 below BUCB in simple regret on NYCCC at limited budgets; no table value",
             kind="headline", control="anytime Bayes-UCB (Beta posteriors) on the same repetitions",
             check=_by_rule(lambda k: C.beats(f"bernoulli/{k}/regret_bucb_reps", "bernoulli/bucb/regret",
@@ -171,7 +187,9 @@ PAPER = Paper(
                        "(Fifth session, seeds 0-5: reproduced with our highest-level rule; partly with the "
                        "best-mean rule, 5/6 budgets; measured after that run.) Revised (sixth session, before its "
                        "run): decided under the best-mean rule on fresh seeds 1000-1005, ours reported beside; "
-                       "the seeds 0-5 numbers had been seen and the change moves no verdict towards passing."),
+                       "the seeds 0-5 numbers had been seen and the change moves no verdict towards passing. "
+                       "Sixth-session run: reproduced, 6/6 budgets (best-mean 0.334 vs 0.356 at T = 500 down to "
+                       "0.017 vs 0.191 at 20000); ours 6/6."),
             paper_value="qualitative: B3 below Uniform Sampling in simple regret on NYCCC",
             kind="headline", control="uniform sampling",
             check=_by_rule(lambda k: C.beats(f"bernoulli/{k}/regret", "bernoulli/uniform/regret", better="lower",
@@ -184,7 +202,10 @@ PAPER = Paper(
                        "best-mean rule, which beats doubling SH only with deterministic rewards; measured after "
                        "that run.) Revised (sixth session, before its run): decided under the best-mean rule on "
                        "fresh seeds 1000-1005, ours reported beside; the seeds 0-5 numbers had been seen and the "
-                       "change moves no verdict towards passing."),
+                       "change moves no verdict towards passing. Sixth-session run: partly; the best-mean rule "
+                       "beats doubling SH at 6/6 budgets with deterministic rewards, 3/6 with bernoulli and "
+                       "1/6 with gaussian rewards (only T = 20000; 0.329 vs 0.232 at T = 2000); ours passes all "
+                       "three regimes."),
             paper_value="qualitative: robust performance across high, moderate and deterministic noise on NYCCC",
             kind="headline", control="doubling-trick SH in each regime",
             check=_by_rule(lambda k: C.all_of(*(C.beats(f"{r}/{k}/regret", f"{r}/doubling/regret", better="lower",
