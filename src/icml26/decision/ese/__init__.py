@@ -188,7 +188,12 @@ PAPER = Paper(
         "share is what the new claims decide. Adding n = 160 to the moving regime's stored claims (step 3 of "
         "the brief) was not done, to leave their checks unchanged; n = 160 enters the moving regime only in "
         "the fresh-draw block. Cost of the block on dev seed 100: about 4 s CPU per seed (both regimes), "
-        "against about 40 s for the rest."
+        "against about 40 s for the rest. Measured after the sixth session's full run: every earlier metric of "
+        "seeds 0-5 is bit-identical to the previous stored run (timing/ aside), so every earlier verdict stands "
+        "on the same numbers; refinement-beats-es0 is reproduced (allocation 20-32% and deviation 1.07-1.31% "
+        "below ES0 per seed) and refinement-beats-es0-moving partly (allocation 4-11% below ES0, deviation "
+        "0.21-0.80%, below the 1% margin; at kappa = 0.8, n >= 40 the refinement almost never runs). Cost: "
+        "312.6 s CPU summed over the 6 jobs (slowest 58.4 s), under a load of about 3 on 2 shared cores."
     ),
     examples="icml26.decision.ese.setting:examples",
     profiles={
@@ -400,7 +405,9 @@ PAPER = Paper(
                        " equilibrium at the true rate has over mean-share reversion. A refinement-vs-ES0 claim is left for a"
                        " future pre-registration: these rows have been seen and cannot decide it. Sixth session (issue 15), before"
                        " its re-run: check unchanged, still decided on seeds 0-5 (same draws); the refinement-vs-ES0"
-                       " question is pre-registered as refinement-beats-es0-moving, decided on fresh draws."),
+                       " question is pre-registered as refinement-beats-es0-moving, decided on fresh draws. Its full run: the"
+                       " refinement lowers the deviation forecast's RMSE by 0.21-0.80% per seed (mean 0.42%; below its 1%"
+                       " margin), so most of this claim's margin over mean-share reversion is ES0's."),
             paper_value=("synthetic 10 systems: ESE RMSE 0.248 vs Informer 0.244; FX 16 currencies: "
                          "6.010 vs DLinear 5.878; COVID-19 320 regions: 4.83 vs PatchTST 5.11"),
             control=("the same error-correction forecast towards the window's mean share, and the last observed "
@@ -423,7 +430,8 @@ PAPER = Paper(
                        " forecast towards ES0 is not computed in this run), and it holds on the moving regime only. Sixth session"
                        " (issue 15), before its re-run: check unchanged, still decided on seeds 0-5 (same draws); the"
                        " refinement's share is decided by refinement-beats-es0-moving on fresh draws (with the AR"
-                       " total; the plug-in multiplier is the same for ESE and ES0)."),
+                       " total; the plug-in multiplier is the same for ESE and ES0). Its full run: 0.21-0.80% per seed under"
+                       " the deviation reading, below the 1% margin."),
             paper_value=("Informer 0.244 -> Informer+ESE 0.241 (synthetic); DLinear 5.878 -> "
                          "DLinear+ESE 5.461 (FX); FiLM+ESE 4.36 on COVID-19 320 regions"),
             control=("the same base model on the total, allocated by the last share and by reversion to the "
@@ -469,7 +477,17 @@ PAPER = Paper(
                        "(not-checkable otherwise: ESE would equal ES0 by construction). The margin was fixed "
                        "knowing the seen seeds' 0-1.4% on the moving regime; the gate's level was chosen on dev "
                        "seeds 100-105 from the share of origins where the refinement iterates (0.79-1.00 here), "
-                       "without looking at any RMSE of the fresh-draw block."),
+                       "without looking at any RMSE of the fresh-draw block. (The quick profile's dev seeds "
+                       "100-101 were run once after the rule was written, as a smoke test; nothing changed after.)"
+                       " Measured after the sixth session's full run (checks unchanged; gate met in 6/6 seeds, the "
+                       "refinement took a step at 81-100% of origins per seed): reproduced. Allocation reading: ESE's "
+                       "geometric-mean RMSE 0.074-0.080 against ES0's 0.092-0.112, 20-32% lower in every seed "
+                       "(19-29% by cell mean, every cell in every seed; p = 0.016). Deviation reading: 0.0593-0.0627 "
+                       "against 0.0600-0.0635, 1.07-1.31% lower per seed (mean 1.17%), so above the 1% margin in "
+                       "every seed but narrowly; by cell 0.45-0.54% at kappa = 0.2 and 1.7-2.1% at kappa = 0.8 "
+                       "(ESE lower in 35 of 36 seed-cells). On this regime the refinement does what the paper says "
+                       "(it recovers the hidden attribute's level, which ES0 misses), though under the deviation "
+                       "reading ESE still loses to reversion to the window's mean share (as-accurate-deviation)."),
             paper_value=("reported qualitatively: the refinement against recent history corrects the attribute-only "
                          "estimate (no ablation number in the sources we could read)"),
             control="ES0: the same pipeline with the refinement switched off (max_iter = 0), same predictor and total",
@@ -488,7 +506,20 @@ PAPER = Paper(
                        "variance >= the share-noise variance in every cell of every seed; 1.88-2.50 smallest per dev"
                        " seed). This is the comparison the audit asked for: whether Algorithm 1's refinement, rather"
                        " than the least-squares equilibrium of the attributes, is what makes the deviation reading "
-                       "win on this regime (as-accurate-deviation-moving, decided on the seen seeds 0-5)."),
+                       "win on this regime (as-accurate-deviation-moving, decided on the seen seeds 0-5)."
+                       " Measured after the sixth session's full run (checks unchanged; both gates met in 6/6 seeds: "
+                       "smallest premise ratio 1.83-2.23 per seed, the refinement took a step at 26-58% of origins "
+                       "per seed): partly. Allocation reading: reproduced, ESE's geometric-mean RMSE 0.083-0.089 "
+                       "against ES0's 0.093-0.100, 4.0-11.3% lower per seed (p = 0.016). Deviation reading, the one "
+                       "the reproduced moving claims use: ESE 0.0620-0.0648 against ES0 0.0622-0.0652, lower in every"
+                       " seed (p = 0.016) but by 0.21-0.80% (mean 0.42%), below the 1% margin. By cell, the "
+                       "refinement takes a step at 76-78% of origins at kappa = 0.2 (deviation gain 0.45-0.47% by "
+                       "cell mean) and at 31%, 0.3% and 0% at kappa = 0.8, n = 10, 40, 160 (gain 1.1%, 0.02%, 0: at "
+                       "n = 40 and 160 ESE is ES0 in 11 of 12 seed-cells, the cointegration test passing on ES0). So on"
+                       " fresh draws the refinement adds well under 1% to the deviation forecast here; the margins of "
+                       "as-accurate-deviation-moving over mean-share reversion (0.5-3.7% on the stored seeds) come "
+                       "mostly from the least-squares equilibrium of the attributes, not from Algorithm 1's "
+                       "refinement."),
             paper_value=("reported qualitatively: the refinement against recent history corrects the attribute-only "
                          "estimate (no ablation number in the sources we could read)"),
             control=("ES0: the same pipeline with the refinement switched off (max_iter = 0), same predictor and total "
