@@ -37,7 +37,8 @@ PAPER = Paper(
         "optimum (the earlier 20, where that tau was within 0.01 of the optimum in 19/20, are reported only), "
         "behind a premise gate (blind shortfall >= 0.01 in >= 90% of the deciding runs); the timing Monte "
         "Carlo now draws each configuration's paths once for all taus (bit-identical to one call per tau, "
-        "about half the CPU)."
+        "about half the CPU). Full run: gate passed (35/35), optimal-timing reproduced; every other metric "
+        "identical to the previous run; 187.6 s CPU in jobs."
     ),
     examples="icml26.decision.ddm_drift.setting:EXAMPLES",
     profiles={
@@ -85,7 +86,13 @@ PAPER = Paper(
                       "short of the MC optimum by >= 0.01 in >= 90% of the deciding runs, else not-checkable. "
                       "(ii) is now a Wilcoxon test over the 7 configuration means (the tau choices are "
                       "deterministic per configuration). The earlier 20 configurations are still run and "
-                      "reported, deciding nothing.)",
+                      "reported, deciding nothing. Full run (5 seeds, text written after it): the gate passed, "
+                      "the signal-blind tau short by >= 0.01 in 35/35 deciding runs (mean 0.044, per-configuration "
+                      "0.025-0.084); ours within 0.01 in 34/35 (mean shortfall 0.0010, max 0.0107), time-averaged "
+                      "drift 0/35 (mean 0.122); ours lower than each control in 7/7 configurations (Wilcoxon "
+                      "p=0.0078, the smallest 7 units allow): not-reproduced -> reproduced. The earlier grid's "
+                      "numbers are bit-identical to the previous run's (ours 18/20, signal-blind 19/20 within "
+                      "0.01).)",
             paper_value="Qualitative (analytic study of optimal signal timing); no numbers in the abstract.",
             control="tau chosen from the signal-blind inverse Gaussian, and from the time-averaged-drift law"),
         Claim(
