@@ -194,6 +194,14 @@ PAPER = Paper(
         "below ES0 per seed) and refinement-beats-es0-moving partly (allocation 4-11% below ES0, deviation "
         "0.21-0.80%, below the 1% margin; at kappa = 0.8, n >= 40 the refinement almost never runs). Cost: "
         "312.6 s CPU summed over the 6 jobs (slowest 58.4 s), under a load of about 3 on 2 shared cores."
+        " Review after the sixth session's run (text only; rows and verdicts unchanged): the 'about 4 s CPU per "
+        "seed' above for the fresh-draw block is wrong: the full run went from 216.9 s to 312.6 s CPU summed over "
+        "the jobs, about 16 s more per seed (the moving regime's n = 160 cells are the likely cause; both runs "
+        "measured under load). The quick profile's smoke test on dev seeds 100-101 was run after the "
+        "pre-registration was written and changed nothing, but it was first mentioned in the text written after "
+        "the full run. The refinement claims' 1% margin was set with the stored (seen) draws of seeds 0-5 in "
+        "view, and on the registered statistic those draws already separate the regimes around it (see the "
+        "claims' texts); the fresh draws guard against reusing rows, not against that preview."
     ),
     examples="icml26.decision.ese.setting:examples",
     profiles={
@@ -487,7 +495,22 @@ PAPER = Paper(
                        "every seed but narrowly; by cell 0.45-0.54% at kappa = 0.2 and 1.7-2.1% at kappa = 0.8 "
                        "(ESE lower in 35 of 36 seed-cells). On this regime the refinement does what the paper says "
                        "(it recovers the hidden attribute's level, which ES0 misses), though under the deviation "
-                       "reading ESE still loses to reversion to the window's mean share (as-accurate-deviation)."),
+                       "reading ESE still loses to reversion to the window's mean share (as-accurate-deviation)."
+                       " Review after the sixth session's run (text only; verdict unchanged): on the registered "
+                       "statistic (deviation reading, geometric mean over cells) the stored, seen draws of seeds 0-5 "
+                       "already gave ESE-vs-ES0 gains of 1.05, 1.33, 1.06, 1.45, 1.28, 1.08% (every seed above 1%; "
+                       "the '0-1.4%' quoted above is a per-cell range of the moving regime, whose per-seed gains were "
+                       "0.18-0.49%), so the 1% margin lies in the gap between the regimes as the seen rows showed it,"
+                       " and the fresh draws replicated that preview rather than testing a threshold set blind. The "
+                       "deviation pass is margin-sensitive: fresh gains 1.07-1.31% (mean 1.17%) would read partly at "
+                       "a 1.2% margin. The 1% anchor comes from another comparison in the paper (base + ESE vs base), "
+                       "not from refinement vs ES0. The source of the gap is planted: the generator's hidden static "
+                       "attribute (hidden_weight 0.4) gives each system a level ES0 cannot see, and here the "
+                       "equilibrium hardly moves within a window (premise ratio 0.03-0.05 smallest per seed on the "
+                       "fresh draws, at most 0.29 by cell), so the 20-32% allocation gain is mostly the refinement "
+                       "recovering that planted level. The check could fail, but what it shows is the refinement "
+                       "fixing this generator's bias; with hidden_weight = 0 the ESE-ES0 gap would have no source "
+                       "(the refinement never ran with that generator)."),
             paper_value=("reported qualitatively: the refinement against recent history corrects the attribute-only "
                          "estimate (no ablation number in the sources we could read)"),
             control="ES0: the same pipeline with the refinement switched off (max_iter = 0), same predictor and total",
@@ -519,7 +542,18 @@ PAPER = Paper(
                        " fresh draws the refinement adds well under 1% to the deviation forecast here; the margins of "
                        "as-accurate-deviation-moving over mean-share reversion (0.5-3.7% on the stored seeds) come "
                        "mostly from the least-squares equilibrium of the attributes, not from Algorithm 1's "
-                       "refinement."),
+                       "refinement."
+                       " Review after the sixth session's run (text only; verdict unchanged): the 'partly' rests on "
+                       "the allocation reading (4.0-11.3%), the reading under which as-accurate-moving and "
+                       "plug-in-moving are not reproduced (ESE is not competitive there). The deviation reading is "
+                       "significant on the raw gains (lower in 6/6 seeds, p = 0.016) but 0.21-0.80% is below the "
+                       "margin; the evidence line's 'p=1' for that part is the p of the margin test. On the stored, "
+                       "seen draws of seeds 0-5 the same statistic was 0.18-0.49% per seed (every seed below 1%, "
+                       "while the slow regime's were all above), so the margin sat in the gap the seen rows showed; "
+                       "the fresh draws replicated it. The refinement's share of the margin over mean-share reversion"
+                       " (mean 0.42% of about 1.9%, so about 22%) mixes draws: the refinement's gain is from the fresh"
+                       " draws, the margin over mean-share reversion from the stored ones (mean-share reversion is not"
+                       " computed on the fresh draws)."),
             paper_value=("reported qualitatively: the refinement against recent history corrects the attribute-only "
                          "estimate (no ablation number in the sources we could read)"),
             control=("ES0: the same pipeline with the refinement switched off (max_iter = 0), same predictor and total "
