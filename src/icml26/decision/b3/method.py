@@ -25,7 +25,8 @@ What the paper does not pin down in the parts we could read, and what we chose:
 
 * recommendation at an arbitrary time (switchable, ``recommend(rule=...)``): by default
   the waiting arm at the highest level, ties broken by empirical mean, then by queue
-  order (the arm deferred earliest); ``rule="mean"`` takes the best empirical mean over
+  order (the arm deferred earliest); since ``n_l`` strictly increases with ``l`` this is exactly
+  the most-played-arm rule (Bubeck, Munos and Stoltz 2009), a standard rule; ``rule="mean"`` takes the best empirical mean over
   every alive arm instead. With deterministic rewards the best screened arm is never
   discarded, so only ``"mean"`` makes B3's error pure screening, as the paper's
   deterministic-reward study (its Fig. 4, as reviewers describe it) implies; the claims are
