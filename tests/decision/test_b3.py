@@ -385,7 +385,8 @@ def test_full_profile_decides_on_fresh_seeds_with_bucb_on_every_repetition():
 
     full = PAPER.profile("full")
     assert full["bucb_reps"] == full["reps"]
-    assert full["seed_offset"] >= 1000 > full.seeds  # seeds 0..5 (seen under both rules) are not reused
+    # seeds 0..5 and 1000..1005 were seen under both rules; the second pre-registration decides on 2000..2005
+    assert full["seed_offset"] >= 2000 and PAPER.profile("quick")["seed_offset"] == full["seed_offset"]
 
 
 def test_bayes_ucb_repetitions_carry_both_rules():
@@ -400,57 +401,103 @@ def test_bayes_ucb_repetitions_carry_both_rules():
     assert len(fewer["bernoulli/b3_mean/regret_bucb_reps"]) == 2 and fewer["bernoulli/bucb/reps"] == 2
 
 
-def _rule_rows(level, mean, control, n=6):
-    """Rows where B3's regret is ``level`` (our rule) / ``mean`` (best-mean rule), the control's ``control``."""
+N_ARMS = 100
+
+
+def _rule_rows(level, mean, control, n=6, c0=(30.0, 60.0, 100.0)):
+    """Rows with three budgets, B3 screening ``c0`` of N_ARMS arms (the last budget: every arm); B3's regret
+    per budget is ``level`` (most-played rule) / ``mean`` (best-mean rule), the control's ``control``."""
     rng = np.random.default_rng(0)
     out = []
     for _ in range(n):
-        j = lambda x: [float(x + 0.01 * rng.random())]  # noqa: E731 - paired seeds, one budget
-        out.append({"bernoulli/b3/regret": j(level), "bernoulli/b3_mean/regret": j(mean),
+        j = lambda xs: [float(x + 0.01 * rng.random()) for x in xs]  # noqa: E731 - paired seeds
+        out.append({"budgets": [100, 200, 400], "n_arms": N_ARMS, "bernoulli/b3/c0": list(c0),
+                    "bernoulli/b3/regret": j(level), "bernoulli/b3_mean/regret": j(mean),
                     "bernoulli/doubling/regret": j(control)})
     return out
 
 
-def test_rule_beside_decides_with_the_best_mean_rule_only():
+def test_deciding_budgets_are_those_before_every_arm_is_screened():
+    from icml26.decision.b3 import at_budgets, deciding_budgets, lower_status
+
+    ms = _rule_rows(level=[0.1] * 3, mean=[0.1] * 3, control=[0.3] * 3)
+    assert deciding_budgets(ms) == [0, 1]
+    ms[2]["bernoulli/b3/c0"] = [30.0, 100.0, 100.0]  # one seed already screened every arm at the 2nd budget
+    assert deciding_budgets(ms) == [0]
+    sub = at_budgets(ms, [0])
+    assert sub[0]["budgets"] == [100] and len(sub[0]["bernoulli/b3/regret"]) == 1 and sub[0]["n_arms"] == N_ARMS
+    assert deciding_budgets(sub) == [0]  # idempotent
+    assert deciding_budgets(_rule_rows([0.1] * 3, [0.1] * 3, [0.3] * 3, c0=(100.0, 100.0, 100.0))) == []
+    assert lower_status("reproduced", "partly") == "partly"
+    assert lower_status("partly", "not-reproduced") == "not-reproduced"
+    assert lower_status("reproduced", "not-checkable") == "not-checkable"
+
+
+def test_lower_of_rules_takes_the_worse_rule_on_deciding_budgets_only():
     from icml26.core import checks as C
-    from icml26.decision.b3 import RuleBeside, _by_rule
+    from icml26.decision.b3 import LowerOfRules, _by_rule
 
     chk = _by_rule(lambda k: C.beats(f"bernoulli/{k}/regret", "bernoulli/doubling/regret", at="each"))
-    assert isinstance(chk, RuleBeside) and chk.comparative
-    good_ours_only = _rule_rows(level=0.1, mean=0.5, control=0.3)
-    v = chk(good_ours_only)
-    assert v.status == "not-reproduced"
-    assert "our highest-level rule (not deciding): [reproduced]" in v.evidence
-    v = chk(_rule_rows(level=0.5, mean=0.1, control=0.3))
-    assert v.status == "reproduced" and "[not-reproduced]" in v.evidence
-    # contradiction and control substitution act on the deciding (best-mean) numbers
-    ms = _rule_rows(level=0.1, mean=0.1, control=0.3)
-    assert chk(ms).status == "reproduced"
-    assert chk(chk.contradict(ms)).status != "reproduced"
-    assert chk(chk.on_control(ms)).status != "reproduced"
+    assert isinstance(chk, LowerOfRules) and chk.comparative
+    both = _rule_rows(level=[0.1] * 3, mean=[0.1] * 3, control=[0.3] * 3)
+    assert chk(both).status == "reproduced"
+    # good under one rule only: the lower verdict decides, whichever rule it is
+    v = chk(_rule_rows(level=[0.1] * 3, mean=[0.5] * 3, control=[0.3] * 3))
+    assert v.status == "not-reproduced" and "most-played rule [reproduced]" in v.measured
+    v = chk(_rule_rows(level=[0.5] * 3, mean=[0.1] * 3, control=[0.3] * 3))
+    assert v.status == "not-reproduced" and "best-mean rule [reproduced]" in v.measured
+    # a budget where every arm is screened does not decide: winning only there is no pass ...
+    v = chk(_rule_rows(level=[0.5, 0.5, 0.0], mean=[0.5, 0.5, 0.0], control=[0.3] * 3))
+    assert v.status == "not-reproduced" and "reported, not deciding" in v.evidence
+    # ... nor does losing there make a fail
+    assert chk(_rule_rows(level=[0.1, 0.1, 0.9], mean=[0.1, 0.1, 0.9], control=[0.3] * 3)).status == "reproduced"
+    # the same rows with the last budget in the data-poor regime: now it counts (1/3 pass -> not-reproduced)
+    assert chk(_rule_rows(level=[0.5, 0.5, 0.0], mean=[0.5, 0.5, 0.0], control=[0.3] * 3,
+                          c0=(30.0, 60.0, 90.0))).status == "not-reproduced"
+    assert chk(_rule_rows(level=[0.1] * 3, mean=[0.1] * 3, control=[0.3] * 3,
+                          c0=(100.0,) * 3)).status == "not-checkable"
+    assert chk(chk.contradict(both)).status != "reproduced"
+    assert chk(chk.on_control(both)).status != "reproduced"
     with pytest.raises(TypeError, match="Check"):
-        RuleBeside(chk.inner, "b3")
+        LowerOfRules(chk.mean, "b3")
 
 
-def test_matches_sh_is_decided_with_the_best_mean_rule():
+def _sh_rows(level, mean, control, sh=(0.2, 0.1, 0.05), c0=(300.0, 1500.0, 5000.0)):
+    """matches-sh rows: three budgets, the last with c0 = N (5000 arms); SH's regret ``sh`` (both variants)."""
+    out = []
+    for s in range(6):
+        e = 0.002 * s
+        out.append({"budgets": [1000, 5000, 20000], "sh_subset": [128, 512, 1818], "n_arms": 5000,
+                    "bernoulli/b3/c0": list(c0),
+                    "bernoulli/b3/regret": [x + e for x in level], "bernoulli/b3_mean/regret": [x + e for x in mean],
+                    "bernoulli/sh/regret": [x + e for x in sh], "bernoulli/sh_c0/regret": [x + e for x in sh],
+                    "bernoulli/doubling/regret": [x + e for x in control]})
+    return out
+
+
+def test_matches_sh_needs_both_rules_and_a_control_the_bound_rejects():
     from icml26.decision.b3.experiment import check_matches_sh, contradict_matches_sh, control_matches_sh
 
-    def rows(level, mean):
-        out = []
-        for s in range(6):
-            e = 0.002 * s
-            out.append({"budgets": [1000, 5000], "sh_subset": [128, 512],
-                        "bernoulli/b3/c0": [300.0, 1500.0],
-                        "bernoulli/b3/regret": [level + e, level / 2 + e],
-                        "bernoulli/b3_mean/regret": [mean + e, mean / 2 + e],
-                        "bernoulli/sh/regret": [0.2 + e, 0.1 + e], "bernoulli/sh_c0/regret": [0.2 + e, 0.1 + e],
-                        "bernoulli/doubling/regret": [0.5 + e, 0.4 + e]})
-        return out
-
-    v = check_matches_sh(rows(level=0.1, mean=0.6))  # ours within 1.5x of SH, best-mean not
-    assert v.status == "not-reproduced" and "best-mean rule" in v.measured
-    assert "our highest-level rule (not deciding): [reproduced]" in v.evidence
-    ms = rows(level=0.6, mean=0.1)
-    assert check_matches_sh(ms).status == "reproduced"
+    good = [0.22, 0.11, 0.9]  # within 1.5x of SH at the deciding budgets (the last, c0 = N, does not decide)
+    ms = _sh_rows(level=good, mean=good, control=[0.5, 0.4, 0.3])  # control 2.5x and 4x SH, B3 below it
+    v = check_matches_sh(ms)
+    assert v.status == "reproduced" and "reported, not deciding" in v.evidence
     assert check_matches_sh(contradict_matches_sh(ms)).status != "reproduced"
     assert check_matches_sh(control_matches_sh(ms)).status != "reproduced"
+    # lower of the two rules: within the bound under one rule only is not enough
+    assert check_matches_sh(_sh_rows(level=good, mean=[0.6, 0.3, 0.0], control=[0.5, 0.4, 0.3])).status \
+        == "not-reproduced"
+    assert check_matches_sh(_sh_rows(level=[0.6, 0.3, 0.0], mean=good, control=[0.5, 0.4, 0.3])).status \
+        == "not-reproduced"
+    # the control also within the bound (its ratio's CI not above 1.5): the bound does not separate -> partly
+    v = check_matches_sh(_sh_rows(level=good, mean=good, control=[0.24, 0.12, 0.3]))
+    assert v.status == "partly" and "control separation" in v.evidence and ": no (" in v.evidence
+    # the control fails the bound, but B3 is worse than the control at most deciding budgets -> partly
+    # (three deciding budgets here: B3 no worse than the control at 1/3)
+    worse = _sh_rows(level=[0.28, 0.14, 0.07], mean=[0.28, 0.14, 0.07], control=[0.25, 0.18, 0.06],
+                     c0=(300.0, 1500.0, 3000.0))
+    v = check_matches_sh(worse)
+    assert v.status == "partly" and ": yes (" in v.evidence and "at 1/3" in v.evidence
+    # no deciding budget
+    v = check_matches_sh(_sh_rows(level=good, mean=good, control=[0.5, 0.4, 0.3], c0=(5000.0,) * 3))
+    assert v.status == "not-checkable" and v.control
