@@ -68,7 +68,19 @@ PAPER = Paper(
         "seeds 100-101 (quick) and 100 (full profile, one seed: LOCI fits all converged, LOCI-IT 0.70 and LOCI-LL "
         "1.00 on the 10 symmetric pairs, about 120 s CPU for the seed under a load of 8 on 2 cores) checked that "
         "it runs; devrun also printed their verdicts, and nothing was changed after them. The AN-s sets stay out: one more configuration "
-        "costs about a sixth of the SkewD fitting budget."
+        "costs about a sixth of the SkewD fitting budget. "
+        "Sixth-session full run (5 seeds, 619.9 s CPU in jobs, slowest 139.3 s, under a load of 4-9 on 2 cores; "
+        "LOCI itself about 0.16 s CPU a pair, some 50 s of it): LOCI gate passed (all fits converged; LS_sym "
+        "LOCI-IT 0.96, LOCI-LL 1.00). On the high-skew sets SkewD-IT 0.95 vs LOCI-IT 0.72 (paper 0.86 vs 0.71; "
+        "per set 0.56 / 0.86 / 0.74, paper 0.56 / 0.82 / 0.75): reproduced; SkewD-LL 1.00 vs LOCI-LL 0.90 "
+        "(paper 1.00 vs 0.86; AGN extreme 0.74, paper 0.66): partly, at exactly the 0.10 margin (15 more "
+        "correct of 150), which the check's floating-point 1.0 - 0.9 < 0.1 reads as short of it; left as "
+        "stored, not changed after the run; LOCI-IT drops from 0.96 (symmetric) to 0.75 (skewed LS-s; paper "
+        "0.94 -> 0.71): gaussian-drops reproduced, where the stand-in stays at 0.96. The SkewD rows moved a "
+        "little against the fifth session's (SkewD-IT 0.95 pooled over the skewed sets, was 0.96; 0.94 on "
+        "LS_sym, was 0.98; SkewD-LL 1.00 unchanged): SkewD's code is unchanged and the new rows are "
+        "reproducible, so this is the environment rebuilt between the runs (its packages were reinstalled), "
+        "not LOCI, which draws no random numbers."
     ),
     examples="icml26.decision.skewd.experiment:EXAMPLES",
     profiles={
@@ -105,7 +117,11 @@ PAPER = Paper(
                       "1.00 vs 0.95 on 150 pairs, +0.05, McNemar p=0.0039, short of the 0.1 margin. Partly now "
                       "needs that significant lead, so the control reads not-reproduced; changed by review after "
                       "the full run, the stored verdict unchanged.) (Revised, sixth session, before its full run: "
-                      "the control is LOCI-LL, the paper's, instead of our lambda = 0 stand-in, and is gated.)",
+                      "the control is LOCI-LL, the paper's, instead of our lambda = 0 stand-in, and is gated.) (Full run, "
+                      "sixth session: 1.00 vs LOCI-LL 0.90 on 150 pairs, McNemar p < 1e-4, a lead of exactly 0.10 "
+                      "(15 pairs), which the check, comparing 1.0 - 0.9 in floating point, reads as just short of "
+                      "the >= 0.10 margin: partly; in exact arithmetic the pre-registered pass rule is met. Not "
+                      "changed after the run.)",
             paper_value="SkewD-LL vs LOCI-LL on pure LS-s: SN strong 1.00 vs 0.98, AGN strong 1.00 vs 0.94, "
                         "AGN extreme 1.00 vs 0.66 (authors' result CSVs).",
             control="LOCI-LL (our code of LOCI's convex spline estimator, Immer et al. 2023), on the same pairs, "
