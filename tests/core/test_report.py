@@ -217,6 +217,8 @@ def test_a_paper_without_runs_keeps_its_committed_section(fake_papers, tmp_path)
         assert [(v.measured, v.evidence, v.control) for v in k.verdicts.values()] == \
                [(v.measured, v.evidence, v.control) for v in before.verdicts.values()]
         assert (k.profile, k.n_seeds, len(k.failed_rows)) == (before.profile, before.n_seeds, len(before.failed_rows))
+        assert before.cpu_note.startswith(", ") and " s CPU" in before.cpu_note  # the runner measured CPU time
+        assert k.cpu_note == before.cpu_note  # kept with the section
         assert f"Kept from the committed report generated {when}" in text and text.count("Kept from") == 1
         assert "injected failure" in text and (out / "figures" / "fake-raise.png").read_bytes() == figure
         assert json.loads((out / "manifest.json").read_text())["papers"]["fake-raise"]["kept_from"] == when

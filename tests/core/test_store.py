@@ -201,3 +201,61 @@ def test_leases_share_jobs_and_expire(tmp_path):
         assert st.claim("job-a", ttl_s=60)[0]
         st.release("job-a")
         assert st.leases() == []
+
+
+def test_cpu_seconds_are_stored_exported_and_imported(tmp_path):
+    with Store(tmp_path / "a.sqlite") as st:
+        st.record(paper="p", profile="full", seed=0, status="ok", code_hash="h", metrics={"a": 1.0},
+                  duration_s=3.0, cpu_s=2.5)
+        st.record(paper="p", profile="full", seed=1, status="ok", code_hash="h", metrics={"a": 1.0}, duration_s=3.0)
+        rows = st.rows("p")
+        assert [r.cpu_s for r in rows] == [2.5, None]
+        assert st.export_rows(rows, tmp_path / "x.jsonl.gz") == 2
+        for bad in (-1.0, "2", float("nan")):
+            with pytest.raises(ValueError, match="cpu_s"):
+                st.record(paper="p", profile="full", seed=2, status="ok", code_hash="h", cpu_s=bad)
+    with Store(tmp_path / "b.sqlite") as st:
+        assert st.import_rows(tmp_path / "x.jsonl.gz") == (2, 0)
+        assert [r.cpu_s for r in st.rows("p")] == [2.5, None]
+
+
+def test_export_without_cpu_seconds_still_imports(tmp_path):
+    """Exports written before ``cpu_s`` existed lack the field: their rows import with cpu_s None."""
+    import gzip
+    import json
+
+    from icml26.core.store import EXPORT_COLUMNS
+
+    rec = {k: None for k in EXPORT_COLUMNS if k != "cpu_s"}
+    rec.update(paper="p", profile="full", seed=0, status="ok", metrics='{"a": 1.0}', code_hash="h",
+               created_at="2026-01-01T00:00:00+00:00", duration_s=1.0)
+    path = tmp_path / "old.jsonl.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+    with Store(tmp_path / "s.sqlite") as st:
+        assert st.import_rows(path) == (1, 0)
+        assert st.rows()[0].cpu_s is None and st.rows()[0].duration_s == 1.0
+    rec["cpu_s"] = "fast"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+    with Store(tmp_path / "t.sqlite") as st, pytest.raises(StoreError, match="cpu_s"):
+        st.import_rows(path)
+
+
+def test_schema_2_store_gains_the_cpu_column(tmp_path):
+    """A store written before ``cpu_s`` existed is read as it is (read-only) and migrated when opened to write."""
+    path = tmp_path / "old.sqlite"
+    with Store(path) as st:
+        st.record(paper="p", profile="quick", seed=0, status="ok", code_hash="h", metrics={"a": 1.0})
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE runs DROP COLUMN cpu_s")
+    conn.execute("UPDATE meta SET value='2' WHERE key='schema'")
+    conn.commit()
+    conn.close()
+    with Store(path, readonly=True) as st:
+        assert st.rows()[0].cpu_s is None and st.rows()[0].metrics == {"a": 1.0}
+        st.export_rows(st.rows(), tmp_path / "x.jsonl.gz")  # selects NULL for the missing column
+    with Store(path) as st:
+        st.record(paper="p", profile="quick", seed=1, status="ok", code_hash="h", metrics={"a": 1.0}, cpu_s=1.5)
+        assert [r.cpu_s for r in st.rows()] == [None, 1.5]
+        assert st.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == "3"

@@ -26,7 +26,7 @@ import math
 import re
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -124,6 +124,15 @@ class PaperResult:
     @property
     def runtime_s(self) -> float:
         return float(sum(r.duration_s or 0.0 for r in self.rows))
+
+    @property
+    def cpu_note(self) -> str:
+        """``", X s CPU"`` summed over the rows (``" in k of n jobs"`` when only some measured it), or ``""``."""
+        measured = [r.cpu_s for r in self.rows if r.cpu_s is not None]
+        if not measured:
+            return ""
+        part = "" if len(measured) == len(self.rows) else f" in {len(measured)} of {len(self.rows)} jobs"
+        return f", {sum(measured):.1f} s CPU{part}"
 
 
 def _short(v: Any) -> str:
@@ -381,7 +390,7 @@ def write_markdown(results: Sequence[PaperResult], out_dir: Path) -> Path:
             continue
         stale = " (rows from an older code version)" if res.stale else ""
         parts += [f"Profile `{res.profile}`{stale}: {len(res.ok_rows)} seeds ok, {len(res.failed_rows)} failed, "
-                  f"{res.runtime_s:.1f} s of compute.", ""]
+                  f"{res.runtime_s:.1f} s of compute{res.cpu_note}.", ""]
         if res.kept_from:
             parts += [f"*{KEPT_NOTE.format(when=res.kept_from)}*", ""]
         for c in p.claims:
@@ -481,7 +490,7 @@ def write_html(results: Sequence[PaperResult], out_dir: Path) -> Path:
             continue
         stale = " (rows from an older code version)" if res.stale else ""
         out.append(f"<p>Profile <code>{e(res.profile)}</code>{e(stale)}: {len(res.ok_rows)} seeds ok, "
-                   f"{len(res.failed_rows)} failed, {res.runtime_s:.1f} s of compute.</p>")
+                   f"{len(res.failed_rows)} failed, {res.runtime_s:.1f} s of compute{e(res.cpu_note)}.</p>")
         if res.kept_from:
             out.append(f"<p class='muted'><i>{e(KEPT_NOTE.format(when=res.kept_from))}</i></p>")
         out.append("<ul>")
@@ -574,7 +583,7 @@ def downgrades(results: Sequence[PaperResult], committed: dict[str, dict[str, An
 
 _SECTION = re.compile(r"^## ([a-z0-9-]+)\n(.*?)(?=^## |\Z)", re.M | re.S)
 _PROFILE_LINE = re.compile(r"^Profile `([^`]+)`( \(rows from an older code version\))?: (\d+) seeds ok, (\d+) failed, "
-                           r"([0-9.]+) s of compute\.$", re.M)
+                           r"([0-9.]+) s of compute(?:, ([0-9.]+) s CPU(?: in (\d+) of \d+ jobs)?)?\.$", re.M)
 _CLAIM_LINE = re.compile(r"^- \*\*([^*]+)\*\* \(([a-z-]+)\) — ([^.]+?)\. ", re.M)
 _FAILED_LINE = re.compile(r"^- seed (\d+): \*\*([a-z]+)\*\* — (.*)$", re.M)
 _GENERATED = re.compile(r"^Generated ([0-9-]+ [0-9:]+ UTC)\.", re.M)
@@ -646,6 +655,9 @@ def kept_sections(papers: Sequence[Paper], out_dir: str | Path) -> dict[str, Pap
         for fm in _FAILED_LINE.finditer(body):
             rows.append(Row(paper.slug, prof.group(1), int(fm.group(1)), fm.group(2), None, _unmd(fm.group(3)), per,
                             "committed", when))
+        if prof.group(6):  # the CPU total, spread evenly over the jobs that measured it
+            k = min(int(prof.group(7)) if prof.group(7) else len(rows), len(rows))
+            rows = [replace(r, cpu_s=float(prof.group(6)) / k) if i < k else r for i, r in enumerate(rows)]
         res = PaperResult(paper, prof.group(1), rows, verdicts, stale=bool(prof.group(2)),
                           kept_from=again.group(1) if again else when)
         fig = out / "figures" / f"{paper.slug}.png"

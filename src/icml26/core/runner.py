@@ -261,7 +261,8 @@ def execute(papers: Sequence[Paper], profile: str, store: Store, *, seeds: int |
         j = out.job
         store.record(paper=j.paper, profile=j.profile, seed=j.seed, status=out.status,
                      code_hash=out.code_hash or "not-run", metrics=out.metrics, error=out.error,
-                     duration_s=out.duration_s, backend=env_backend, modules=out.modules)
+                     duration_s=out.duration_s, backend=env_backend, modules=out.modules,
+                     cpu_s=out.cpu_s)
         if on_done:
             on_done(out)
 

@@ -36,11 +36,13 @@ from pathlib import Path
 from typing import Any
 
 APP_ID = "icml26-results"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 DEFAULT_PATH = Path("runs") / "results.sqlite"
 JOB_STATUSES = ("ok", "error", "timeout", "crashed", "skipped")
 EXPORT_COLUMNS = ("paper", "profile", "seed", "status", "metrics", "error", "duration_s", "code_hash", "version",
-                  "git_commit", "python", "torch", "numpy", "host", "backend", "created_at", "modules")
+                  "git_commit", "python", "torch", "numpy", "host", "backend", "created_at", "modules", "cpu_s")
+#: export fields that files written before they existed lack (read as NULL)
+OPTIONAL_EXPORT_COLUMNS = frozenset({"cpu_s"})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +65,7 @@ CREATE TABLE IF NOT EXISTS runs (
     backend     TEXT,
     created_at  TEXT NOT NULL,
     modules     TEXT,
+    cpu_s       REAL,
     UNIQUE (paper, profile, seed, code_hash)
 );
 CREATE TABLE IF NOT EXISTS leases (
@@ -136,6 +139,7 @@ class Row:
     host: str | None = None
     backend: str | None = None
     modules: tuple[str, ...] | None = None
+    cpu_s: float | None = None  # user + system CPU seconds of the job's process, None where not measured
 
 
 def _pid_alive(pid: int) -> bool:
@@ -230,8 +234,9 @@ class Store:
                 self.conn.close()
                 self.conn = sqlite3.connect(":memory:", isolation_level=None)
                 self.conn.executescript(_SCHEMA)
-                cols = {"modules"}
+                cols = {"modules", "cpu_s"}
             self._has_modules = "modules" in cols
+            self._has_cpu = "cpu_s" in cols
             return
         try:
             self.conn = sqlite3.connect(_uri(self.path), uri=True, timeout=30.0, isolation_level=None)
@@ -245,7 +250,7 @@ class Store:
             raise StoreError(f"{self.path} is not a usable icml26 results store: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable icml26 results store: {exc}") from exc
-        self._has_modules = True
+        self._has_modules = self._has_cpu = True
 
     # -- opening -------------------------------------------------------------------------
     def _check_file(self) -> None:
@@ -282,8 +287,14 @@ class Store:
     def _init_schema(self) -> None:
         self.conn.executescript(_SCHEMA)
         cols = {r[1] for r in self.conn.execute("PRAGMA table_info(runs)")}
+        added = False
         if "modules" not in cols:  # a schema-1 store: rows without module lists are treated as stale
             self.conn.execute("ALTER TABLE runs ADD COLUMN modules TEXT")
+            added = True
+        if "cpu_s" not in cols:  # a schema-2 store: its rows keep cpu_s NULL (not measured)
+            self.conn.execute("ALTER TABLE runs ADD COLUMN cpu_s REAL")
+            added = True
+        if added:
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
         self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('app', ?)", (APP_ID,))
         self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -312,19 +323,27 @@ class Store:
     def record(self, *, paper: str, profile: str, seed: int, status: str, code_hash: str,
                metrics: dict[str, Any] | None = None, error: str | None = None,
                duration_s: float | None = None, backend: str = "local",
-               env: dict[str, str | None] | None = None, modules: Sequence[str] | None = None) -> None:
-        """Store one finished job, replacing an earlier row of the same job and code version."""
+               env: dict[str, str | None] | None = None, modules: Sequence[str] | None = None,
+               cpu_s: float | None = None) -> None:
+        """Store one finished job, replacing an earlier row of the same job and code version.
+
+        ``duration_s`` is the job's wall time, ``cpu_s`` the CPU time (user + system) of its process
+        where the backend measures it.
+        """
         if status not in JOB_STATUSES:
             raise ValueError(f"status must be one of {JOB_STATUSES}, got {status!r}")
+        if cpu_s is not None and not (isinstance(cpu_s, (int, float)) and cpu_s >= 0):
+            raise ValueError(f"cpu_s must be a non-negative number or None, got {cpu_s!r}")
         env = env or environment()
         payload = json.dumps(metrics, allow_nan=True) if metrics is not None else None
         self._write(
             "INSERT OR REPLACE INTO runs(paper, profile, seed, status, metrics, error, duration_s, code_hash,"
-            " version, git_commit, python, torch, numpy, host, backend, created_at, modules)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " version, git_commit, python, torch, numpy, host, backend, created_at, modules, cpu_s)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (paper, profile, int(seed), status, payload, error, duration_s, code_hash, env.get("version"),
              env.get("git_commit"), env.get("python"), env.get("torch"), env.get("numpy"), env.get("host"),
-             backend, _now(), json.dumps(list(modules)) if modules is not None else None))
+             backend, _now(), json.dumps(list(modules)) if modules is not None else None,
+             float(cpu_s) if cpu_s is not None else None))
 
     # -- leases: who is running which job ------------------------------------------------
     def claim(self, job: str, ttl_s: float) -> tuple[bool, str]:
@@ -363,9 +382,10 @@ class Store:
     def _rows(self, where: str, args: Sequence[Any]) -> Iterator[Row]:
         """Rows oldest first; a row whose metrics or module list cannot be parsed is skipped and named."""
         mods = "modules" if self._has_modules else "NULL"
+        cpu = "cpu_s" if self._has_cpu else "NULL"
         cur = self.conn.execute(
             "SELECT paper, profile, seed, status, metrics, error, duration_s, code_hash, created_at, version,"
-            f" git_commit, host, backend, {mods}, id FROM runs WHERE {where} ORDER BY seed, created_at, id",
+            f" git_commit, host, backend, {mods}, id, {cpu} FROM runs WHERE {where} ORDER BY seed, created_at, id",
             tuple(args))
         for r in cur:
             try:
@@ -380,7 +400,8 @@ class Store:
                     self.skipped_rows.append(msg)
                     warnings.warn(f"{self.path}: {msg}", stacklevel=2)
                 continue
-            yield Row(r[0], r[1], r[2], r[3], metrics, r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], modules)
+            yield Row(r[0], r[1], r[2], r[3], metrics, r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], modules,
+                      r[15])
 
     def rows(self, paper: str | None = None, profile: str | None = None,
              code_hash: str | None = None) -> list[Row]:
@@ -456,7 +477,8 @@ class Store:
         keys = sorted({(r.paper, r.profile, int(r.seed), r.code_hash) for r in rows})
         lines = []
         for key in keys:
-            cur = self.conn.execute(f"SELECT {', '.join(EXPORT_COLUMNS)} FROM runs WHERE paper=? AND profile=? "
+            cols = ", ".join(c if c != "cpu_s" or self._has_cpu else "NULL" for c in EXPORT_COLUMNS)
+            cur = self.conn.execute(f"SELECT {cols} FROM runs WHERE paper=? AND profile=? "
                                     "AND seed=? AND code_hash=?", key)
             r = cur.fetchone()
             if r is not None:
@@ -491,8 +513,13 @@ class Store:
                 continue
             try:
                 rec = json.loads(line)
-                if not isinstance(rec, dict) or set(rec) != set(EXPORT_COLUMNS):
+                if not isinstance(rec, dict) or not (set(EXPORT_COLUMNS) - OPTIONAL_EXPORT_COLUMNS
+                                                     <= set(rec) <= set(EXPORT_COLUMNS)):
                     raise ValueError(f"expected the fields {', '.join(EXPORT_COLUMNS)}")
+                for k in OPTIONAL_EXPORT_COLUMNS:
+                    rec.setdefault(k, None)
+                if rec["cpu_s"] is not None and not isinstance(rec["cpu_s"], (int, float)):
+                    raise ValueError("cpu_s must be a number or null")
                 if rec["status"] not in JOB_STATUSES:
                     raise ValueError(f"status {rec['status']!r} is not one of {JOB_STATUSES}")
                 if not isinstance(rec["seed"], int) or not all(isinstance(rec[k], str) and rec[k] for k in
