@@ -86,7 +86,7 @@ def test_loci_validates():
 
 
 # ------------------------------------------------------------------ the gate on the LOCI control
-def _rows(sym_it=1.0, conv=1.0, skewd_it=1.0, loci_it=0.5):
+def _rows(sym_it=1.0, conv=1.0, skewd_it=1.0, loci_it=0.5, gauss_it=0.5):
     from icml26.decision.skewd.experiment import METHODS, SKEWED_LS
 
     rows = []
@@ -97,6 +97,7 @@ def _rows(sym_it=1.0, conv=1.0, skewd_it=1.0, loci_it=0.5):
                 m[f"correct_{cfg}_{meth}"] = [1.0] * 10
             m[f"correct_{cfg}_loci_it"] = [loci_it] * 10
             m[f"correct_{cfg}_skewd_it"] = [skewd_it] * 10
+            m[f"correct_{cfg}_gauss_it"] = [gauss_it] * 10  # the key-idea ablation (lambda = 0)
             m[f"loci_converged_{cfg}"] = conv
         m["correct_LS_sym_loci_it"] = [sym_it] * 10
         rows.append(m)
@@ -112,5 +113,8 @@ def test_loci_gate_and_robust_strong_skew_known_answers():
     assert check_robust_strong_skew(_rows()).status == "reproduced"            # 1.00 vs 0.50 on 150 pairs
     assert check_robust_strong_skew(_rows(sym_it=0.6)).status == "not-checkable"  # control failed its gate
     assert check_robust_strong_skew(_rows(loci_it=1.0)).status == "not-reproduced"  # a tie is not a lead
+    # beating LOCI is not enough when the lambda = 0 ablation does as well (the lower of the two verdicts)
+    assert check_robust_strong_skew(_rows(gauss_it=1.0)).status == "not-reproduced"
+    assert "key-idea ablation" in check_robust_strong_skew(_rows()).evidence
     assert check_gaussian_drops(_rows()).status == "reproduced"                # LOCI-IT 1.00 -> 0.50
     assert check_gaussian_drops(_rows(loci_it=1.0)).status == "not-reproduced"

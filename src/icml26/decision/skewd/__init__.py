@@ -80,7 +80,29 @@ PAPER = Paper(
         "little against the fifth session's (SkewD-IT 0.95 pooled over the skewed sets, was 0.96; 0.94 on "
         "LS_sym, was 0.98; SkewD-LL 1.00 unchanged): SkewD's code is unchanged and the new rows are "
         "reproducible, so this is the environment rebuilt between the runs (its packages were reinstalled), "
-        "not LOCI, which draws no random numbers."
+        "not LOCI, which draws no random numbers. "
+        "Review after the sixth session's run (the rows unchanged; one evaluation rule added, which can only "
+        "lower a verdict): LOCI, the paper's comparison, differs from SkewD in more than the skew idea (a "
+        "nearly unpenalised 29-function spline with ridge 1e-5, against SkewD's cross-validated P-splines and "
+        "CMA-ES + ECM fit), so beating it does not show that modelling skew helps; the key-idea ablation is "
+        "the same SkewD pipeline with lambda fixed to 0. The comparative claims decided against LOCI "
+        "(robust-strong-skew, robust-strong-skew-ll) now take the lower of their verdicts against LOCI and "
+        "against that ablation, by the same rule (check_ablation_cap in the experiment): robust-strong-skew "
+        "reproduced -> not-reproduced (SkewD-IT 0.95 vs the ablation's 0.96 on the same 150 pairs, McNemar "
+        "p = 0.81, although 0.95 vs LOCI-IT 0.72); robust-strong-skew-ll stays partly (1.00 vs the ablation's "
+        "0.95, p = 0.0039, short of the margin), so its floating-point reading against LOCI (a lead of exactly "
+        "0.10 read as 0.0999...) no longer decides it. gaussian-drops is narrowed to LOCI-IT, the estimator "
+        "whose drop the paper reports: LOCI-LL drops less (1.00 -> 0.94) and our lambda = 0 Gaussian LSNM not "
+        "at all (0.96 -> 0.96), so the drop belongs to LOCI's estimator, not to every estimator that assumes "
+        "symmetric noise. The earlier sentences saying the stand-in 'is the control' and that the IT-rule "
+        "claims are not reproduced by the comparison with it describe the fifth session. The paper's LOCI-IT "
+        "0.94 on symmetric noise is on its LS benchmark, a different generator from our LS_sym; which LOCI "
+        "variant produced the authors' loci_acc.csv is not established (their loci() defaults to the neural "
+        "network; ours is the convex spline estimator). The SkewD-IT drift against the fifth session: old and "
+        "new rows agree pair for pair for every method except SkewD-IT (8 flips of 300), lambda = 0 is "
+        "identical everywhere, and the median fitted lambda on LS_sym moved from 0.66 to -0.78, which points to "
+        "the multimodal lambda search reacting to last-bit differences; 'reproducible' above means the new "
+        "rows repeat on this machine, not that the environment was shown to be the cause."
     ),
     examples="icml26.decision.skewd.experiment:EXAMPLES",
     profiles={
@@ -100,7 +122,13 @@ PAPER = Paper(
             statement="Under strong skewness SkewD-IT remains accurate, clearly above the same estimator "
                       "with symmetric (Gaussian) noise. (Revised, sixth session, before its full run: the control "
                       "is LOCI-IT, the paper's, instead of our lambda = 0 stand-in; the partly rule needs a "
-                      "significant lead; the control is gated.)",
+                      "significant lead; the control is gated.) (Review after the sixth session's full run, "
+                      "evaluation only, lowering the verdict: the 'same estimator with symmetric noise' is the "
+                      "key-idea ablation, SkewD with lambda = 0, not LOCI; the verdict is now the lower of the "
+                      "verdicts against LOCI-IT and against that ablation. SkewD-IT 0.95 beats LOCI-IT 0.72 "
+                      "(+0.23, p < 1e-4; paper 0.86 vs 0.71) but not the ablation (0.96, -0.01, p = 0.81): "
+                      "reproduced -> not-reproduced; the lead over LOCI comes from the estimator, not from "
+                      "modelling skew.)",
             paper_value="SkewD-IT vs LOCI-IT on pure LS-s (n = 1000, 100 pairs): SN strong 0.73 vs 0.56, AGN "
                         "strong 0.92 vs 0.82, AGN extreme 0.92 vs 0.75 (authors' result CSVs).",
             control="LOCI-IT (our code of LOCI's convex spline estimator, Immer et al. 2023), on the same pairs, "
@@ -121,7 +149,10 @@ PAPER = Paper(
                       "sixth session: 1.00 vs LOCI-LL 0.90 on 150 pairs, McNemar p < 1e-4, a lead of exactly 0.10 "
                       "(15 pairs), which the check, comparing 1.0 - 0.9 in floating point, reads as just short of "
                       "the >= 0.10 margin: partly; in exact arithmetic the pre-registered pass rule is met. Not "
-                      "changed after the run.)",
+                      "changed after the run.) (Review after the sixth session's full run, evaluation only, "
+                      "lowering only: the verdict is the lower of those against LOCI-LL and against the key-idea "
+                      "ablation, SkewD with lambda = 0: 1.00 vs 0.95, p = 0.0039, short of the margin: partly, "
+                      "which the floating-point reading above no longer decides.)",
             paper_value="SkewD-LL vs LOCI-LL on pure LS-s: SN strong 1.00 vs 0.98, AGN strong 1.00 vs 0.94, "
                         "AGN extreme 1.00 vs 0.66 (authors' result CSVs).",
             control="LOCI-LL (our code of LOCI's convex spline estimator, Immer et al. 2023), on the same pairs, "
@@ -143,7 +174,10 @@ PAPER = Paper(
             statement="When the LSNM noise is skewed, estimators that assume symmetric (Gaussian) noise "
                       "lose orientation accuracy. (Revised, sixth session, before its full run: measured on "
                       "LOCI-IT, the paper's estimator, gated as the comparative claims' control, instead of our "
-                      "lambda = 0 stand-in, which is still reported.)",
+                      "lambda = 0 stand-in, which is still reported.) (Review after the sixth session's full "
+                      "run, text only: narrowed to LOCI-IT, whose drop is the paper's number; LOCI-LL drops "
+                      "less, 1.00 -> 0.94, and our lambda = 0 Gaussian LSNM not at all, 0.96 -> 0.96, so the "
+                      "drop belongs to LOCI's estimator, not to every estimator that assumes symmetric noise.)",
             paper_value="LOCI-IT 0.94 on the Gaussian LS benchmark vs 0.56-0.82 on pure LS-s skew sets; "
                         "LOCI-LL 1.00 vs 0.66 at AGN extreme (authors' result CSVs).",
             no_control="a statement about the symmetric-noise estimator (LOCI) across noise laws; its "

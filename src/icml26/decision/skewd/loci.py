@@ -67,7 +67,7 @@ class LociFit:
 
     w1, w2: weights of eta_1 and of -eta_2; loc, scale: fitted mean and sd at the data (n,);
     loglik: mean log-likelihood per point (the LL score); residuals: (y - loc) / scale;
-    converged: the L-BFGS-B flag.
+    converged: the log-barrier Newton solver's flag.
     """
 
     w1: np.ndarray
