@@ -330,49 +330,77 @@ def test_bad_inputs_raise_named_errors():
         Stimulus(0, 0.5, 1.0, float("nan"))
 
 
-# ----------------------------------------------------------------------------- training gate (issue 15, fifth session)
-def _gate_metrics(bio_acc, bio_loss=(2.3, 0.6, 0.5, 0.45), n=40):
+# ----------------------------------------------------------------------------- training gate (issue 15, sixth session)
+_STEPS = [0, 25, 30, 35, 40]   # checkpoint_steps(40, 2): start, two in each of the last two quarters
+
+
+def _gate_metrics(bio_acc, bio_loss=(2.3, 0.6, 0.55, 0.5, 0.45), n=40):
     """Metrics of one seed whose end-to-end arm has the given whole-training-set accuracies and losses
-    (start, 1/2, 3/4, end); the two controls trained and levelled off."""
+    at the checkpoints _STEPS; the two controls trained, levelled off and stable."""
     from icml26.science.heliox.experiment import training_summary
 
-    good = training_summary(np.linspace(2.3, 1.0, n), [2.3, 0.6, 0.5, 0.45], [0.1, 0.8, 0.9, 0.91])
+    good = training_summary(np.linspace(2.3, 1.0, n), _STEPS, [2.3, 0.6, 0.55, 0.5, 0.45], [0.1, 0.9, 0.91, 0.91, 0.92])
     out = {"net_test_acc_bio": 0.8, "net_test_acc_readout_only": 0.3, "net_test_acc_rate": 0.82}
     for tag in ("bio", "readout_only", "rate"):
-        summ = training_summary(np.linspace(2.3, 1.0, n), bio_loss, bio_acc) if tag == "bio" else good
+        summ = training_summary(np.linspace(2.3, 1.0, n), _STEPS, bio_loss, bio_acc) if tag == "bio" else good
         out.update({f"train/{tag}/{k}": v for k, v in summ.items()})
     return out
+
+
+def test_checkpoint_steps():
+    from icml26.science.heliox.experiment import checkpoint_steps
+
+    assert checkpoint_steps(40, 2) == _STEPS
+    assert checkpoint_steps(320, 5) == [0] + list(range(176, 321, 16))
+    assert checkpoint_steps(8, 2) == [0, 5, 6, 7, 8]
+    with pytest.raises(ValueError, match="n"):
+        checkpoint_steps(3, 1)
 
 
 def test_training_summary_known_values_and_bad_input():
     from icml26.science.heliox.experiment import training_summary
 
-    s = training_summary([2.0] * 5 + [1.0] * 15, [2.0, 1.5, 1.2, 0.9], [0.1, 0.5, 0.6, 0.7])
+    s = training_summary([2.0] * 5 + [1.0] * 15, [0, 12, 15, 18, 20], [2.0, 1.5, 1.2, 1.0, 0.9],
+                         [0.1, 0.5, 0.6, 0.7, 0.8], batch_accs=[0.0] * 10 + [0.5] * 5 + [0.7] * 5)
     assert s["loss_first"] == 2.0 and s["loss_last"] == 1.0
-    assert s["late_drop"] == pytest.approx(0.25) and s["loss_ratio"] == pytest.approx(0.45)
-    assert s["late_acc_gain"] == pytest.approx(0.1)
-    assert np.isnan(training_summary([1.0] * 8, [2.0, float("nan"), 1.0, 1.0], [0.1] * 4)["late_acc_gain"])
+    assert s["loss_ratio"] == pytest.approx(0.45) and s["end_over_min_loss"] == pytest.approx(1.0)
+    assert s["late_acc_shift"] == pytest.approx(0.75 - 0.55) and s["late_acc_shift_abs"] == pytest.approx(0.2)
+    assert s["late_loss_ratio"] == pytest.approx(0.95 / 1.35) and s["batch_acc_shift"] == pytest.approx(0.2)
+    falling = training_summary([1.0] * 20, [0, 12, 15, 18, 20], [2.0, 0.5, 0.6, 1.0, 1.2], [0.1, 0.8, 0.8, 0.6, 0.5])
+    assert falling["late_acc_shift"] == pytest.approx(-0.25) and falling["late_acc_shift_abs"] == pytest.approx(0.25)
+    assert falling["end_over_min_loss"] == pytest.approx(2.4)
+    assert np.isnan(training_summary([1.0] * 8, [0, 5, 8], [2.0, float("nan"), 1.0], [0.1] * 3)["late_acc_shift"])
     with pytest.raises(ValueError, match="losses"):
-        training_summary([1.0, 2.0], [2.0, 1.5, 1.2, 0.9], [0.1] * 4)
+        training_summary([1.0, 2.0], [0, 1, 2], [2.0, 1.5, 1.2], [0.1] * 3)
+    with pytest.raises(ValueError, match="steps"):
+        training_summary([1.0] * 8, [0, 5, 7], [2.0, 1.0, 1.0], [0.1] * 3)
+    with pytest.raises(ValueError, match="both"):
+        training_summary([1.0] * 8, [0, 7, 8], [2.0, 1.0, 1.0], [0.1] * 3)
     with pytest.raises(ValueError, match="full_losses"):
-        training_summary([1.0] * 8, [2.0, 1.0], [0.1] * 4)
-    with pytest.raises(ValueError, match="full_accs"):
-        training_summary([1.0] * 8, [2.0, 1.5, 1.2, 0.9], [0.1, 0.2])
+        training_summary([1.0] * 8, [0, 5, 8], [2.0, 1.0], [0.1] * 3)
+    with pytest.raises(ValueError, match="batch_accs"):
+        training_summary([1.0] * 8, [0, 5, 8], [2.0, 1.0, 1.0], [0.1] * 3, batch_accs=[0.1] * 7)
 
 
-def test_training_gate_fails_on_flat_or_still_learning_arm_and_passes_when_converged():
+def test_training_gate_fails_on_flat_still_learning_falling_or_unstable_arm_and_passes_when_converged():
     from icml26.science.heliox.experiment import check_trains_network
 
-    converged = check_trains_network([{**_gate_metrics([0.1, 0.9, 0.95, 0.955]), "net_test_acc_bio": 0.8 + 0.01 * i}
-                                      for i in range(4)])
+    converged = check_trains_network([{**_gate_metrics([0.1, 0.93, 0.95, 0.95, 0.96]),
+                                       "net_test_acc_bio": 0.8 + 0.01 * i} for i in range(4)])
     assert converged.status != "not-checkable" and "levelled off" in converged.evidence
-    flat = check_trains_network([_gate_metrics([0.1, 0.1, 0.1, 0.1], (2.3, 2.3, 2.3, 2.29)) for _ in range(4)])
+    flat = check_trains_network([_gate_metrics([0.1] * 5, (2.3, 2.3, 2.3, 2.3, 2.29)) for _ in range(4)])
     assert flat.status == "not-checkable" and "trained" in flat.evidence
-    learning = check_trains_network([_gate_metrics([0.1, 0.5, 0.65, 0.8]) for _ in range(4)])
+    learning = check_trains_network([_gate_metrics([0.1, 0.5, 0.6, 0.7, 0.8]) for _ in range(4)])
     assert learning.status == "not-checkable" and "levelled off" in learning.evidence
-    one_seed = check_trains_network([_gate_metrics([0.1, 0.9, 0.95, 0.955])] * 3 + [_gate_metrics([0.1, 0.5, 0.65, 0.8])])
+    falling = check_trains_network([_gate_metrics([0.1, 0.9, 0.9, 0.8, 0.8]) for _ in range(4)])
+    assert falling.status == "not-checkable" and "levelled off" in falling.evidence
+    blowup = check_trains_network([_gate_metrics([0.1, 0.9, 0.9, 0.9, 0.9], (2.3, 0.5, 0.5, 0.5, 0.8))
+                                   for _ in range(4)])
+    assert blowup.status == "not-checkable" and "stable" in blowup.evidence
+    one_seed = check_trains_network([_gate_metrics([0.1, 0.93, 0.95, 0.95, 0.96])] * 3
+                                    + [_gate_metrics([0.1, 0.5, 0.6, 0.7, 0.8])])
     assert one_seed.status == "not-checkable"
-    diverged = check_trains_network([_gate_metrics([0.1, 0.9, 0.95, 0.955], (2.3, 0.5, float("nan"), 0.5))
+    diverged = check_trains_network([_gate_metrics([0.1, 0.93, 0.95, 0.95, 0.96], (2.3, 0.5, float("nan"), 0.5, 0.5))
                                      for _ in range(4)])
     assert diverged.status == "not-checkable"
 
@@ -400,3 +428,92 @@ def test_readout_only_on_recorded_hidden_activity_equals_the_whole_network():
         run_network(last, params[-2:], act[:, :5], 4.0, 0.25)
     with pytest.raises(ValueError, match="two layers"):
         split_readout(make_network(5, (2,), nseg=1))
+
+
+# ----------------------------------------------------------------------------- faster network step (sixth session)
+def _run_network_before_s6(spec, params, x, t_stop, dt, record=False):
+    """run_network as it was before the sixth session (HH gates on every node, checked tree_solve):
+    the reference the faster step must equal."""
+    from icml26.science.heliox.network import ENA, EK, EL
+    from icml26.science.heliox.method import hh_rates, make_plan, tree_solve
+
+    x = torch.as_tensor(x, dtype=torch.float64)
+    n_steps = int(round(t_stop / dt))
+    morph, n = spec.morph, spec.morph.n
+    S, L = x.shape[0], len(spec.sizes)
+    B = S * sum(spec.sizes)
+    offs = np.cumsum((0,) + spec.sizes)
+    plan = make_plan(morph.parent, k=8)
+    par_np = np.maximum(morph.parent, 0)
+    ri = morph.ri
+    with np.errstate(divide="ignore"):
+        g_own = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area), 0.0)
+        g_par = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area[par_np]), 0.0)
+    g_own[0] = g_par[0] = 0.0
+    axial_d = g_own.copy()
+    np.add.at(axial_d, par_np[1:], g_par[1:])
+    T = torch.float64
+    a_off = torch.as_tensor(np.repeat(-g_par[:, None], B, axis=1), dtype=T)
+    b_off = torch.as_tensor(np.repeat(-g_own[:, None], B, axis=1), dtype=T)
+    g_own_c = torch.as_tensor(g_own[:, None], dtype=T)
+    g_par_c = torch.as_tensor(g_par[1:, None], dtype=T)
+    par, par1 = torch.as_tensor(par_np), torch.as_tensor(par_np[1:])
+    soma = torch.as_tensor((morph.section == 0).astype(float)[:, None], dtype=T)
+    gna, gk, gl, gp = 0.12 * soma, 0.036 * soma, 0.0003 * soma, 0.001 * (1 - soma)
+    d_cap = torch.as_tensor(1e-3 / dt + axial_d[:, None], dtype=T)
+    inj = torch.zeros((n, 1), dtype=T)
+    inj[spec.syn_node] = 100.0 / morph.area[spec.syn_node]
+    v = torch.full((n, B), spec.v_rest, dtype=T)
+    m, _, h, _, ng, _ = hh_rates(v)
+    s = torch.zeros((S, offs[-1]), dtype=T)
+    drive0 = x @ params[0] + params[1]
+    readout, count, trace = 0.0, 0, []
+    for step in range(n_steps):
+        if record:
+            trace.append(s[:, offs[-2]:])
+        currents = [drive0 if x.ndim == 2 else drive0[:, step]]
+        currents += [s[:, offs[l - 1]:offs[l]] @ params[2 * l] + params[2 * l + 1] for l in range(1, L)]
+        i_syn = torch.cat(currents, dim=1).reshape(1, B)
+        g_na, g_k = gna * m ** 3 * h, gk * ng ** 4
+        i_ion = g_na * (v - ENA) + g_k * (v - EK) + gl * (v - EL) + gp * (v - spec.v_rest)
+        i_ax = g_own_c * (v[par] - v)
+        i_ax = i_ax.index_add(0, par1, g_par_c * (v[1:] - v[par1]))
+        rhs = i_ax - i_ion + inj * i_syn
+        v = v + tree_solve(plan, d_cap + g_na + g_k + gl + gp, a_off, b_off, rhs)
+        m_inf, m_tau, h_inf, h_tau, n_inf, n_tau = hh_rates(v)
+        m = m + (1.0 - torch.exp(-dt / m_tau)) * (m_inf - m)
+        h = h + (1.0 - torch.exp(-dt / h_tau)) * (h_inf - h)
+        ng = ng + (1.0 - torch.exp(-dt / n_tau)) * (n_inf - ng)
+        v_soma = v[0].reshape(S, offs[-1])
+        s = torch.relu(v_soma - spec.v_gap0) / 10.0
+        if step >= n_steps // 2:
+            readout = readout + v_soma[:, offs[-2]:]
+            count += 1
+    logits = (readout / count - spec.v_rest) / 10.0
+    return (logits, torch.stack(trace, dim=1)) if record else logits
+
+
+@pytest.mark.parametrize("kind", ["bas3", "bas1", "point", "timevarying"])
+def test_faster_network_step_equals_the_earlier_one(kind):
+    """The sixth session's run_network (HH gates on the soma rows only, no per-step input checks) gives
+    bit-identical logits and recorded activity, and gradients equal to the earlier step's within 1e-12
+    (relative; autograd may sum the same terms in another order)."""
+    from icml26.science.heliox.network import init_weights, make_network, run_network
+
+    rng = np.random.default_rng(7)
+    spec = make_network(6, (5, 4, 3), nseg={"bas3": 3, "bas1": 1}.get(kind, 3), dend_L=150.0,
+                        point_neuron=kind == "point")
+    params = init_weights(spec, rng, scale=3.0, bias=0.4)  # strong enough to make the cells spike
+    x = rng.uniform(size=(4, 24, 6) if kind == "timevarying" else (4, 6))
+    w = torch.as_tensor(rng.normal(size=(4, 3)))
+    outs = []
+    for f in (run_network, _run_network_before_s6):
+        logits, act = f(spec, params, torch.as_tensor(x), 6.0, 0.25, record=True)
+        grads = torch.autograd.grad((logits * w).sum(), params)
+        outs.append((logits.detach(), act.detach(), grads))
+    (l1, a1, g1), (l0, a0, g0) = outs
+    assert torch.equal(l1, l0) and torch.equal(a1, a0)
+    assert (a0 > 1.0).any()  # some cell depolarised well above the synaptic threshold (spiking regime)
+    for new, old in zip(g1, g0):
+        torch.testing.assert_close(new, old, rtol=1e-12, atol=1e-12 * float(old.abs().max()))
+

@@ -22,7 +22,7 @@ _COMMON = {"solve_threads": [1, 4, 32], "small_threads": [2, 3, 4], "bound_threa
            "grad_n": 25, "fit_nseg": 3, "fit_lr": 0.05, "fit_init_sd": 0.3,
            "overhead_k": 8, "overhead_batch": 8, "overhead_repeats": 3, "trace_stride": 4,
            "net_hidden": [16, 16], "net_lr": 0.001, "net_readout_lr": 0.03, "net_rate_lr": 0.03, "net_init_scale": 0.1, "net_init_bias": 0.0,
-           "net_t": 10.0, "net_dt": 0.25}
+           "net_t": 10.0, "net_dt": 0.25, "net_schedule": "cosine"}
 
 PAPER = Paper(
     slug="heliox",
@@ -102,7 +102,32 @@ PAPER = Paper(
         "the top of its grid). For the next run: a smoothed two-sided gate (means over the last 10% against the "
         "10% before, or a slope interval inside +-0.02), a stability part (end loss <= 1.1 x the lowest checkpoint "
         "loss), 300-400 steps with a decaying lr, and each arm's lr re-tuned by smoothed training loss, chosen "
-        "on dev seeds by the gate only (about 2.5-3x the present CPU)."
+        "on dev seeds by the gate only (about 2.5-3x the present CPU). "
+        "Revised (sixth session, issue 15), before its re-run: (1) a cheaper network step with the same "
+        "results: HH gates and channel currents computed on the soma rows only (the dendrite's channel terms "
+        "were exact zeros), the chain-shaped cell's tree solve by integer indexing instead of scatter-adds "
+        "(same arithmetic; adjoint backward as before), no per-step input checks; logits and recorded activity "
+        "bit-identical to the earlier step, gradients within 1e-12 relative (unit test); a training step of "
+        "the end-to-end network about 0.19 s CPU instead of 0.28 s, a whole-training-set evaluation 0.25 s "
+        "instead of 0.68 s (dev seed 100, one thread, shared machine). A hand-written backward for the gate "
+        "update was tried and dropped (not faster). (2) The gate is replaced as the review recommended: each "
+        "arm's whole-training-set cross-entropy and accuracy at the start and at 4 evenly spaced checkpoints in "
+        "each of the last two quarters of training; the arm must have trained (end loss <= 0.9 x start), "
+        "levelled off (mean accuracy over the last quarter's checkpoints within +-0.03 of the quarter "
+        "before's: two-sided, so falling back fails as well as still learning) and stayed stable (end loss "
+        "<= 1.1 x its lowest checkpoint), in every seed, else not-checkable. (3) 256 minibatches of 32 "
+        "(from 130) with cosine lr decay to 0 for every arm; peak lrs unchanged (0.001 end to end, 0.03 "
+        "readout-only, 0.03 rate MLP), confirmed on dev seeds 100-101 (train_network alone, 320 steps) by the "
+        "whole-training-set loss at the end only: end to end 0.400/0.732 at 0.001 vs 0.393/0.835 at 0.002; "
+        "readout-only 1.667/1.630 at 0.03 vs 1.836/1.770 at 0.1, 0.3 diverged (seed 100); rate MLP "
+        "0.078/0.659 at 0.03 vs 0.931/1.726 at 0.01 and 0.450/0.684 at 0.1; the exploration script printed "
+        "no held-out accuracy. 320 steps cost about 65 s CPU (end to end) + 53 s (readout-only, as "
+        "overhead-bound as the whole network) + 4 s (rate MLP) per seed, about 580 s for the profile, so "
+        "the steps were cut to 256 to stay near 500 s; at 320 steps the end-to-end network was still "
+        "learning by the new gate on dev seed 101 (quarter shift +0.056; seed 100 +0.012), so the gate may "
+        "fail again. On dev seed 102 with the new recipe (256 steps, all arms, 99 s CPU) every arm passed the "
+        "gate (quarter shifts +0.013, +0.024, +0.018; loss ratios 0.21, 0.79, 0.05; end at its lowest "
+        "checkpoint). The check's pass rule is unchanged. Chosen before the re-run."
     ),
     examples="icml26.science.heliox.experiment:EXAMPLES",
     profiles={
@@ -110,13 +135,13 @@ PAPER = Paper(
             **_COMMON, "n_systems": 20, "solve_sizes": [50, 200], "n_small_trees": 6,
             "small_n": [4, 9], "bound_sizes": [50, 200], "grad_t": 2.0, "neuron_nseg": 11,
             "neuron_t": 20.0, "fit_replicas": 2, "fit_t": 3.0, "fit_iters": 8,
-            "net_train": 40, "net_test": 20, "net_batch": 8, "net_iters": 4,
+            "net_train": 40, "net_test": 20, "net_batch": 8, "net_iters": 8, "net_evals_per_quarter": 2,
             "overhead_n": 100, "speed_cells": 16, "speed_t": 5.0, "timing": False}),
         "full": Profile("full", seeds=4, timeout_s=900, params={
             **_COMMON, "n_systems": 100, "solve_sizes": [50, 200, 1000], "n_small_trees": 12,
             "small_n": [5, 12], "bound_sizes": [50, 200, 1000], "grad_t": 3.0, "neuron_nseg": 51,
             "neuron_t": 50.0, "fit_replicas": 2, "fit_t": 4.0, "fit_iters": 25,
-            "net_train": 500, "net_test": 300, "net_batch": 32, "net_iters": 130,
+            "net_train": 500, "net_test": 300, "net_batch": 32, "net_iters": 256, "net_evals_per_quarter": 4,
             "overhead_n": 300, "speed_cells": 64, "speed_t": 10.0, "timing": True}),
     },
     claims=(
@@ -135,7 +160,13 @@ PAPER = Paper(
                         "Fifth session's full run: not-checkable, the gate failed: no arm-seed levelled off within "
                         "+-0.02 in 130 minibatches (the gate's 1/4, 2/4 and 0/4 passes for the end-to-end network, "
                         "the readout-only control and the rate MLP were all accuracy falls; review); "
-                        "on these numbers partly (0.640 vs readout-only 0.362, p = 0.013, vs rate MLP 0.805).",
+                        "on these numbers partly (0.640 vs readout-only 0.362, p = 0.013, vs rate MLP 0.805). "
+                        "Revised (sixth session, issue 15, before its re-run): a smoothed, two-sided gate (every "
+                        "arm and seed: whole-training-set loss at the end <= 0.9 of its start and <= 1.1 x its "
+                        "lowest checkpoint; mean whole-training-set accuracy over the last quarter's 4 checkpoints "
+                        "within +-0.03 of the quarter before's), 256 minibatches with cosine lr decay (peak lrs "
+                        "unchanged, confirmed by the training loss on dev seeds 100-101), a cheaper network step "
+                        "with the same results.",
               paper_value="trains deep (3-5 layer) biophysical MLPs on MNIST 'with stable accuracy' and BAAIWorm "
                           "on one consumer GPU (abstract and the authors' project page; no accuracy read)",
               control="a rate-model MLP of the same shapes (ReLU units in place of the biophysical neurons; the "

@@ -35,8 +35,8 @@ import numpy as np
 import torch
 
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
-from icml26.science.heliox.method import (Morphology, Section, ball_and_stick, build_morphology, hh_rates,
-                                          make_plan, tree_solve)
+from icml26.science.heliox.method import (Morphology, Section, _TreeSolve, ball_and_stick, build_morphology,
+                                          hh_rates, make_plan)
 
 ENA, EK, EL = 50.0, -77.0, -54.3
 
@@ -89,6 +89,55 @@ def init_weights(spec: NetworkSpec, rng, scale: float = 1.0, bias: float = 0.4) 
     return [p.requires_grad_() for p in params]
 
 
+def _chain_order(plan) -> list[tuple[int, int]] | None:
+    """``(node, parent)`` in the plan's elimination order when every step of the plan eliminates one
+    node (a chain, such as a ball-and-stick cell: its DHS schedule is serial), else None."""
+    if not all(idx.size == 1 for idx in plan.np_nodes if idx.size) or any(idx.size == 0 for idx in plan.np_nodes[:-1]):
+        return None
+    return [(int(i[0]), int(p[0])) for i, p in zip(plan.np_nodes, plan.np_parents) if i.size]
+
+
+def _chain_solve(order, d, a, b, rhs):
+    """The DHS-ordered solve of :func:`~icml26.science.heliox.method.tree_solve` for a plan of one node
+    per step, written with integer (view) indexing and in-place updates of copies: the same
+    arithmetic, operation for operation, as the general solve (bit-identical), in fewer tensor
+    operations. No autograd (used inside :class:`_ChainSolve`)."""
+    d, rhs = d.clone(), rhs.clone()
+    for i, p in order:
+        f = a[i] / d[i]
+        d[p] -= f * b[i]
+        rhs[p] -= f * rhs[i]
+    x = torch.empty_like(rhs)
+    x[0] = rhs[0] / d[0]
+    for i, p in reversed(order):
+        x[i] = (rhs[i] - b[i] * x[p]) / d[i]
+    return x
+
+
+class _ChainSolve(torch.autograd.Function):
+    """``x = A^{-1} rhs`` for a chain-shaped cell with the adjoint (transposed) solve as backward, as
+    :class:`~icml26.science.heliox.method._TreeSolve` (the off-diagonals ``a``, ``b`` are constants of
+    the cell here: no gradient is formed for them)."""
+
+    @staticmethod
+    def forward(ctx, d, a, b, rhs, order):  # noqa: D401
+        with torch.no_grad():
+            x = _chain_solve(order, d, a, b, rhs)
+        ctx.order = order
+        ctx.save_for_backward(d, a, b, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        d, a, b, x = ctx.saved_tensors
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            raise RuntimeError("_ChainSolve has no gradient for the off-diagonals a, b (use method.tree_solve)")
+        with torch.no_grad():
+            lam = _chain_solve(ctx.order, d, b, a, g)   # A^T: the two off-diagonals swapped
+            grad_d = -lam * x
+        return grad_d, None, None, lam, None
+
+
 def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 0.1,
                 record: bool = False):
     """Simulate a batch of trials and return the readout logits ``(batch, sizes[-1])``.
@@ -130,14 +179,31 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
     g_own_c = torch.as_tensor(g_own[:, None], dtype=T)
     g_par_c = torch.as_tensor(g_par[1:, None], dtype=T)
     par, par1 = torch.as_tensor(par_np), torch.as_tensor(par_np[1:])
-    soma = torch.as_tensor((morph.section == 0).astype(float)[:, None], dtype=T)
-    gna, gk, gl, gp = 0.12 * soma, 0.036 * soma, 0.0003 * soma, 0.001 * (1 - soma)
-    d_cap = torch.as_tensor(1e-3 / dt + axial_d[:, None], dtype=T)
+    # The HH channels sit on the soma only (the soma's nodes come first in a Morphology): gates and
+    # channel currents are computed on those ns rows alone, the passive rest once; the diagonal and
+    # the ionic current equal the all-node expressions term by term (the dropped terms are exact
+    # zeros), so the simulation is unchanged (tests: equal logits, gradients within rounding).
+    soma_np = morph.section == 0
+    ns = int(soma_np.sum())
+    if not soma_np[:ns].all():
+        raise ValueError("the soma's nodes must come first in the morphology")
+    d_cap_np = 1e-3 / dt + axial_d[:, None]
+    d_soma = torch.as_tensor(d_cap_np[:ns], dtype=T)
+    gna, gk, gl = 0.12, 0.036, 0.0003
+    gp = 0.001
+    d_rest = torch.as_tensor(d_cap_np[ns:], dtype=T).expand(n - ns, B) + gp   # passive nodes: d_cap + g_pas
     inj = torch.zeros((n, 1), dtype=T)
     inj[spec.syn_node] = 100.0 / morph.area[spec.syn_node]   # nA -> mA/cm2 at the synaptic node
+    order = _chain_order(plan)
+    if order is None:  # a branched cell: the general DHS solve (tree_solve without its per-call input checks)
+        def solve(d, a, b, rhs):
+            return _TreeSolve.apply(d, a, b, rhs, plan)
+    else:              # one node per step (ball-and-stick, point neuron): the same solve in fewer operations
+        def solve(d, a, b, rhs):
+            return _ChainSolve.apply(d, a, b, rhs, order)
 
     v = torch.full((n, B), spec.v_rest, dtype=T)
-    m, _, h, _, ng, _ = hh_rates(v)
+    m, _, h, _, ng, _ = hh_rates(v[:ns])
     s = torch.zeros((S, offs[-1]), dtype=T)                    # synaptic activation per neuron
     drive0 = x @ params[0] + params[1]            # (S, sizes[0]) constant or (S, n_steps, sizes[0]) input current
     readout, count, trace = 0.0, 0, []
@@ -147,13 +213,15 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
         currents = [drive0 if x.ndim == 2 else drive0[:, step]]
         currents += [s[:, offs[l - 1]:offs[l]] @ params[2 * l] + params[2 * l + 1] for l in range(1, L)]
         i_syn = torch.cat(currents, dim=1).reshape(1, B)      # (1, B) nA, cells ordered (trial, neuron)
+        vs, vr = v[:ns], v[ns:]
         g_na, g_k = gna * m ** 3 * h, gk * ng ** 4
-        i_ion = g_na * (v - ENA) + g_k * (v - EK) + gl * (v - EL) + gp * (v - spec.v_rest)
+        i_ion = torch.cat([g_na * (vs - ENA) + g_k * (vs - EK) + gl * (vs - EL), gp * (vr - spec.v_rest)])
         i_ax = g_own_c * (v[par] - v)
         i_ax = i_ax.index_add(0, par1, g_par_c * (v[1:] - v[par1]))
         rhs = i_ax - i_ion + inj * i_syn
-        v = v + tree_solve(plan, d_cap + g_na + g_k + gl + gp, a_off, b_off, rhs)
-        m_inf, m_tau, h_inf, h_tau, n_inf, n_tau = hh_rates(v)
+        diag = torch.cat([d_soma + g_na + g_k + gl, d_rest])
+        v = v + solve(diag, a_off, b_off, rhs)
+        m_inf, m_tau, h_inf, h_tau, n_inf, n_tau = hh_rates(v[:ns])
         m = m + (1.0 - torch.exp(-dt / m_tau)) * (m_inf - m)
         h = h + (1.0 - torch.exp(-dt / h_tau)) * (h_inf - h)
         ng = ng + (1.0 - torch.exp(-dt / n_tau)) * (n_inf - ng)
