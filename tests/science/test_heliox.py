@@ -493,7 +493,7 @@ def _run_network_before_s6(spec, params, x, t_stop, dt, record=False):
     return (logits, torch.stack(trace, dim=1)) if record else logits
 
 
-@pytest.mark.parametrize("kind", ["bas3", "bas1", "point", "timevarying"])
+@pytest.mark.parametrize("kind", ["bas3", "bas1", "point", "timevarying", "branched"])
 def test_faster_network_step_equals_the_earlier_one(kind):
     """The sixth session's run_network (HH gates on the soma rows only, no per-step input checks) gives
     bit-identical logits and recorded activity, and gradients equal to the earlier step's within 1e-12
@@ -503,6 +503,12 @@ def test_faster_network_step_equals_the_earlier_one(kind):
     rng = np.random.default_rng(7)
     spec = make_network(6, (5, 4, 3), nseg={"bas3": 3, "bas1": 1}.get(kind, 3), dend_L=150.0,
                         point_neuron=kind == "point")
+    if kind == "branched":  # a tree, not a chain: the general solve path (review, sixth session)
+        from icml26.science.heliox.method import y_neuron
+        from icml26.science.heliox.network import NetworkSpec
+
+        morph = y_neuron(nseg=2, n_dend=3)
+        spec = NetworkSpec(spec.sizes, spec.n_in, morph, syn_node=morph.n - 1)
     params = init_weights(spec, rng, scale=3.0, bias=0.4)  # strong enough to make the cells spike
     x = rng.uniform(size=(4, 24, 6) if kind == "timevarying" else (4, 6))
     w = torch.as_tensor(rng.normal(size=(4, 3)))
