@@ -113,26 +113,39 @@ def premise(gamma: np.ndarray, pi: np.ndarray, origins: np.ndarray, window: int,
     return out
 
 
-def one_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str = "slow") -> dict[str, float]:
-    """All methods on one synthetic data set (one regime, one reversion speed, one n)."""
+def _cell_data(profile: Profile, seed: int, kappa: float, n: int, regime: str, tag: int | None) -> dict:
+    """One synthetic data set of ``regime`` drawn with the rng key ``[seed, 1000 kappa, n]`` (+ ``[tag]``),
+    its 90:10 split, one-step origins, shares and the AR forecast of the total at each origin."""
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
     gen = {"sigma_attr": profile["sigma_attr"], "sigma_share": profile["sigma_share"], "hidden": profile["hidden"],
            "hidden_weight": profile["hidden_weight"]}
-    if regime == "slow":
-        rng = np.random.default_rng([seed, int(round(1000 * kappa)), n])
-    else:
-        rng = np.random.default_rng([seed, int(round(1000 * kappa)), n, 1])
+    if regime == "moving":
         gen.update({k: v for k, v in profile["moving"].items() if k != "n_systems"})
-    S, A, pi = generate(n, profile["m"], profile["T"], rng, kappa=kappa, return_equilibrium=True, **gen)
+    key = [seed, int(round(1000 * kappa)), n] + ([] if tag is None else [tag])
+    S, A, pi = generate(n, profile["m"], profile["T"], np.random.default_rng(key), kappa=kappa,
+                        return_equilibrium=True, **gen)
     T = S.shape[0]
     n_train = int(round(0.9 * T))
     origins = np.arange(n_train - 1, T - 1)
-    y_true = S[n_train:]
     MS, gamma = proportions(S)
-    kw = dict(window=profile["window"], lam=profile["lam"], max_iter=profile["max_iter"])
     coef = ar_fit(MS[:n_train], q=profile["ar_q"])
-    ms_ar = np.array([ar_total_forecast(coef, MS[:t + 1]) for t in origins])
+    return {"S": S, "A": A, "pi": pi, "gen": gen, "n_train": n_train, "origins": origins, "y_true": S[n_train:],
+            "MS": MS, "gamma": gamma, "ms_ar": np.array([ar_total_forecast(coef, MS[:t + 1]) for t in origins]),
+            "kw": dict(window=profile["window"], lam=profile["lam"], max_iter=profile["max_iter"])}
+
+
+def _eq_kappas(gamma: np.ndarray, A: np.ndarray, origins: np.ndarray, found, W: int) -> np.ndarray:
+    """The reversion rate towards each origin's fitted equilibrium path over its window (deviation reading)."""
+    return np.array([reversion_rate(gamma[t + 1 - W:t + 1], equilibrium_path(e, A[t + 1 - W:t + 1]))
+                     for t, e in zip(origins, found)])
+
+
+def one_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str = "slow") -> dict[str, float]:
+    """All methods on one synthetic data set (one regime, one reversion speed, one n)."""
+    d = _cell_data(profile, seed, kappa, n, regime, None if regime == "slow" else 1)
+    S, A, pi, gen, n_train, origins, y_true, MS, gamma, ms_ar, kw = (
+        d[k] for k in ("S", "A", "pi", "gen", "n_train", "origins", "y_true", "MS", "gamma", "ms_ar", "kw"))
     shares = {}
     pred, eqs = ese_forecast(S, A, origins, ms_ar, correction="residual", **kw)
     shares["ese"] = np.stack([e.ES for e in eqs])
@@ -147,8 +160,7 @@ def one_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str = "s
     # the deviation (error-correction) reading of the predictor and its controls
     W = profile["window"]
     for name, found in (("ese_dev", eqs), ("es0_dev", eqs0)):
-        kap = np.array([reversion_rate(gamma[t + 1 - W:t + 1], equilibrium_path(e, A[t + 1 - W:t + 1]))
-                        for t, e in zip(origins, found)])
+        kap = _eq_kappas(gamma, A, origins, found, W)
         shares[name] = deviation_shares(gamma[origins], shares[name.replace("_dev", "")], kap)
         out[f"kappa/{name}"] = float(kap.mean())
     means = np.stack([gamma[t + 1 - W:t + 1].mean(axis=0) for t in origins])
@@ -191,28 +203,16 @@ def refine_cell(profile: Profile, seed: int, kappa: float, n: int, regime: str =
     """
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
-    gen = {"sigma_attr": profile["sigma_attr"], "sigma_share": profile["sigma_share"], "hidden": profile["hidden"],
-           "hidden_weight": profile["hidden_weight"]}
-    if regime == "moving":
-        gen.update({k: v for k, v in profile["moving"].items() if k != "n_systems"})
-    rng = np.random.default_rng([seed, int(round(1000 * kappa)), n, REFINE_STREAM[regime]])
-    S, A, pi = generate(n, profile["m"], profile["T"], rng, kappa=kappa, return_equilibrium=True, **gen)
-    T = S.shape[0]
-    n_train = int(round(0.9 * T))
-    origins = np.arange(n_train - 1, T - 1)
-    y_true = S[n_train:]
-    MS, gamma = proportions(S)
-    kw = dict(window=profile["window"], lam=profile["lam"], max_iter=profile["max_iter"])
-    coef = ar_fit(MS[:n_train], q=profile["ar_q"])
-    ms_ar = np.array([ar_total_forecast(coef, MS[:t + 1]) for t in origins])
+    d = _cell_data(profile, seed, kappa, n, regime, REFINE_STREAM[regime])
+    S, A, pi, gen, origins, y_true, gamma, ms_ar, kw = (
+        d[k] for k in ("S", "A", "pi", "gen", "origins", "y_true", "gamma", "ms_ar", "kw"))
     _, eqs = ese_forecast(S, A, origins, ms_ar, correction="residual", **kw)
     _, eqs0 = ese_forecast(S, A, origins, ms_ar, **{**kw, "max_iter": 0})
     W = profile["window"]
     out = {"iterated": float(np.mean([e.n_iter > 0 for e in eqs])), "iters": float(np.mean([e.n_iter for e in eqs]))}
     for name, found in (("ese", eqs), ("es0", eqs0)):
         es = np.stack([e.ES for e in found])
-        kap = np.array([reversion_rate(gamma[t + 1 - W:t + 1], equilibrium_path(e, A[t + 1 - W:t + 1]))
-                        for t, e in zip(origins, found)])
+        kap = _eq_kappas(gamma, A, origins, found, W)
         out[f"rmse/{name}"] = rmse(ms_ar[:, None] * es, y_true)
         out[f"rmse/{name}_dev"] = rmse(ms_ar[:, None] * deviation_shares(gamma[origins], es, kap), y_true)
     out["premise"] = premise(gamma, pi, origins, W, gen["sigma_share"])["premise/eq_var_ratio"]
