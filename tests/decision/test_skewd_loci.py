@@ -118,3 +118,25 @@ def test_loci_gate_and_robust_strong_skew_known_answers():
     assert "key-idea ablation" in check_robust_strong_skew(_rows()).evidence
     assert check_gaussian_drops(_rows()).status == "reproduced"                # LOCI-IT 1.00 -> 0.50
     assert check_gaussian_drops(_rows(loci_it=1.0)).status == "not-reproduced"
+
+
+def test_review_validations():
+    """Bad input named (read-through after the sixth session)."""
+    from icml26.decision.skewd.experiment import check_ablation_cap, check_robust_strong_skew, loci_gate
+    from icml26.decision.skewd.loci import loci_features, natural_nll
+    from icml26.decision.skewd.method import spline_design
+
+    with pytest.raises(ValueError, match="p "):
+        natural_nll(np.zeros(3), np.zeros(3), np.array([1.0, 0.0, 1.0]))
+    with pytest.raises(ValueError, match="one shape"):
+        natural_nll(np.zeros(3), np.zeros(2), np.ones(3))
+    with pytest.raises(ValueError, match="method"):
+        loci_gate(_rows(), "bogus")
+    with pytest.raises(ValueError, match="metrics"):
+        loci_gate([], "loci_it")
+    with pytest.raises(ValueError, match="ablation"):
+        check_ablation_cap(check_robust_strong_skew(_rows()), _rows(), "skewd_it", "bogus")
+    with pytest.raises(ValueError, match="extrapolation"):
+        spline_design(np.linspace(0, 1, 20), 5, extrapolation="periodic")
+    B, _ = loci_features(np.linspace(-2, 2, 50))
+    assert B.shape == (50, 29) and np.all(B >= 0) and np.allclose(B.sum(axis=1), 1.0)

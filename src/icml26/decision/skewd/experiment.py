@@ -200,6 +200,10 @@ def loci_gate(metrics: list[dict], method: str) -> tuple[bool, str]:
     >= 95% of its fits converged (all configurations run) and, under the rule ``method`` (loci_it or
     loci_ll), it orients >= 0.7 of the symmetric reference pairs (LS_sym, its own model class; chance
     is 0.5, the paper's LOCI 0.94 / 1.00 there). Returns (passed, text)."""
+    if method not in ("loci_it", "loci_ll"):
+        raise ValueError(f"method must be 'loci_it' or 'loci_ll', got {method!r}")
+    if not metrics:
+        raise ValueError("metrics must hold at least one seed's metrics")
     cfgs = [c for c in CONFIGS if f"loci_converged_{c}" in metrics[0]]
     conv = float(np.mean([m[f"loci_converged_{c}"] for m in metrics for c in cfgs])) if cfgs else float("nan")
     sym = _pooled(metrics, ["LS_sym"], method)
@@ -269,14 +273,16 @@ def check_ablation_cap(verdict: Verdict, metrics: list[dict], method: str, ablat
     rule, and against the ablation by the same rule (:func:`_beats_on_pairs`, same margin, significant
     lead for partly). A lead over LOCI that the ablation shares comes from the estimator, not from
     modelling skew (the house rule: a claim the key-idea control passes equally is not reproduced)."""
+    for name, key in (("method", method), ("ablation", ablation)):
+        if key not in SKEWD:
+            raise ValueError(f"{name} must be one of {SKEWD}, got {key!r}")
     if verdict.status not in ("reproduced", "partly"):
         return verdict
     vs_abl = _beats_on_pairs(metrics, HIGH_SKEW, method, ablation, min_acc=0.7, margin=0.10,
                              what="against the lambda = 0 ablation", sig_partly=True)
     order = ("not-reproduced", "partly", "reproduced")
-    if vs_abl.status not in order:
-        return verdict
-    status = min(verdict.status, vs_abl.status, key=order.index)
+    # an undecidable ablation comparison (too few pairs) cannot confirm the idea: at most partly
+    status = min(verdict.status, vs_abl.status if vs_abl.status in order else "partly", key=order.index)
     note = (f"; against the key-idea ablation ({LABELS[ablation]}): {vs_abl.status} ({vs_abl.measured}; "
             f"{vs_abl.evidence.split(';')[0]}); the verdict is the lower of the two (rule added by review after "
             "the sixth session's full run, on the stored rows; it can only lower a verdict)")

@@ -39,8 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.core.validate import as_array
-from icml26.decision.skewd.method import _centred_gram, _check_pair, _count, _gram, _positive
+from icml26.decision.skewd.method import _check_pair, _count, _gram, _pair_grams, _positive, spline_design
 
 _LOG_2PI_HALF = float(0.5 * np.log(2.0 * np.pi))
 _EPS = 1e-7  # floor on p = -eta_2 (the variance stays below 1 / (2 eps))
@@ -48,16 +47,19 @@ _EPS = 1e-7  # floor on p = -eta_2 (the variance stays below 1 / (2 eps))
 
 def loci_features(x: np.ndarray, n_knots: int = 25, degree: int = 5):
     """B-spline features (n, n_knots + degree - 1) on uniform knots over the range of ``x`` and the fitted
-    ``SplineTransformer`` (constant extrapolation, the sklearn default the LOCI estimator uses)."""
-    from sklearn.preprocessing import SplineTransformer
-
-    tr = SplineTransformer(n_knots=n_knots, degree=degree)
-    B = tr.fit_transform(np.asarray(x, float).reshape(-1, 1))
-    return np.abs(B), tr
+    ``SplineTransformer`` (constant extrapolation, the sklearn default the LOCI estimator uses): SkewD's
+    :func:`~icml26.decision.skewd.method.spline_design` with LOCI's extrapolation."""
+    B, tr = spline_design(x, n_knots, degree, extrapolation="constant")
+    return np.abs(B), tr  # B-splines are >= 0; abs only clears rounding below 0
 
 
 def natural_nll(y: np.ndarray, eta1: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Per-point Gaussian negative log-likelihood in natural parameters (eta_1, eta_2 = -p)."""
+    """Per-point Gaussian negative log-likelihood in natural parameters (eta_1, eta_2 = -p); p > 0."""
+    y, eta1, p = (np.asarray(v, dtype=float) for v in (y, eta1, p))
+    if not (y.shape == eta1.shape == p.shape):
+        raise ValueError(f"y, eta1 and p must have one shape, got {y.shape}, {eta1.shape} and {p.shape}")
+    if not np.all(p > 0):
+        raise ValueError("p (= -eta_2, the precision over 2) must be > 0 everywhere")
     return _LOG_2PI_HALF - 0.5 * np.log(2.0 * p) + p * y * y - eta1 * y + eta1 * eta1 / (4.0 * p)
 
 
@@ -172,14 +174,7 @@ def loci(x, y, *, grams: tuple[np.ndarray, np.ndarray] | None = None, **fit_kwar
     matrices (H K_x H, H K_y H) of the pair (:func:`icml26.decision.skewd.method.centred_grams`)."""
     x, y = _check_pair(x, y)
     fxy, fyx = fit_loci(x, y, **fit_kwargs), fit_loci(y, x, **fit_kwargs)
-    if grams is None:
-        gx, gy = _centred_gram(x), _centred_gram(y)
-    else:
-        if not isinstance(grams, (tuple, list)) or len(grams) != 2:
-            raise TypeError("grams must be the pair (H K_x H, H K_y H) from centred_grams")
-        gx, gy = (as_array("grams", g, ndim=2) for g in grams)
-    if gx.shape != (x.size, x.size) or gy.shape != (x.size, x.size):
-        raise ValueError(f"grams must both be ({x.size}, {x.size}), got {gx.shape} and {gy.shape}")
+    gx, gy = _pair_grams(x, y, grams)
     n2 = float(x.size) ** 2
     indep = float(np.sum(gy * _gram(fyx.residuals)) - np.sum(gx * _gram(fxy.residuals))) / n2
     return LociResult(indep_score=indep, lik_score=fxy.loglik - fyx.loglik, fit_xy=fxy, fit_yx=fyx)

@@ -111,18 +111,21 @@ def _bounds(name: str, b) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ spline bases
-def spline_design(x: np.ndarray, n_knots: int, degree: int = 3):
-    """Cubic B-spline design matrix on uniform knots over the range of ``x``.
+def spline_design(x: np.ndarray, n_knots: int, degree: int = 3, extrapolation: str = "linear"):
+    """B-spline design matrix (cubic by default) on uniform knots over the range of ``x``.
 
     Returns ``(B, transformer)``: ``B`` has shape (n, n_knots + degree - 1); the fitted sklearn
-    ``SplineTransformer`` (linear extrapolation) evaluates the basis at new points.
+    ``SplineTransformer`` evaluates the basis at new points with ``extrapolation`` ("linear", SkewD's;
+    "constant", LOCI's).
     """
     from sklearn.preprocessing import SplineTransformer
 
     n_knots = _count("n_knots", n_knots, 2)
     degree = _count("degree", degree, 1)
+    if extrapolation not in ("linear", "constant"):
+        raise ValueError(f"extrapolation must be 'linear' or 'constant', got {extrapolation!r}")
     x = _as_vector("x", x)
-    tr = SplineTransformer(n_knots=n_knots, degree=degree, extrapolation="linear")
+    tr = SplineTransformer(n_knots=n_knots, degree=degree, extrapolation=extrapolation)
     B = tr.fit_transform(x.reshape(-1, 1))
     return B, tr
 
@@ -549,6 +552,19 @@ def centred_grams(x, y) -> tuple[np.ndarray, np.ndarray]:
     return _centred_gram(x), _centred_gram(y)
 
 
+def _pair_grams(x: np.ndarray, y: np.ndarray, grams=None) -> tuple[np.ndarray, np.ndarray]:
+    """The centred Gram matrices of the checked pair ``(x, y)``: ``grams`` (the output of
+    :func:`centred_grams` for this pair) validated, or computed when None."""
+    if grams is None:
+        return _centred_gram(x), _centred_gram(y)
+    if not isinstance(grams, (tuple, list)) or len(grams) != 2:
+        raise TypeError("grams must be the pair (H K_x H, H K_y H) from centred_grams")
+    gx, gy = (as_array("grams", g, ndim=2) for g in grams)
+    if gx.shape != (x.size, x.size) or gy.shape != (x.size, x.size):
+        raise ValueError(f"grams must both be ({x.size}, {x.size}), got {gx.shape} and {gy.shape}")
+    return gx, gy
+
+
 def skewd(x, y, alpha: float = 1.0, kappa: float = 1.0, skew: bool = True, seed: int = 0, *,
           grams: tuple[np.ndarray, np.ndarray] | None = None, **fit_kwargs) -> SkewDResult:
     """Infer x -> y vs y -> x by fitting the skew-normal LSNM in both directions.
@@ -559,14 +575,7 @@ def skewd(x, y, alpha: float = 1.0, kappa: float = 1.0, skew: bool = True, seed:
     """
     x, y = _check_pair(x, y)
     rng = as_rng("seed", seed)
-    if grams is None:
-        gx, gy = _centred_gram(x), _centred_gram(y)
-    else:
-        if not isinstance(grams, (tuple, list)) or len(grams) != 2:
-            raise TypeError("grams must be the pair (H K_x H, H K_y H) from centred_grams")
-        gx, gy = (as_array("grams", g, ndim=2) for g in grams)
-        if gx.shape != (x.size, x.size) or gy.shape != (x.size, x.size):
-            raise ValueError(f"grams must both be ({x.size}, {x.size}), got {gx.shape} and {gy.shape}")
+    gx, gy = _pair_grams(x, y, grams)
     s1, s2 = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
     fxy = fit_lsnm(x, y, alpha, kappa, skew, seed=s1, **fit_kwargs)
     fyx = fit_lsnm(y, x, alpha, kappa, skew, seed=s2, **fit_kwargs)
