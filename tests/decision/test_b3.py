@@ -501,3 +501,24 @@ def test_matches_sh_needs_both_rules_and_a_control_the_bound_rejects():
     # no deciding budget
     v = check_matches_sh(_sh_rows(level=good, mean=good, control=[0.5, 0.4, 0.3], c0=(5000.0,) * 3))
     assert v.status == "not-checkable" and v.control
+
+
+def test_budget_helpers_reject_bad_input():
+    """Read-through after the sixth session: the deciding-budget helpers name bad input."""
+    import pytest
+
+    from icml26.decision.b3 import at_budgets, deciding_budgets, lower_status
+
+    assert lower_status("partly", "reproduced") == "partly"
+    for bad in ((), ("bogus",)):
+        with pytest.raises(ValueError, match="statuses"):
+            lower_status(*bad)
+    row = {"n_arms": 10, "budgets": [5, 50], "bernoulli/b3/c0": [4, 10], "x": [1.0, 2.0]}
+    assert deciding_budgets([row, dict(row)]) == [0]
+    assert at_budgets([row], [0])[0]["x"] == [1.0]
+    with pytest.raises(ValueError, match="idx"):
+        at_budgets([row], [-1])
+    with pytest.raises(ValueError, match="n_arms"):
+        deciding_budgets([{"budgets": [5]}])
+    with pytest.raises(ValueError, match="disagree"):
+        deciding_budgets([row, {**row, "n_arms": 11}])

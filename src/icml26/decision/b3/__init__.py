@@ -21,6 +21,8 @@ _RANK = {"not-checkable": 0, "not-reproduced": 1, "partly": 2, "reproduced": 3}
 
 def lower_status(*statuses: str) -> str:
     """The lowest of the verdicts (not-checkable < not-reproduced < partly < reproduced)."""
+    if not statuses or any(s not in _RANK for s in statuses):
+        raise ValueError(f"statuses must be one or more of {tuple(_RANK)}, got {statuses!r}")
     return min(statuses, key=_RANK.__getitem__)
 
 
@@ -31,6 +33,11 @@ def deciding_budgets(ms) -> list[int]:
     ms = list(ms)
     if not ms:
         return []
+    for key in ("n_arms", "budgets", "bernoulli/b3/c0"):
+        if any(key not in m for m in ms):
+            raise ValueError(f"every row of ms must hold {key!r}")
+    if any(m["n_arms"] != ms[0]["n_arms"] or list(m["budgets"]) != list(ms[0]["budgets"]) for m in ms):
+        raise ValueError("the rows of ms disagree on n_arms or budgets")
     n = float(ms[0]["n_arms"])
     c0 = [m["bernoulli/b3/c0"] for m in ms]
     return [k for k in range(len(ms[0]["budgets"])) if all(float(c[k]) < n for c in c0)]
@@ -39,8 +46,11 @@ def deciding_budgets(ms) -> list[int]:
 def at_budgets(ms, idx) -> list[dict]:
     """Copies of the rows keeping, in every per-budget series, only the budgets ``idx``."""
     out = []
+    idx = [int(i) for i in idx]
     for m in ms:
         nb = len(m["budgets"])
+        if any(not 0 <= i < nb for i in idx):
+            raise ValueError(f"idx must index the {nb} budgets (0 <= i < {nb}), got {idx}")
         out.append({k: ([v[i] for i in idx] if isinstance(v, (list, tuple)) and len(v) == nb else v)
                     for k, v in m.items()})
     return out
@@ -64,9 +74,11 @@ class LowerOfRules(C.Check):
 
     @property
     def comparative(self) -> bool:  # type: ignore[override]
+        """Comparative as the best-mean check is (both rules' checks have the same shape)."""
         return self.mean.comparative
 
     def rule(self) -> str:
+        """The pass rule, stated once for both recommendation rules."""
         return ("the lower of the verdicts with B3 under the best-mean and under the most-played (highest-level) "
                 "recommendation rule, each on the budgets where B3 has not screened every arm (c0 < N): "
                 + self.mean.rule() + "; every budget (c0 = N included) reported, not deciding")
@@ -98,10 +110,13 @@ class LowerOfRules(C.Check):
             value=low.value, ci=low.ci, control=vm.control)
 
     def contradict(self, ms):
+        """Rows that must not pass: built from the best-mean rule only, since failing under one rule
+        fails the lower of the two."""
         # failing under one rule suffices; built on the deciding budgets (idempotent under at_budgets)
         return self.mean.contradict(at_budgets(list(ms), deciding_budgets(ms)))
 
     def on_control(self, ms):
+        """The rows with the control put in B3's place under both rules (None if the check has no control)."""
         out = self.mean.on_control(list(ms))
         return self.level.on_control(out) if out is not None else None
 
