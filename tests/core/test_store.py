@@ -211,7 +211,7 @@ def test_cpu_seconds_are_stored_exported_and_imported(tmp_path):
         rows = st.rows("p")
         assert [r.cpu_s for r in rows] == [2.5, None]
         assert st.export_rows(rows, tmp_path / "x.jsonl.gz") == 2
-        for bad in (-1.0, "2", float("nan")):
+        for bad in (-1.0, "2", float("nan"), float("inf"), True):
             with pytest.raises(ValueError, match="cpu_s"):
                 st.record(paper="p", profile="full", seed=2, status="ok", code_hash="h", cpu_s=bad)
     with Store(tmp_path / "b.sqlite") as st:

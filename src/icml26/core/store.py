@@ -332,8 +332,9 @@ class Store:
         """
         if status not in JOB_STATUSES:
             raise ValueError(f"status must be one of {JOB_STATUSES}, got {status!r}")
-        if cpu_s is not None and not (isinstance(cpu_s, (int, float)) and cpu_s >= 0):
-            raise ValueError(f"cpu_s must be a non-negative number or None, got {cpu_s!r}")
+        if cpu_s is not None and (isinstance(cpu_s, bool) or not isinstance(cpu_s, (int, float))
+                                  or not 0 <= cpu_s < float("inf")):
+            raise ValueError(f"cpu_s must be a finite non-negative number or None, got {cpu_s!r}")
         env = env or environment()
         payload = json.dumps(metrics, allow_nan=True) if metrics is not None else None
         self._write(
