@@ -101,6 +101,47 @@ def test_response_logprobs_match_brute_force(world, model):
         assert bool(valid[i, : int(b.length[i])].all()) and not bool(valid[i, int(b.length[i]) :].any())
 
 
+def test_response_logprobs_equal_the_full_log_softmax_bit_for_bit(world, tok):
+    """Seventh session: the log-softmax runs on the rows that score response tokens only; the values and the
+    gradients (of the model's parameters) equal those of the log-softmax over every position, as before."""
+    _, data = world
+    b = data.subset(torch.arange(7))
+    torch.manual_seed(1)
+    net = TinyLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_layers=1, n_heads=2, max_len=96))
+
+    def old(model, ids, start, length):
+        L = int(length.max())
+        j = torch.arange(L)
+        valid = j[None, :] < length[:, None]
+        pos = (start[:, None] + j[None, :]).clamp(max=ids.shape[1] - 1)
+        logits, _ = model(ids[:, :-1])
+        logq = F.log_softmax(logits.float(), dim=-1)
+        pred = (pos - 1).clamp(max=logq.shape[1] - 1)
+        tgt = ids.gather(1, pos)
+        lp = logq.gather(1, pred[..., None].expand(-1, -1, logq.shape[-1])).gather(2, tgt[..., None])[..., 0]
+        return lp * valid, valid
+
+    w = torch.rand(b.valid.shape, generator=torch.Generator().manual_seed(2)) + 0.5
+    grads = []
+    for fn in (old, M.response_logprobs):
+        net.zero_grad()
+        lp, valid = fn(net, b.ids, b.start, b.length)
+        M.weighted_ce(lp, w, valid).backward()
+        grads.append((lp.detach().clone(), [p.grad.clone() for p in net.parameters()]))
+    assert torch.equal(grads[0][0], grads[1][0])
+    assert all(torch.equal(g0, g1) for g0, g1 in zip(grads[0][1], grads[1][1]))
+
+
+def test_full_profile_leaves_out_the_report_only_parts():
+    """Seventh session, for budget: the full profile runs no sweep, no in-domain CE and free generation of the
+    two arms the claims read only; the quick profile keeps all three, so that their code stays exercised."""
+    from icml26.alignment.percontrast import PAPER
+
+    full, quick = PAPER.profile("full"), PAPER.profile("quick")
+    assert not full.params.get("sweep") and full["in_domain"] is False and full["gen_arms"] == ["ce", "perce"]
+    assert quick["sweep"] and quick.params.get("in_domain", True) and "gen_arms" not in quick.params
+
+
 def test_personal_influence_zero_without_intervention_and_matches_difference(world, model):
     _, data = world
     b = data.subset(torch.arange(6))

@@ -18,13 +18,16 @@ One seed:
    sweep (``sweep``): PerCE with one unspecified choice changed at a time (log transform
    w = min(1 + log PIR+, w_max); a milder clip w_max = 2; normalisation by the number of tokens
    instead of the sum of the weights; the profile deleted instead of masked), reported as
-   ``sweep/<variant>/*`` and a figure panel, with no verdict. CE and PerCE again at ``lr_mult`` x
+   ``sweep/<variant>/*`` and a figure panel, with no verdict (the quick profile only since the
+   seventh session). CE and PerCE again at ``lr_mult`` x
    ``lr`` (the learning-rate stress) and at each multiplier of ``lr_grid`` (the lr choice on
-   validation users); CE from the base trained on family B (the in-domain reference for
-   transfer).
+   validation users); with ``in_domain`` (default on; off in the full profile since the seventh
+   session) CE from the base trained on family B (the in-domain reference for transfer).
 4. ``evaluate``: teacher-forced personal-slot accuracy on held-out users (the learning curve at
    four checkpoints and the end), generic-token perplexity, held-out loss, slot accuracy on
-   family B, and free generation scored by ROUGE-L (``rouge-score``) and METEOR (``nltk``).
+   family B, and free generation scored by ROUGE-L (``rouge-score``) and METEOR (``nltk``), of
+   the arms in ``gen_arms`` (default: every arm; CE and PerCE only in the full profile since the
+   seventh session).
 5. ``identification``: with the CE-trained model, the AUROC of three token scores for the true
    personal tokens of held-out responses: PerContrast's log PIR, the token loss and the token
    rarity.
@@ -272,8 +275,9 @@ def run(profile: Profile, seed: int) -> dict:
         for k, v in token_losses(model, test).items():
             m[f"{k}/{arm}"] = v
         m[f"transfer/{arm}"] = slot_accuracy(model, test_b)
-        for k, v in free_generation(model, test, tok, p["n_gen"]).items():
-            m[f"gen/{k}/{arm}"] = v
+        if arm in p.get("gen_arms", p["arms"]):  # free generation of the arms the claims read (or of all)
+            for k, v in free_generation(model, test, tok, p["n_gen"]).items():
+                m[f"gen/{k}/{arm}"] = v
     m["ppl_ratio"] = m["generic_ppl/perce"] / m["generic_ppl/ce"]
     m["gate/ce_loss_ratio"] = m["base/heldout_loss_init"] / m["heldout_loss/ce"]
     m["gate/oracle_gain"] = m["slot/oracle"] - m["slot/ce"]
@@ -304,8 +308,9 @@ def run(profile: Profile, seed: int) -> dict:
         m[f"slot/{arm}_tuned"] = cands[best][1]
         for mult, (v, t) in cands.items():
             m[f"lr_grid/{arm}/{mult:g}/val"], m[f"lr_grid/{arm}/{mult:g}/test"] = v, t
-    _, info = train_arm(base, train_b, test_b, "ce", p, seed, p["lr"], curve=False)  # CE in-domain on family B
-    m["transfer/ce_in_domain"] = info["curve"][-1]
+    if p.get("in_domain", True):  # CE in-domain on family B (reported beside the cross-task claim, no verdict)
+        _, info = train_arm(base, train_b, test_b, "ce", p, seed, p["lr"], curve=False)
+        m["transfer/ce_in_domain"] = info["curve"][-1]
     for k, v in identification(models["ce"], test, rarity_table(train)).items():
         m[f"auroc/{k}"] = v
     m.update(identities(base, test))
@@ -337,11 +342,12 @@ def figure(metrics: list[dict]):
     ax.set_ylabel("AUROC for the true personal tokens")
     ax.set_xlabel("token score (CE-trained model)")
     ax = axes[2]
-    x = np.arange(len(arms))
+    gen_arms = [a for a in arms if f"gen/rougeL/{a}" in metrics[0]]
+    x = np.arange(len(gen_arms))
     for off, key in ((-0.2, "gen/rougeL"), (0.2, "gen/meteor")):
-        ax.bar(x + off, [np.mean([mm[f"{key}/{a}"] for mm in metrics]) for a in arms], width=0.4,
+        ax.bar(x + off, [np.mean([mm[f"{key}/{a}"] for mm in metrics]) for a in gen_arms], width=0.4,
                label=key.split("/")[1])
-    ax.set_xticks(x, arms, rotation=30, fontsize=7)
+    ax.set_xticks(x, gen_arms, rotation=30, fontsize=7)
     ax.set_ylabel("free-generation score vs reference")
     ax.set_xlabel("training scheme")
     ax.legend(fontsize=7)

@@ -82,10 +82,12 @@ def response_logprobs(model, ids: torch.Tensor, start: torch.Tensor, length: tor
     valid = j[None, :] < length[:, None]
     pos = (start[:, None] + j[None, :]).clamp(max=t - 1)  # (N, L) positions of the response tokens
     logits, _ = model(ids[:, :-1])
-    logq = F.log_softmax(logits.float(), dim=-1)  # (N, T-1, V)
-    pred = (pos - 1).clamp(max=logq.shape[1] - 1)
+    pred = (pos - 1).clamp(max=logits.shape[1] - 1)
     tgt = ids.gather(1, pos)
-    lp = logq.gather(1, pred[..., None].expand(-1, -1, logq.shape[-1])).gather(2, tgt[..., None])[..., 0]
+    # the rows that score response tokens first, then the log-softmax over the vocabulary on those rows only
+    # (seventh session, for budget: the same numbers, and gradients, as the log-softmax of every position)
+    logq = F.log_softmax(logits.gather(1, pred[..., None].expand(-1, -1, logits.shape[-1])).float(), dim=-1)
+    lp = logq.gather(2, tgt[..., None])[..., 0]  # (N, L)
     return lp * valid, valid
 
 
