@@ -426,6 +426,15 @@ def sft_loss(model: TinyLM, tok: torch.Tensor, kin: torch.Tensor, tdam_rows: tor
 
     Returns (loss, per-token correctness of the greedy prediction on those tokens).
     """
+    logits, y, tgt, loss = _sft_forward(model, tok, kin, tdam_rows)
+    keep = tgt != -100
+    correct = (logits.argmax(-1) == y)[keep]
+    return loss, correct
+
+
+def _sft_forward(model: TinyLM, tok: torch.Tensor, kin: torch.Tensor, tdam_rows: torch.Tensor | None = None):
+    """(logits, targets, masked targets, loss) of :func:`sft_loss`, without the greedy correctness
+    (the training loop needs only the loss; seventh session, a saving only)."""
     x, y, ky = tok[:, :-1], tok[:, 1:], kin[:, 1:]
     if tdam_rows is not None and bool(tdam_rows.any()):
         # built on the full sequence so the last input position knows the kind of its target
@@ -436,9 +445,7 @@ def sft_loss(model: TinyLM, tok: torch.Tensor, kin: torch.Tensor, tdam_rows: tor
     set_extra_mask(model, None)
     tgt = torch.where((ky == 1) | (ky == 3), y, torch.full_like(y, -100))
     loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), ignore_index=-100)
-    keep = tgt != -100
-    correct = (logits.argmax(-1) == y)[keep]
-    return loss, correct
+    return logits, y, tgt, loss
 
 
 def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], *, steps: int, batch: int = 64,
@@ -474,14 +481,25 @@ def train_sft(model: TinyLM, pool: Sequence[tuple[list[int], list[int], bool]], 
         def factor(s):
             return (s + 1) / warm if s < warm else 0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * (s - warm) / max(1, steps - warm)))
 
+    # the pool as tensors once (seventh session, a saving only: each batch is the same integers
+    # :func:`pack` would build from the lists, and the random stream is drawn as before)
+    toks = [torch.tensor(t, dtype=torch.long) for t, _, _ in pool]
+    kins = [torch.tensor(k, dtype=torch.long) for _, k, _ in pool]
+    is_tool = torch.tensor([bool(e[2]) for e in pool])
+
     def draw(gen: torch.Generator):
-        idx = torch.randint(len(pool), (batch,), generator=gen).tolist()
-        tok, kin = pack([(pool[i][0], pool[i][1]) for i in idx])
-        tool_use = torch.tensor([pool[i][2] for i in idx])
-        return tok, kin, tool_use & (torch.rand(batch, generator=gen) < tdam_ratio)
+        idx = torch.randint(len(pool), (batch,), generator=gen)
+        rows = idx.tolist()
+        L = max(len(toks[i]) for i in rows)
+        tok = torch.full((batch, L), S.PAD, dtype=torch.long)
+        kin = torch.zeros((batch, L), dtype=torch.long)
+        for r, i in enumerate(rows):
+            tok[r, :len(toks[i])] = toks[i]
+            kin[r, :len(kins[i])] = kins[i]
+        return tok, kin, is_tool[idx] & (torch.rand(batch, generator=gen) < tdam_ratio)
 
     def loss_fn(mdl, b, step, gen):
-        return sft_loss(mdl, *b)[0]
+        return _sft_forward(mdl, *b)[3]
 
     hook = None
     if on_step is not None:
