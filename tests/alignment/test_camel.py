@@ -159,12 +159,19 @@ def test_bad_inputs_name_the_argument(judge):
 def _stub_frontier(monkeypatch, items, logit, reflected):
     """Run experiment.frontier with fixed verdict logits and fixed reflection verdicts (no model)."""
     from icml26.alignment.camel import experiment
-    from icml26.alignment.camel.method import Reflection
+
+    class _Gen:  # the greedy generation frontier reads (seventh session: shared with the scratchpad diagnostics)
+        def as_lists(self):
+            return [tokenizer().encode(f"1+1=2;#2>{FINAL[int(v)]}") for v in reflected]
+
+        def lengths(self):
+            return torch.full((len(items),), 5.0)
 
     monkeypatch.setattr(experiment, "verdict_logits", lambda model, prompts: np.asarray(logit, dtype=float))
-    monkeypatch.setattr(experiment, "reflect", lambda model, prompts: Reflection(
-        np.asarray(reflected, dtype=int), np.full(len(items), 5.0)))
-    return experiment.frontier(None, items)
+    monkeypatch.setattr(experiment, "sample", lambda *a, **k: _Gen())
+    got = experiment.frontier(None, items)
+    assert [final_verdict(c) for c in _Gen().as_lists()] == list(np.asarray(reflected, dtype=int))
+    return got
 
 
 def test_frontier_random_gating_is_the_exact_expectation_and_gating_ranks_by_margin(monkeypatch):
@@ -542,3 +549,34 @@ def test_scalar_rm_is_configured_without_bf16_or_checkpointing(monkeypatch):
                     n_layers=1, n_heads=2, seed=1)
     assert seen["bf16"] is False
     assert seen["gradient_checkpointing"] is False
+
+
+def test_shared_own_reflection_gives_the_same_frontier_and_scratchpad(judge):
+    """Seventh session: the frontier and the scratchpad diagnostics read one shared greedy generation; each must
+    equal what it computes on its own (the reflect() call it replaced), key by key."""
+    from icml26.alignment.camel import experiment
+
+    items = make_items(24, levels=(1,), seed=5)
+    own = experiment._own_reflection(judge, items)
+    assert experiment.frontier(judge, items, own) == experiment.frontier(judge, items)
+    assert experiment.scratchpad_metrics(judge, items, "x", own) == experiment.scratchpad_metrics(judge, items, "x")
+    y = np.array([it.label for it in items])
+    fast = (verdict_logits(judge, encode_prompts(items)) < 0).astype(int)
+    ref = reflect(judge, encode_prompts(items, fast))
+    final = np.where(ref.verdicts >= 0, ref.verdicts, fast)
+    f = experiment.frontier(judge, items, own)
+    assert f["always/acc"] == float((final == y).mean())
+    assert f["reflect/mean_tokens"] == float(ref.lengths.mean())
+
+
+def test_sft_model_uses_the_given_training_items(monkeypatch, tmp_path):
+    """Seventh session: run() passes its training items to sft_model, which must then not make them again."""
+    from icml26.alignment.camel import PAPER, experiment
+
+    seen = []
+    monkeypatch.setenv("ICML26_CACHE", str(tmp_path))
+    monkeypatch.setattr(experiment, "sft_judge", lambda model, items, **kw: seen.append(items))
+    monkeypatch.setattr(experiment, "make_items", lambda n, **kw: pytest.fail("items made again"))
+    given = make_items(4, seed=0)
+    experiment.sft_model(0, PAPER.profiles["quick"], given)
+    assert seen == [given]

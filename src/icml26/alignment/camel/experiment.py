@@ -32,7 +32,8 @@ Each seed:
   accuracy and rate it gives;
 * identities of the gate and of the prefix construction (``gate-identities``);
 * the scalar peer: a Bradley-Terry reward model of the judge's size trained with trl's
-  ``RewardTrainer`` on the same items as (correct answer, wrong answer) pairs, one pass, and
+  ``RewardTrainer`` on the same items as (correct answer, wrong answer) pairs, each seen at most once
+  (``rm_steps`` x ``rm_batch``: one pass over the 20k items until the seventh session, half a pass since), and
   its held-out pairwise accuracy (``scalar_rm/acc``, a control of ``gated-frontier``).
 """
 
@@ -56,8 +57,12 @@ RATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0)
 
 
 # ----------------------------------------------------------------------------- parts
-def sft_model(seed: int, p: Profile) -> torch.nn.Module:
-    """The seed's SFT judge, trained once per (seed, config) and then read from the disk cache (:mod:`icml26.core.cache`)."""
+def sft_model(seed: int, p: Profile, train: list[JudgeItem] | None = None) -> torch.nn.Module:
+    """The seed's SFT judge, trained once per (seed, config) and then read from the disk cache (:mod:`icml26.core.cache`).
+
+    ``train``: the seed's training items if the caller already made them (``make_items(n_train, seed=seed)``, the
+    same items; passing them saves generating them twice, seventh session).
+    """
     from icml26.core.cache import cached
 
     cfg = {"seed": seed, "levels": list(p["levels"]), "offsets": list(OFFSETS), "n_train": p["n_train"],
@@ -66,8 +71,8 @@ def sft_model(seed: int, p: Profile) -> torch.nn.Module:
     model = new_judge(d_model=p["d_model"], seed=seed)
 
     def build() -> dict:
-        train = make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
-        sft_judge(model, train, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed,
+        items = train if train is not None else make_items(p["n_train"], levels=tuple(p["levels"]), seed=seed)
+        sft_judge(model, items, steps=p["sft_steps"], batch=p["sft_batch"], lr=p["sft_lr"], seed=seed,
                   schedule=p["sft_schedule"], revise_frac=p["revise_frac"])
         return model.state_dict()
 
@@ -92,16 +97,25 @@ def revision_metrics(model, items: list[JudgeItem], tag: str) -> dict:
             f"{tag}/flip_correct_prefix": float((right != y).mean())}
 
 
-def scratchpad_metrics(model, items: list[JudgeItem], tag: str) -> dict:
+def _own_reflection(model, items: list[JudgeItem]):
+    """The fast verdict logits and the greedy reflections after the judge's own opening (one ``sample`` call)."""
+    tok = tokenizer()
+    logit = verdict_logits(model, encode_prompts(items))
+    fast = (logit < 0).astype(int)
+    gen = sample(model, encode_prompts(items, fast), MAX_REFLECT, greedy=True, eos_id=tok.eos_id, pad_id=tok.pad_id)
+    return logit, gen
+
+
+def scratchpad_metrics(model, items: list[JudgeItem], tag: str, own=None) -> dict:
     """Where reflection fails, after the judge's own greedy opening: the scratchpad or the verdict after it.
 
     ``scratch_acc``: the fraction of greedy reflections whose recomputed value (after ``#``) is the
     problem's answer; ``verdict_follows``: the fraction whose final verdict names the candidate equal
-    to that value (a value matching neither candidate counts as not followed). Diagnostics only.
+    to that value (a value matching neither candidate counts as not followed). Diagnostics only. ``own``: the
+    result of :func:`_own_reflection` for the same model and items if already computed (the same generation).
     """
     tok = tokenizer()
-    fast = (verdict_logits(model, encode_prompts(items)) < 0).astype(int)
-    gen = sample(model, encode_prompts(items, fast), MAX_REFLECT, greedy=True, eos_id=tok.eos_id, pad_id=tok.pad_id)
+    _, gen = own if own is not None else _own_reflection(model, items)
     ok, follows = [], []
     for it, comp in zip(items, gen.as_lists()):
         m = re.search(r"#(-?\d+)>", tok.decode(comp))
@@ -126,14 +140,18 @@ def heldout_cpa_reward(model, items: list[JudgeItem], *, temperature: float, k: 
     return float((ref.verdicts == np.repeat(y[which], k)).mean())
 
 
-def frontier(model, items: list[JudgeItem]) -> dict:
-    """Accuracy against reflection rate: confidence gating, random gating (expectation), never, always."""
+def frontier(model, items: list[JudgeItem], own=None) -> dict:
+    """Accuracy against reflection rate: confidence gating, random gating (expectation), never, always.
+
+    ``own``: :func:`_own_reflection`'s result for the same model and items if already computed. The greedy
+    reflection is the call :func:`~.method.reflect` makes (same arguments), so its verdicts and lengths are the same.
+    """
     y = np.array([it.label for it in items])
-    prompts = encode_prompts(items)
-    logit = verdict_logits(model, prompts)
+    logit, gen = own if own is not None else _own_reflection(model, items)
     fast = (logit < 0).astype(int)
-    ref = reflect(model, encode_prompts(items, fast))
-    final = np.where(ref.verdicts >= 0, ref.verdicts, fast)
+    ref_verdicts = np.array([final_verdict(c) for c in gen.as_lists()], dtype=int)
+    ref_lengths = gen.lengths().numpy().astype(float)
+    final = np.where(ref_verdicts >= 0, ref_verdicts, fast)
     f_ok, r_ok = (fast == y).astype(float), (final == y).astype(float)
     order = np.argsort(np.abs(logit), kind="stable")
     n = len(items)
@@ -152,7 +170,7 @@ def frontier(model, items: list[JudgeItem]) -> dict:
             "never/acc": float(f_ok.mean()), "always/acc": always, "reflect/always_gain": always - float(f_ok.mean()),
             "gated/gap_to_always_le50": always - max(le50),
             "reflect/overturn_own": float((final != fast).mean()),
-            "reflect/mean_tokens": float(ref.lengths.mean())}
+            "reflect/mean_tokens": float(ref_lengths.mean())}
 
 
 def margin_vs_proxy(model, items: list[JudgeItem], k: int, seed: int) -> dict:
@@ -214,7 +232,7 @@ def run(profile: Profile, seed: int) -> dict:
     val = make_items(p["n_val"], levels=levels, seed=50_000 + seed)
     test = make_items(p["n_test"], levels=levels, seed=100_000 + seed)
     out: dict = {**identities(seed)}
-    sft = sft_model(seed, p)
+    sft = sft_model(seed, p, train)
     out.update(fast_metrics(sft, test, "sft"))
     out.update(scratchpad_metrics(sft, test, "sft"))
     out.update(revision_metrics(sft, test, "sft"))  # does SFT alone revise a wrong opening (the premise of GRPO's signal)
@@ -239,8 +257,9 @@ def run(profile: Profile, seed: int) -> dict:
         arms[arm] = model
     camel = arms["cpa"]
     out["margin/auroc"] = out["cpa/auroc"]
-    out.update(frontier(camel, test))
-    out.update(scratchpad_metrics(camel, test, "cpa"))
+    own = _own_reflection(camel, test)  # one greedy generation shared by the frontier and the scratchpad diagnostics
+    out.update(frontier(camel, test, own))
+    out.update(scratchpad_metrics(camel, test, "cpa", own))
     out.update(margin_vs_proxy(camel, test[: p["n_proxy"]], p["proxy_k"], seed))
     out.update(operating_point(camel, val, test, p["rate"]))
     out.update(scalar_rm_peer(train, test, p, seed))  # last: the Trainer reseeds the global RNGs (restored on return)
