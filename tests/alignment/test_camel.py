@@ -551,22 +551,36 @@ def test_scalar_rm_is_configured_without_bf16_or_checkpointing(monkeypatch):
     assert seen["gradient_checkpointing"] is False
 
 
-def test_shared_own_reflection_gives_the_same_frontier_and_scratchpad(judge):
-    """Seventh session: the frontier and the scratchpad diagnostics read one shared greedy generation; each must
-    equal what it computes on its own (the reflect() call it replaced), key by key."""
+def test_shared_own_reflection_gives_the_frontier_that_reflect_gives():
+    """Seventh session: the frontier reads the shared greedy generation of :func:`_own_reflection`; its gated and
+    random accuracies must equal those computed from :func:`reflect` (the call it replaced) directly, on a judge
+    briefly fine-tuned so that its reflections end in verdicts that differ from its fast ones (an untrained judge's
+    reflections end in none, which would make gated = random = never)."""
     from icml26.alignment.camel import experiment
+    from icml26.alignment.camel.method import sft_judge
 
+    judge = new_judge(d_model=16, n_layers=1, n_heads=2, seed=0)
+    sft_judge(judge, make_items(200, levels=(1,), seed=1), steps=60, batch=16, lr=3e-3, seed=0)
+    judge.eval()
     items = make_items(24, levels=(1,), seed=5)
-    own = experiment._own_reflection(judge, items)
-    assert experiment.frontier(judge, items, own) == experiment.frontier(judge, items)
-    assert experiment.scratchpad_metrics(judge, items, "x", own) == experiment.scratchpad_metrics(judge, items, "x")
     y = np.array([it.label for it in items])
-    fast = (verdict_logits(judge, encode_prompts(items)) < 0).astype(int)
+    logit = verdict_logits(judge, encode_prompts(items))
+    fast = (logit < 0).astype(int)
     ref = reflect(judge, encode_prompts(items, fast))
     final = np.where(ref.verdicts >= 0, ref.verdicts, fast)
-    f = experiment.frontier(judge, items, own)
-    assert f["always/acc"] == float((final == y).mean())
+    f_ok, r_ok = (fast == y).astype(float), (final == y).astype(float)
+    assert (ref.verdicts >= 0).any() and (final != fast).any()  # the reflection decides something
+    order = np.argsort(np.abs(logit), kind="stable")
+    f = experiment.frontier(judge, items, experiment._own_reflection(judge, items))
+    for q in (30, 50):
+        k = int(round(q / 100 * len(items)))
+        chosen = np.isin(np.arange(len(items)), order[:k])
+        assert f[f"gated/acc{q}"] == float(np.where(chosen, r_ok, f_ok).mean())
+        assert f[f"random/acc{q}"] == pytest.approx((1 - k / len(items)) * f_ok.mean() + k / len(items) * r_ok.mean())
+    assert f["gated/acc30"] != f["random/acc30"]  # the order by margin matters on this judge
+    assert f["always/acc"] == float(r_ok.mean()) and f["never/acc"] == float(f_ok.mean())
     assert f["reflect/mean_tokens"] == float(ref.lengths.mean())
+    assert experiment.frontier(judge, items) == f  # without a shared generation: the same numbers
 
 
 def test_sft_model_uses_the_given_training_items(monkeypatch, tmp_path):
@@ -580,3 +594,43 @@ def test_sft_model_uses_the_given_training_items(monkeypatch, tmp_path):
     given = make_items(4, seed=0)
     experiment.sft_model(0, PAPER.profiles["quick"], given)
     assert seen == [given]
+
+
+def _frontier_rows(d30, d50, *, sft_acc=0.64):
+    """Synthetic rows of five seeds that meet every gate of gated-frontier, with gated - random = ``d30``, ``d50``."""
+    rows = []
+    for a, b in zip(d30, d50):
+        rand30, rand50 = 0.666, 0.683
+        rows.append({"gate/sft_acc": sft_acc, "sft/fast_acc": sft_acc, "never/acc": 0.64, "always/acc": 0.72,
+                     "reflect/always_gain": 0.08, "scalar_rm/acc": 0.75,
+                     "gated/acc30": rand30 + a, "random/acc30": rand30, "gated/acc50": rand50 + b,
+                     "random/acc50": rand50, "gated/gap_to_always_le50": 0.05,
+                     "frontier/rates": [0.0, 0.3, 0.5], "frontier/random": [0.64, rand30, rand50]})
+    return rows
+
+
+def test_gated_frontier_cap_lowers_partly_when_gated_is_not_above_random_on_average():
+    """Review after the seventh session's run: the seventh session's differences (3/5 seeds above random at 30%,
+    mean -0.001; 4/5 below at 50%) say partly by the pre-registered rule, and the cap lowers it to not-reproduced."""
+    from icml26.alignment.camel import experiment
+
+    d30, d50 = [-0.010, 0.0105, -0.0305, 0.00675, 0.017], [-0.0375, 0.0075, -0.025, -0.01375, -0.005]
+    rows = _frontier_rows(d30, d50)
+    rule = experiment.check_gated_frontier_rule()(rows)
+    assert rule.status == "partly"  # the rule alone: 3/5 seeds above random at 30%, above the SFT judge
+    v = experiment.check_gated_frontier(rows)
+    assert v.status == "not-reproduced"
+    assert "it can only lower a verdict" in v.evidence and "at most not-reproduced (was partly)" in v.evidence
+
+
+def test_gated_frontier_cap_leaves_the_verdict_when_gated_is_above_random_at_one_rate():
+    from icml26.alignment.camel import experiment
+
+    d30, d50 = [-0.010, 0.0105, -0.0105, 0.00675, 0.017], [-0.0375, 0.0075, -0.025, -0.01375, -0.005]  # mean +0.003 @30
+    v = experiment.check_gated_frontier(_frontier_rows(d30, d50))
+    assert v.status == "partly" and "the cap leaves the verdict" in v.evidence
+    d50_up = [0.01] * 5  # at 50% alone above random: the cap leaves it too
+    assert experiment.check_gated_frontier(_frontier_rows([-0.01, 0.005, 0.005, 0.005, -0.02], d50_up)).status \
+        == "partly"
+    failed_gate = experiment.check_gated_frontier(_frontier_rows(d30, [-0.01] * 5, sft_acc=0.5))
+    assert failed_gate.status == "not-checkable" and "cap" not in failed_gate.evidence  # a failed gate stays as it is

@@ -223,9 +223,12 @@ PAPER = Paper(
         "rows in all 5 seeds, bit for bit. The float32 peer reaches 0.773 (0.725 to 0.840; 0.799 in bf16, per "
         "seed 0.743, 0.725, 0.840, 0.808, 0.750 against 0.778, 0.785, 0.730, 0.880, 0.825) and still passes its "
         "gate (>= 0.6 in 5/5). Every verdict is unchanged; nothing was changed after the run. "
-        + _REVISED7 + "; the description above (d = 48, SFT batches of 64, GRPO 50 steps, the peer's 64 pairs a "
-        "step, one pass) was the recipe before the seventh session and stays as history. Measured in the seventh "
-        "session's full run (5 seeds, rows stored, ICML26_NO_CACHE=1 so every SFT judge was retrained): 260.4 s CPU "
+        + _REVISED7 + "; in passes (added by review after the run), the SFT still makes ~1.6 passes over its 20k "
+        "items (32,000 traces) while the peer sees half of its pairs once (9,984), the same ~0.31 ratio of pairs to "
+        "traces as before the cut (19,968 to 64,000); the description above (d = 48, SFT batches of 64, GRPO 50 "
+        "steps, the peer's 64 pairs a step, one pass) was the recipe before the seventh session and stays as "
+        "history. Measured in the seventh session's full run (5 seeds, rows stored, ICML26_NO_CACHE=1 so every SFT "
+        "judge was retrained): 260.4 s CPU "
         "in jobs (45.4 to 55.4 s per seed, 52.1 on average; 433.9 s in the fifth session), wall 351.1 s on this "
         "shared machine with other jobs running (stored durations sum to 641.9 s; the seed that ran alone took 45.4 s "
         "CPU); against the fifth session's rows: the SFT judge's fast verdict 0.634 (0.618 to 0.658; 0.697), gate "
@@ -237,7 +240,13 @@ PAPER = Paper(
         "tau is 0.667 accurate (0.708). Every verdict is the same as in the fifth session's run (margin-predicts "
         "not-reproduced, gated-frontier partly, cpa-revisions and benchmarks not-checkable, gate-identities "
         "reproduced), but gated-frontier's partly now rests on thinner evidence (see the claim). Nothing was changed "
-        "after the run."
+        "after the run. Review after the seventh session's run: gated-frontier gets a cap added knowing these "
+        "numbers, which can only lower a verdict (the seed mean of gated - random gating <= 0 at both 30% and 50% "
+        "reflection: at most not-reproduced); on these rows it lowers partly to not-reproduced (gated - random "
+        "-0.001 at 30%, -0.015 at 50%); the other verdicts are unchanged. In the same review the CAMEL judge's "
+        "shared greedy reflection (experiment._own_reflection) was marked torch.no_grad (its calls already ran "
+        "without gradients, so its values cannot change); that edit makes the stored rows stale until the full "
+        "profile is re-run."
     ),
     profiles={
         "quick": Profile("quick", seeds=2, timeout_s=300, params={
@@ -339,13 +348,24 @@ PAPER = Paper(
                         "thinner evidence: gated at 30% 0.665 against random gating 0.666 (above it by >= 0.0025 "
                         "in 3/5 seeds: -0.010, +0.011, -0.030, +0.007, +0.017), at 50% 0.668 against 0.683 (1/5), "
                         "above the SFT judge never reflecting (0.634) in 4/5, within 1 point of always reflecting "
-                        "(0.724) in 0/5 (gap 0.053), above the peer (0.746) in 1/5. The house rule passes because "
-                        "each control put in the gated judge's place fails a part the gated judge meets (at least "
-                        "half the seeds above random at 30%, 4/5 above the SFT judge); on the seed means the "
-                        "margin ranks items for reflection no better than random gating at this cheaper recipe, "
-                        "whose fast verdict is weaker (0.642 after CPA GRPO, 0.681 before). Nothing changed after "
-                        "the run",
-              check=None),  # experiment.check_gated_frontier: the rule above under the house rule
+                        "(0.724) in 0/5 (gap 0.053), above the peer (0.746) in 1/5. The house rule passes only "
+                        "narrowly: random gating put in the gated judge's place fails the part above random gating "
+                        "at 30% (the gated judge's 3/5 reads partly there) but passes the part above the SFT judge "
+                        "never reflecting in 5/5 seeds (the gated judge in 4/5). On this run the claim's key "
+                        "comparison is not reproduced in substance: gated at 30% is above random gating in 3/5 "
+                        "seeds with a mean difference of -0.001 (median +0.007), and at 50% below it in 4/5 (mean "
+                        "-0.015); the margin ranks items for reflection no better than random gating at this "
+                        "cheaper recipe, whose fast verdict is weaker (0.642 after CPA GRPO, 0.681 in the fifth "
+                        "session's run). The pre-registered rule said partly; nothing changed after the run until "
+                        "the review below. The budget cut coincides with losing gated's edge over random gating "
+                        "(fifth session at 30%: 0.7155 against 0.6994, +0.016), so the change may reflect the "
+                        "cheaper recipe rather than the paper; that was not known when the recipe was chosen (on "
+                        "the gates and CPU only). Cap (added by review after the seventh session's run, knowing "
+                        "its numbers; it can only lower a verdict): if "
+                        "the seed mean of gated - random gating is <= 0 at both 30% and 50% reflection, the verdict "
+                        "is at most not-reproduced; on this run (-0.001 and -0.015) it lowers partly to "
+                        "not-reproduced",
+              check=None),  # experiment.check_gated_frontier: the rule, the house rule, the review cap
         Claim(id="cpa-revisions", kind="headline",
               statement="Counterfactual prefix augmentation produces genuine revisions: opened with the wrong "
                         "verdict, the reflection ends correct more often than after GRPO from own openings (by >= "
@@ -376,7 +396,7 @@ PAPER = Paper(
                       "seeds 100-103 the rise gate's metric was +0.014 to +0.024 (0/4), so this claim is expected "
                       "to stay not-checkable. Seventh session's full run: rise +0.027 (>= 0.03 in 2/5), "
                       "not-checkable; on these numbers CPA overturns 0.729 of wrong openings against 0.728 for "
-                      "own-opening GRPO (SFT alone 0.725) and flips 0.280 of correct ones",
+                      "own-opening GRPO (SFT alone 0.725) and flips 0.279 of correct ones",
               check=C.all_of(
                   C.beats_in_seeds("cpa/p_correct_wrong_prefix", "own/p_correct_wrong_prefix", margin=0.1, frac=0.8,
                                    label="P(correct | wrong opening), CPA",

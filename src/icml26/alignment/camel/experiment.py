@@ -349,16 +349,36 @@ def check_gated_frontier(ms: list[dict]):
     """The pre-registered rule (:func:`check_gated_frontier_rule`) under the house rule: 'partly' or 'reproduced'
     needs, against each control put wholly in the gated judge's place (random gating at the same rate, the SFT
     judge never reflecting, the CPA judge never reflecting), a part the gated judge passes better. Wrapped by
-    review after the fourth session's full run; the verdict on that run is unchanged (partly: only the gated
-    judge beats random gating at 30% in >= 4/5 seeds)."""
+    review after the fourth session's full run; the verdict on that run is unchanged (partly: in the fourth
+    session's run only the gated judge beat random gating at 30% in >= 4/5 seeds; 3/5 in the seventh's).
+
+    Then a cap added by review after the seventh session's run, knowing its numbers (it can only lower a verdict):
+    if the seed mean of gated - random gating is <= 0 at both 30% and 50% reflection, the margin ranks items for
+    reflection no better than chance on average, and the verdict is at most not-reproduced (a sign count of
+    half the seeds at one rate is not enough for 'partly' then). A verdict that is not 'partly' or 'reproduced'
+    (not-checkable when a gate fails) is left as it is."""
+    from dataclasses import replace
+
     from icml26.core import checks as C
 
     controls = [("random gating", control_gated_frontier_random),
                 ("SFT judge never reflecting", lambda m: control_gated_frontier_fast(m, "sft/fast_acc")),
                 ("CAMEL judge never reflecting", lambda m: control_gated_frontier_fast(m, "never/acc"))]
-    return C.part_beyond_controls(check_gated_frontier_rule(), ms, controls, who="the gated judge",
-                                  note=" (house rule applied by review after the fourth session's full run; "
-                                       "verdict unchanged)")
+    v = C.part_beyond_controls(check_gated_frontier_rule(), ms, controls, who="the gated judge",
+                               note=" (house rule applied by review after the fourth session's full run; "
+                                    "verdict unchanged)")
+    if v.status not in ("reproduced", "partly"):
+        return v
+    d = {q: np.array([float(m[f"gated/acc{q}"]) - float(m[f"random/acc{q}"]) for m in ms]) for q in (30, 50)}
+    capped = all(float(x.mean()) <= 0.0 for x in d.values())
+    means = ", ".join(f"at {q}% {float(x.mean()):+.4f} (median {float(np.median(x)):+.4f})" for q, x in d.items())
+    note = (f"; cap (added by review after the seventh session's run, knowing its numbers; it can only lower a "
+            f"verdict): seed mean of gated - random gating {means}; ")
+    if capped:
+        note += (f"<= 0 at both rates, so the margin does not rank items for reflection better than random gating "
+                 f"on average and the verdict is at most not-reproduced (was {v.status})")
+        return replace(v, status="not-reproduced", evidence=v.evidence + note)
+    return replace(v, evidence=v.evidence + note + "above 0 at some rate, so the cap leaves the verdict")
 
 
 def contradict_gated_frontier(ms: list[dict]) -> list[dict]:
