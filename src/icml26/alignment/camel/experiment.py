@@ -97,6 +97,7 @@ def revision_metrics(model, items: list[JudgeItem], tag: str) -> dict:
             f"{tag}/flip_correct_prefix": float((right != y).mean())}
 
 
+@torch.no_grad()
 def _own_reflection(model, items: list[JudgeItem]):
     """The fast verdict logits and the greedy reflections after the judge's own opening (one ``sample`` call)."""
     tok = tokenizer()
