@@ -404,6 +404,10 @@ def test_oracle_path_loss_is_the_brute_force_minimum_at_one_step(d):
     noisy = M.oracle_path_loss(a, c, theta0, Y, cand, T=3, eta=0.2, through_layer=True)
     exact = M.oracle_path_loss(a, c, theta0, Y, cand, T=3, eta=0.2, through_layer=False)
     assert np.isfinite(noisy) and noisy > 0 and exact > 0
+    # the direct oracle never uses the Gumbel draws, so its seed changes nothing (experiment.train
+    # computes its GATE_DRAWS passes once); the layer's oracle does depend on it
+    for s in (1, 7):
+        assert M.oracle_path_loss(a, c, theta0, Y, cand, T=3, eta=0.2, through_layer=False, seed=s) == exact
     with pytest.raises(ValueError, match="T must"):
         M.oracle_path_loss(a, c, theta0, Y, cand, T=9)
 

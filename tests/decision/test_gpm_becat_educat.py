@@ -118,3 +118,6 @@ def test_becat_first_item_random_as_educat_script():
     assert g.min() >= 3
     with pytest.raises(ValueError, match="first"):
         M.select_becat(theta, a, c, avail, S, np.random.default_rng(1), first="other")
+    # the weights are checked before the random first item returns (seventh session: order fixed)
+    with pytest.raises(ValueError, match="weights"):
+        M.select_becat(theta, a, c, avail, S, np.random.default_rng(1), weights="other")

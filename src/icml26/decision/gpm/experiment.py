@@ -18,7 +18,8 @@ Each seed, for each bank (``setting``), runs:
   (deciding nothing): the same ratio for a greedy oracle that knows the responses, asking its item
   directly and through GPM's selection layer (``train/gate_oracle_exact``, ``train/gate_oracle``:
   a greedy reference for what the layer lets a policy reach, not a strict bound), and the gate of
-  a GPM trained under the released code's protocol (``profile["protocol_report"]``, ``train/gate_protocol``);
+  a GPM trained under the released code's protocol (``profile["protocol_report"]``, ``train/gate_protocol``;
+  since the seventh session the quick profile runs it and the full profile does not);
 * ``known_parameter_protocol``: every selector with the true item parameters and MAP
   estimates; MSE to the true ability at every length; questions GPM needs to reach a
   baseline's length-L accuracy vs the questions that baseline needs itself (the control);
@@ -88,7 +89,12 @@ def train(profile: Profile, a, Y_train, Y_test, rng, seed: int, choice: str, pro
     if oracle:
         okw = {k: v for k, v in kw.items() if k != "choice"}
         for key, through in (("gate_oracle", True), ("gate_oracle_exact", False)):
-            pl_or = [M.oracle_path_loss(seed=seed + e, through_layer=through, **okw) for e in range(GATE_DRAWS)]
+            if through:
+                pl_or = [M.oracle_path_loss(seed=seed + e, through_layer=True, **okw) for e in range(GATE_DRAWS)]
+            else:
+                # the seed only draws the selection layer's Gumbel noise, which the direct oracle never uses:
+                # its GATE_DRAWS passes are one and the same number, computed once
+                pl_or = [M.oracle_path_loss(seed=seed, through_layer=False, **okw)] * GATE_DRAWS
             out[key] = float(np.mean(pl_un) / np.mean(pl_or))
     return model, out
 

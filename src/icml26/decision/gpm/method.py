@@ -253,6 +253,8 @@ def select_becat(theta: np.ndarray, a: np.ndarray, c: np.ndarray, avail: np.ndar
     drawn without replacement (EduCAT draws |S| + 5 with replacement and keeps the distinct ones)."""
     if first not in ("random", "gain"):
         raise ValueError(f"first must be 'random' or 'gain', got {first!r}")
+    if weights not in BECAT_WEIGHTS:
+        raise ValueError(f"weights must be one of {BECAT_WEIGHTS}, got {weights!r}")
     if selected.shape[1] == 0 and first == "random":
         return select_random(avail, rng)
     B, Q = avail.shape
@@ -663,14 +665,13 @@ def oracle_path_loss(a: np.ndarray, c: np.ndarray, theta0: np.ndarray, Y: np.nda
     sel, avail, total = torch.zeros(B, Q, dtype=torch.float64), full.clone(), 0.0
     eye = torch.eye(Q, dtype=torch.float64)
     with torch.no_grad():
+        # residuals at the start abilities: the same at every step (computed once, same operation and shapes)
+        r0 = y[:, None, :] - torch.sigmoid(torch.einsum("bkd,qd->bkq", start[:, None, :].expand(B, Q, -1), at) + ct)
         for _t in range(T):
             g = _gumbel((B, Q), gen)
             # every candidate at once: masks (B, Q, Q), item q added on the last axis' row q
             mm = sel[:, None, :] + eye[None]
-            th1 = start[:, None, :] + eta * torch.einsum("bkq,bkq,qd->bkd", mm,
-                                                         y[:, None, :] - torch.sigmoid(
-                                                             torch.einsum("bkd,qd->bkq", start[:, None, :].expand(B, Q, -1), at) + ct),
-                                                         at)
+            th1 = start[:, None, :] + eta * torch.einsum("bkq,bkq,qd->bkd", mm, r0, at)
             r = y[:, None, :] - torch.sigmoid(torch.einsum("bkd,qd->bkq", th1, at) + ct)
             g_S = -torch.einsum("bkq,qd->bkd", mm * r, at) / mm.sum(2, keepdim=True)
             g_Q = -torch.einsum("bkq,qd->bkd", full[:, None, :] * r, at) / full.sum(1)[:, None, None]
