@@ -523,3 +523,35 @@ def test_faster_network_step_equals_the_earlier_one(kind):
     for new, old in zip(g1, g0):
         torch.testing.assert_close(new, old, rtol=1e-12, atol=1e-12 * float(old.abs().max()))
 
+
+
+# ----------------------------------------------------------------------------- cheaper solves (seventh session)
+def test_chain_paths_are_bit_identical_to_the_general_solves(monkeypatch):
+    """Seventh session: the chain solve's row operations in numpy, the one-node steps of the numpy DHS
+    solve by integer indexing, and simulate's chain path (torch backend) give the same bits as the
+    general code: solutions, traces and gradients."""
+    from icml26.science.heliox import method, network
+    from icml26.science.heliox.experiment import _fit_bio
+
+    rng = np.random.default_rng(3)
+    for n, batch in ((40, None), (40, 3)):
+        parent = np.arange(-1, n - 1)  # a chain: every DHS step eliminates one node
+        d, a, b, rhs = random_system(parent, rng, batch=batch) if batch else random_system(parent, rng)
+        x = dhs_solve(make_plan(parent, 4), d, a, b, rhs)
+        assert np.array_equal(x, hines_solve(parent, d, a, b, rhs))
+        t = [torch.tensor(v) for v in (d, a, b, rhs)]
+        order = network._chain_order(make_plan(parent, 4))
+        assert torch.equal(network._chain_solve(order, *t), method._dhs_solve_tensor(make_plan(parent, 4), *t))
+    morph = ball_and_stick(3, dend_L=150.0)
+    stim = Stimulus(0, 0.5, 20.0, 0.4)
+
+    def run():
+        logs = torch.tensor(np.random.default_rng(1).normal(0, 0.3, size=(3, 2))).requires_grad_()
+        v = simulate(morph, _fit_bio(morph, logs, 2), stim, 2.0, 0.025, backend="torch", batch=2)
+        ((v + 60.0) ** 2).mean().backward()
+        return v.detach(), logs.grad
+
+    v_fast, g_fast = run()
+    monkeypatch.setattr(network, "_chain_order", lambda plan: None)  # forces the checked tree_solve
+    v_ref, g_ref = run()
+    assert torch.equal(v_fast, v_ref) and torch.equal(g_fast, g_ref)
