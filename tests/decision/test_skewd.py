@@ -215,6 +215,89 @@ def test_rho_step_matches_bounded_lbfgsb():
     assert np.all(out <= 5.0 + 1e-12) and np.all(out >= -10.0 - 1e-12)
 
 
+def test_rho_step_box_interior_path_is_bit_identical_to_the_projected_one():
+    """Seventh session: inside the box _rho_step skips the free-set bookkeeping and reuses the
+    exp(-Z rho) weights of the last evaluation for the Hessian; the iterate is bit for bit what the
+    projected step (solve on the free coordinates, Hessian recomputed) gives."""
+    from icml26.decision.skewd.method import _rho_step, neg_q_rho
+
+    def reference(rho0, Z, c, M, kappa, lo, hi, max_newton=30, newton_tol=1e-12):
+        r = np.clip(np.asarray(rho0, dtype=float), lo, hi)
+        val, grad = neg_q_rho(r, Z, c, M, kappa)
+        eye = 1e-10 * np.eye(r.size)
+        for _ in range(max_newton):
+            free = ~(((r <= lo) & (grad > 0)) | ((r >= hi) & (grad < 0)))
+            if not free.any():
+                return r
+            Hs = (Z.T * (c * np.exp(-(Z @ r)))) @ Z + kappa * M + eye
+            step = np.zeros_like(r)
+            step[free] = np.linalg.solve(Hs[np.ix_(free, free)], grad[free])
+            dec = float(grad[free] @ step[free])
+            if dec < newton_tol:
+                return r
+            t = 1.0
+            while t > 1e-10:
+                cand = np.clip(r - t * step, lo, hi)
+                v_c, g_c = neg_q_rho(cand, Z, c, M, kappa)
+                if np.isfinite(v_c) and v_c <= val - 1e-4 * float(grad @ (r - cand)):
+                    break
+                t *= 0.5
+            else:
+                return r
+            r, val, grad = cand, v_c, g_c
+        return None
+
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=400)
+    Z, _ = spline_design(x, 5)
+    M = difference_penalty(Z.shape[1])
+    for scale in (1.0, 1.0, 1e-3, 1e4):   # the last two push coordinates onto the box's bounds
+        c = scale * rng.gamma(1.0, size=400) * np.exp(Z @ rng.normal(size=Z.shape[1]))
+        r0 = rng.normal(size=Z.shape[1])
+        ref = reference(r0, Z, c, M, 1.0, -10.0, 5.0)
+        if ref is not None:
+            assert _rho_step(r0, Z, c, M, 1.0, (-10.0, 5.0)).tobytes() == ref.tobytes()
+
+
+def test_fast_cma_samples_the_same_stream_as_cmaes():
+    """Seventh session: _cma_stage's CMA subclass asks exactly the samples of cmaes.CMA (bounded,
+    with resampling of infeasible draws) and so reaches the same state after each tell."""
+    from cmaes import CMA
+
+    from icml26.decision.skewd.method import _fast_cma_class
+
+    dim = 12
+    bounds = np.full((dim, 2), [-np.inf, np.inf])
+    bounds[6:11] = [-0.5, 0.5]
+    bounds[-1] = [-1.0, 1.0]
+
+    def stream(cls):
+        opt = cls(mean=np.r_[np.linspace(-1, 1, 6), np.zeros(6)], sigma=1.0, bounds=bounds, seed=5,
+                  population_size=10, lr_adapt=True)
+        out = []
+        for _ in range(15):
+            xs = np.array([opt.ask() for _ in range(opt.population_size)])
+            opt.tell(list(zip(xs, (xs**2).sum(1) + np.abs(xs - 0.3).sum(1))))
+            out.append(xs)
+        return np.array(out)
+
+    assert stream(_fast_cma_class()).tobytes() == stream(CMA).tobytes()
+
+
+def test_gram_median_is_numpys_bit_for_bit():
+    """Seventh session: the bracketed selection of _median returns np.median's value exactly."""
+    from icml26.decision.skewd.method import _gram, _median
+
+    rng = np.random.default_rng(22)
+    for size in (5, 19999, 20000, 20001, 50000):
+        for a in (rng.normal(size=size) ** 2, np.round(rng.exponential(size=size), 1), np.ones(size)):
+            assert _median(a) == np.median(a)
+    v = rng.normal(size=300)
+    d2 = (v[:, None] - v[None, :]) ** 2
+    upper = d2[np.triu_indices(300, 1)]
+    assert _gram(v).tobytes() == np.exp(d2 * (-1.0 / np.median(upper[upper > 0]))).tobytes()
+
+
 def test_hsic_equals_double_centred_trace():
     rng = np.random.default_rng(12)
     a = rng.normal(size=150)
