@@ -8,7 +8,7 @@ import scipy.sparse.linalg as spla
 import torch
 
 from icml26.science.heliox.setting import random_system
-from icml26.science.heliox.method import (Stimulus, ball_and_stick, check_schedule, dhs_schedule,
+from icml26.science.heliox.method import (Stimulus, axial_conductances, ball_and_stick, check_schedule, dhs_schedule,
                                           dhs_solve, hh_rates, hines_matrix, hines_solve,
                                           make_plan, optimal_steps_bruteforce, random_tree,
                                           serial_schedule, simulate, soma_hh_dend_pas,
@@ -444,14 +444,7 @@ def _run_network_before_s6(spec, params, x, t_stop, dt, record=False):
     B = S * sum(spec.sizes)
     offs = np.cumsum((0,) + spec.sizes)
     plan = make_plan(morph.parent, k=8)
-    par_np = np.maximum(morph.parent, 0)
-    ri = morph.ri
-    with np.errstate(divide="ignore"):
-        g_own = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area), 0.0)
-        g_par = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area[par_np]), 0.0)
-    g_own[0] = g_par[0] = 0.0
-    axial_d = g_own.copy()
-    np.add.at(axial_d, par_np[1:], g_par[1:])
+    par_np, g_own, g_par, axial_d = axial_conductances(morph)
     T = torch.float64
     a_off = torch.as_tensor(np.repeat(-g_par[:, None], B, axis=1), dtype=T)
     b_off = torch.as_tensor(np.repeat(-g_own[:, None], B, axis=1), dtype=T)
@@ -555,3 +548,15 @@ def test_chain_paths_are_bit_identical_to_the_general_solves(monkeypatch):
     monkeypatch.setattr(network, "_chain_order", lambda plan: None)  # forces the checked tree_solve
     v_ref, g_ref = run()
     assert torch.equal(v_fast, v_ref) and torch.equal(g_fast, g_ref)
+
+
+def test_axial_conductances_sum_on_the_diagonal_and_reject_a_non_morphology():
+    morph = y_neuron(nseg=5, n_dend=2)
+    par, g_own, g_par, axial_d = axial_conductances(morph)
+    assert g_own[0] == g_par[0] == 0.0 and par[0] == 0
+    expect = g_own.copy()
+    for i in range(1, morph.n):
+        expect[par[i]] += g_par[i]
+    np.testing.assert_allclose(axial_d, expect, rtol=1e-14)
+    with pytest.raises(TypeError, match="morph"):
+        axial_conductances(np.zeros(3))

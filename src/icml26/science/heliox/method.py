@@ -628,6 +628,24 @@ class Stimulus:
             raise ValueError(f"amp must be finite, got {self.amp}")
 
 
+def axial_conductances(morph: "Morphology") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cable's axial coupling of ``morph`` as the Hines matrix needs it: ``(parent, g_own, g_par,
+    axial_d)``, with ``parent`` the parent index (the root mapped to 0), ``g_own[i]`` / ``g_par[i]`` the
+    axial conductance density (mA/cm2 per mV) between node ``i`` and its parent seen in ``i``'s row and in
+    the parent's row (0 at the root), and ``axial_d`` their sum on the diagonal of every row."""
+    if not isinstance(morph, Morphology):
+        raise TypeError(f"morph must be a Morphology, got {type(morph).__name__}")
+    par_np = np.maximum(morph.parent, 0)
+    ri = morph.ri
+    with np.errstate(divide="ignore"):
+        g_own = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area), 0.0)
+        g_par = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area[par_np]), 0.0)
+    g_own[0] = g_par[0] = 0.0
+    axial_d = g_own.copy()
+    np.add.at(axial_d, par_np[1:], g_par[1:])
+    return par_np, g_own, g_par, axial_d
+
+
 def simulate(morph: Morphology, bio: Biophysics, stim: Stimulus, t_stop: float, dt: float = 0.025,
              v_init: float = -65.0, plan: Plan | None = None, celsius: float = 6.3,
              batch: int = 1, record: Sequence[int] = (0,), backend: str = "numpy",
@@ -674,15 +692,7 @@ def simulate(morph: Morphology, bio: Biophysics, stim: Stimulus, t_stop: float, 
     def arr(x):
         return torch.as_tensor(x, dtype=torch.float64) if use_torch else np.asarray(x, dtype=float)
 
-    par_np = np.maximum(morph.parent, 0)
-    ri = morph.ri
-    # axial conductance densities (mA/cm2 per mV) seen in the node's row and in its parent's row
-    with np.errstate(divide="ignore"):
-        g_own = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area), 0.0)
-        g_par = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area[par_np]), 0.0)
-    g_own[0] = g_par[0] = 0.0
-    axial_d = g_own.copy()
-    np.add.at(axial_d, par_np[1:], g_par[1:])
+    par_np, g_own, g_par, axial_d = axial_conductances(morph)
     stim_col = np.zeros((n, 1))
     stim_col[stim.node] = 100.0 / morph.area[stim.node]
     b_off = arr(np.repeat(-g_own[:, None], batch, axis=1))

@@ -35,8 +35,8 @@ import numpy as np
 import torch
 
 from icml26.core.validate import as_array, as_rng, check_int, check_positive
-from icml26.science.heliox.method import (Morphology, Section, _TreeSolve, ball_and_stick, build_morphology,
-                                          hh_rates, make_plan)
+from icml26.science.heliox.method import (Morphology, Section, _TreeSolve, axial_conductances, ball_and_stick,
+                                          build_morphology, hh_rates, make_plan)
 
 ENA, EK, EL = 50.0, -77.0, -54.3
 
@@ -168,14 +168,7 @@ def run_network(spec: NetworkSpec, params, x, t_stop: float = 15.0, dt: float = 
     B = S * sum(spec.sizes)                       # every neuron of every trial is one cell column
     offs = np.cumsum((0,) + spec.sizes)           # neuron index range of each layer
     plan = make_plan(morph.parent, k=8)
-    par_np = np.maximum(morph.parent, 0)
-    ri = morph.ri
-    with np.errstate(divide="ignore"):
-        g_own = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area), 0.0)
-        g_par = np.where(ri > 0, 100.0 / (np.where(ri > 0, ri, 1.0) * morph.area[par_np]), 0.0)
-    g_own[0] = g_par[0] = 0.0
-    axial_d = g_own.copy()
-    np.add.at(axial_d, par_np[1:], g_par[1:])
+    par_np, g_own, g_par, axial_d = axial_conductances(morph)
     T = torch.float64
     a_off = torch.as_tensor(np.repeat(-g_par[:, None], B, axis=1), dtype=T)
     b_off = torch.as_tensor(np.repeat(-g_own[:, None], B, axis=1), dtype=T)
