@@ -521,3 +521,57 @@ def test_rollout_rows_leave_the_batch_without_changing_any_row():
     for i, t in enumerate(ep.turns):
         end = S.PREFIX_LEN + len(t) * S.TURN_LEN + (len(t) - 1) * S.TOOL_LEN
         assert (ep.tokens[i, end:] == S.PAD).all()
+
+
+def _rollout_keeping_every_row(model, videos, generator, temperature=1.0, max_turns=5):
+    """Reference for the sampled branch: the batch never shrinks; a finished row keeps drawing from
+    zero logits (as ``rollout`` draws for it) and is fed what it drew, which nothing reads."""
+    b = len(videos)
+    seq_len = S.PREFIX_LEN
+    logits, cache = model(torch.tensor([S.prefix_tokens(v) for v in videos]))
+    last = logits[:, -1]
+    done = torch.zeros(b, dtype=torch.bool)
+    turns = [[] for _ in range(b)]
+    for turn in range(max_turns):
+        toks = []
+        for k in range(S.TURN_LEN):
+            lg = last.float() / temperature
+            lg[done] = 0.0
+            nxt = torch.multinomial(lg.softmax(-1), 1, generator=generator).squeeze(1)
+            toks.append(nxt)
+            logits, cache = model(nxt[:, None], cache=cache, start=seq_len + k)
+            last = logits[:, -1]
+        seq_len += S.TURN_LEN
+        step = torch.stack(toks, 1)
+        tool = torch.full((b, S.TOOL_LEN), S.BLANK, dtype=torch.long)
+        for i in range(b):
+            if done[i]:
+                continue
+            turns[i].append(step[i].tolist())
+            kind, _, f = M.parse_turn(step[i].tolist())
+            if kind == "answer":
+                done[i] = True
+            elif kind == "tool" and "bin" in f:
+                tool[i] = torch.tensor([S.CROP, *S.crop(videos[i].frames, f["bin"], f.get("strategy", "fine")), S.ECROP])
+            else:  # a malformed call: the tool returns an empty crop
+                tool[i] = torch.tensor([S.CROP] + [S.BLANK] * S.CROP_LEN + [S.ECROP])
+        if turn == max_turns - 1 or bool(done.all()):
+            break
+        logits, cache = model(tool, cache=cache, start=seq_len)
+        last = logits[:, -1]
+        seq_len += S.TOOL_LEN
+    return turns
+
+
+def test_sampled_rollout_matches_a_batch_that_keeps_every_row():
+    """The sampled branch (GRPO's and the GRPO gate's rollouts): finished rows leave the batch and its cache
+    while every row still draws, so each episode equals the one of a batch that never shrinks, same stream."""
+    pool = [(*S.oracle_episode(v), True) for v in S.draw_videos(0, 40)]
+    model = M.make_policy(d_model=16, n_layers=1, n_heads=2, seed=0)
+    M.train_sft(model, pool, steps=60, batch=8, lr=1e-2)
+    vids = S.draw_videos(7, 16)
+    for temperature in (1.0, 0.7):
+        ep = M.rollout(model, vids, temperature=temperature, generator=torch.Generator().manual_seed(3))
+        ref = _rollout_keeping_every_row(model, vids, torch.Generator().manual_seed(3), temperature=temperature)
+        assert len({len(t) for t in ep.turns}) > 1  # rows left the batch at different turns
+        assert ep.turns == ref
