@@ -324,3 +324,54 @@ def test_water_pool_honours_no_cache(tmp_path, monkeypatch):
     assert len(list(tmp_path.rglob("*.npz"))) == 1
     for k in fresh:
         np.testing.assert_allclose(kept[k], fresh[k])
+
+
+def test_speedups_give_the_library_results_bit_for_bit():
+    """Eighth session's engineering (no result may move): the sklearn-free polynomial fit equals scikit-learn's
+    PolynomialFeatures + Ridge; the functional forward equals the Sequential's; memoised features equal fresh ones
+    and are recomputed after an in-place change; the basis memo builds the same molecule and restores PySCF."""
+    sklearn = pytest.importorskip("sklearn")  # noqa: F841
+    from pyscf import gto
+    from pyscf.gto import basis as pyscf_basis
+    from sklearn.linear_model import Ridge
+    from sklearn.preprocessing import PolynomialFeatures
+
+    for d in (1, 2, 4):
+        ref = PolynomialFeatures(d).fit(np.zeros((1, 3))).powers_
+        got = M._Monomials(3, d).powers_
+        assert got.dtype == ref.dtype
+        np.testing.assert_array_equal(got, ref)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((120, 35)) * rng.uniform(0.01, 100, 35)
+    y = rng.standard_normal(120)
+    np.testing.assert_array_equal(M._ridge_no_intercept(x, y, 1e-10).coef_,
+                                  Ridge(alpha=1e-10, fit_intercept=False).fit(x, y).coef_)
+    coords = S.sample_geometries(12, 0)
+    e, f = rng.standard_normal(12) * 1e-3, rng.standard_normal((12, 3, 3)) * 1e-2
+    assert isinstance(M.PolynomialEF(2).fit(coords, e, f).model, M._RidgeCoef)
+
+    torch.manual_seed(0)
+    mlh = M.ResidualFlowMLH(rng.standard_normal((12, 28)), coords, width=8)
+    z = torch.tensor(rng.standard_normal((12, 32)))
+    assert torch.equal(M._forward(mlh.net, z), mlh.net(z))
+    c = torch.tensor(coords)
+    first = M._geometry_features(mlh, c)
+    assert M._geometry_features(mlh, c) is first
+    assert torch.equal(first, mlh.r_std.fwd(M.distances(c)))
+    with torch.no_grad():
+        c[0, 1, 0] += 0.01
+    assert torch.equal(M._geometry_features(mlh, c), mlh.r_std.fwd(M.distances(c)))
+    assert not torch.equal(M._geometry_features(mlh, c), first)
+    assert M._geometry_features(mlh, c.clone().requires_grad_(True)).requires_grad
+
+    load = pyscf_basis.load
+    g = coords[0]
+    atom = [("O", g[0]), ("H", g[1]), ("H", g[2])]
+    plain = gto.M(atom=atom, basis="sto-3g", verbose=0)
+    with S._parsed_basis_once():
+        assert pyscf_basis.load is not load
+        memo = gto.M(atom=atom, basis="sto-3g", verbose=0)
+        again = gto.M(atom=atom, basis="sto-3g", verbose=0)
+    assert pyscf_basis.load is load
+    assert memo._basis == plain._basis == again._basis
+    np.testing.assert_array_equal(memo._env, plain._env)
