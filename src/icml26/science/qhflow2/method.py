@@ -358,6 +358,9 @@ class PolynomialEF:
         return phi, np.einsum("nkp,nkax->naxp", dphi_dr, dr_dR)
 
     def fit(self, coords, energies, forces) -> "PolynomialEF":
+        from sklearn.linear_model import Ridge
+        from sklearn.preprocessing import PolynomialFeatures
+
         from icml26.science.qhflow2.setting import BOHR_ANGSTROM
 
         coords = as_array("coords", coords, ndim=3)
@@ -368,13 +371,13 @@ class PolynomialEF:
                              f"{forces.shape}, {energies.shape}")
         r = distances(torch.tensor(coords)).numpy()
         self.mu, self.sd = r.mean(0), np.maximum(r.std(0), 1e-8)
-        self.poly = _Monomials(3, self.degree)
+        self.poly = PolynomialFeatures(self.degree).fit(np.zeros((1, 3)))
         phi, dphi = self._design(coords)
         self.e_mu = float(energies.mean())
         e_sd, f_sd = float(max(energies.std(), 1e-12)), float(max(forces.std(), 1e-12))
         a = np.concatenate([phi / e_sd, (-BOHR_ANGSTROM * dphi).reshape(-1, phi.shape[1]) / f_sd])
         y = np.concatenate([(energies - self.e_mu) / e_sd, forces.reshape(-1) / f_sd])
-        self.model = _ridge_no_intercept(a, y, self.alpha)
+        self.model = Ridge(alpha=self.alpha, fit_intercept=False).fit(a, y)
         return self
 
     def predict(self, coords) -> tuple[np.ndarray, np.ndarray]:
@@ -387,45 +390,6 @@ class PolynomialEF:
         phi, dphi = self._design(coords)
         w = self.model.coef_
         return phi @ w + self.e_mu, -BOHR_ANGSTROM * dphi @ w
-
-
-class _Monomials:
-    """``powers_`` (p, n_features) of scikit-learn's ``PolynomialFeatures(degree)`` (bias, then each degree's
-    combinations with replacement in itertools order), without importing scikit-learn (~1.8 s a process)."""
-
-    def __init__(self, n_features: int, degree: int):
-        from itertools import chain, combinations_with_replacement
-
-        combos = chain.from_iterable(combinations_with_replacement(range(n_features), d) for d in range(degree + 1))
-        self.powers_ = np.vstack([np.bincount(c, minlength=n_features) for c in combos])
-
-
-class _RidgeCoef:
-    def __init__(self, coef: np.ndarray):
-        self.coef_ = coef
-
-
-def _ridge_no_intercept(a: np.ndarray, y: np.ndarray, alpha: float) -> _RidgeCoef:
-    """``Ridge(alpha, fit_intercept=False).fit(a, y)`` for dense a (n, p) with n > p and 1-D y: the operations of
-    scikit-learn's 'auto' -> 'cholesky' path (``_solve_cholesky``: X^T X with alpha on the diagonal, scipy's
-    ``solve(assume_a="pos")`` against X^T y), so the same coefficients bit for bit, without importing scikit-learn;
-    anything else (or a matrix Cholesky rejects, where scikit-learn switches to SVD) goes to scikit-learn itself."""
-    from scipy import linalg
-
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if a.ndim == 2 and y.ndim == 1 and a.shape[0] > a.shape[1] and len(y) == a.shape[0]:
-        p = a.shape[1]
-        gram = a.T @ a
-        xy = a.T @ y.reshape(-1, 1)
-        gram.flat[:: p + 1] += np.asarray([alpha], dtype=np.float64)[0]
-        try:
-            return _RidgeCoef(linalg.solve(gram, xy, assume_a="pos", overwrite_a=True).T.ravel())
-        except linalg.LinAlgError:
-            pass
-    from sklearn.linear_model import Ridge
-
-    return Ridge(alpha=alpha, fit_intercept=False).fit(a, y)
 
 
 def fit_polynomial(coords, energies, forces, degree: int = 4) -> PolynomialEF:
