@@ -58,7 +58,7 @@ def _stage1_cfg(p: Profile, seed: int, tdam_ratio: float) -> dict:
     return {"d": p["d_model"], "layers": p["n_layers"], "pool": p["n_pool"], "steps": p["sft_steps"],
             "batch": p["sft_batch"], "lr": p["sft_lr"], "tdam": float(tdam_ratio), "seed": int(seed),
             "uniform_frac": p["uniform_frac"], "salient_frac": p.params.get("salient_frac", 0.0),
-            "init": p.params.get("init", "default"), "v": 10,
+            "init": p.params.get("init", "default"), "v": 11,
             "val_floor": p.params.get("sft_val_floor", 0.0), "max_restarts": p.params.get("sft_max_restarts", 0)}
 
 
@@ -240,7 +240,7 @@ def seeking_vs_single(p: Profile, seed: int, sft, rl_model) -> dict:
     """Claim 1: the seeker against two single passes at its own mean visual-token budget, per clue length.
 
     Controls (each the better of the SFT and the GRPO checkpoint): uniformly spaced fine frames,
-    and salience-guided fine frames (around the most novel global frames, no interleaving). Also
+    and salience-guided fine frames (the events the global view marks as salient, no interleaving). Also
     the SFT policy as a seeker on the same videos (the GRPO stage's own control) and the
     information ceilings of both single passes (would a perfect reader of those frames answer?).
     """
@@ -369,6 +369,8 @@ def run(p: Profile, seed: int) -> dict:
 def figure(metrics: list[dict]):
     import matplotlib.pyplot as plt
 
+    from . import setting as S
+
     fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
     x = metrics[0]["sweep/ans_len"]
     for key, lab in (("sweep/seeker", "clue seeking (SFT+GRPO)"), ("sweep/sft_seeker", "clue seeking (SFT only)"),
@@ -376,7 +378,7 @@ def figure(metrics: list[dict]):
                      ("sweep/salient", "salience-guided single pass, same budget")):
         y = np.array([m[key] for m in metrics])
         ax[0].errorbar(x, y.mean(0), yerr=y.std(0), marker="o", capsize=3, label=lab)
-    ax[0].set_xlabel("answer-clue length (frames of 256)")
+    ax[0].set_xlabel(f"answer-clue length (frames of {S.T})")
     ax[0].set_ylabel("accuracy")
     ax[0].legend(fontsize=7)
     names = [n for n in ("vtgr", "no_clue", "no_decay") if np.isfinite(metrics[0][f"acc/{n}"])]

@@ -85,16 +85,17 @@ def sinusoidal_positions(length: int, d_model: int, std: float = 0.02) -> torch.
 
 
 def global_position(frame: int) -> int:
-    """Context position of global frame ``frame`` (0..31): after ``BOS Q m1 m2 /Q G``."""
+    """Context position of global frame ``frame`` (0..15): after ``BOS Q m1 m2 /Q G``."""
     frame = check_int("frame", frame, minimum=0, maximum=S.T // S.STRIDE - 1)
     return 6 + frame
 
 
 def align_time_tokens(model: TinyLM) -> None:
-    """Start each crop-bin token's embedding at the position code of the global frame its window centres on.
+    """Start each crop-bin token's embedding at the position code of the global frame its window starts on.
 
-    Bin ``b`` (0..30) covers frames ``[8 b, 8 b + 16)``, centred on global frame ``b + 1`` (1..31),
-    the frame where the reference trajectory saw the event it crops. The time the model writes in a tool
+    Bin ``b`` (0..15) covers frames ``[8 b, 8 b + 8)``, which start at global frame ``b``, the frame
+    where the reference trajectory saw the event it crops (until the ninth session a bin covered 16
+    frames and was aligned to global frame ``b + 1``, its centre). The time the model writes in a tool
     call and the time of the global frame it looks at then share one code at the start of
     training (our stand-in for Qwen2.5-VL's absolute-time position ids, under which a written
     timestamp and the frames at that time are aligned); both stay free parameters.
@@ -104,12 +105,12 @@ def align_time_tokens(model: TinyLM) -> None:
     if model.cfg.vocab_size < S.BIN0 + S.N_BINS:
         raise ValueError(f"model must have the episode vocabulary (>= {S.BIN0 + S.N_BINS} tokens), "
                          f"got vocab_size {model.cfg.vocab_size}")
-    if model.cfg.max_len <= global_position(S.N_BINS):
-        raise ValueError(f"model must hold the global view (max_len > {global_position(S.N_BINS)}), "
+    if model.cfg.max_len <= global_position(S.N_BINS - 1):
+        raise ValueError(f"model must hold the global view (max_len > {global_position(S.N_BINS - 1)}), "
                          f"got max_len {model.cfg.max_len}")
     with torch.no_grad():
         for b in range(S.N_BINS):
-            model.tok.weight[S.BIN0 + b] = model.pos.weight[global_position(b + 1)]
+            model.tok.weight[S.BIN0 + b] = model.pos.weight[global_position(b)]
 
 
 def make_policy(d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0, *,
@@ -357,7 +358,7 @@ def answer_single_pass(model: TinyLM, videos: Sequence[S.Video], n_frames: int, 
                        salient: bool = False) -> np.ndarray:
     """Greedy single-pass answers from ``n_frames`` fine frames; returns correctness (batch,).
 
-    The frames are evenly spaced (``salient=False``) or chosen around the most novel global
+    The frames are evenly spaced (``salient=False``) or spent on the events of the salient global
     frames (:func:`setting.salient_indices`); either way one pass, no tool call, no feedback.
     """
     n_frames = check_int("n_frames", n_frames, minimum=1, maximum=S.UNI_SLOTS)
@@ -381,7 +382,7 @@ def replay_turns(model: TinyLM, prefix: torch.Tensor, turns: Sequence[torch.Tens
                  *, shared_cache: bool = True) -> torch.Tensor:
     """Teacher-forced pass over a fixed multi-turn trajectory; returns the logits of every turn token.
 
-    ``prefix`` (batch, P); ``turns[k]`` (batch, 5) the model tokens of turn k; ``tools[k]`` (batch, 18)
+    ``prefix`` (batch, P); ``turns[k]`` (batch, 5) the model tokens of turn k; ``tools[k]`` (batch, 10)
     the tool output after turn k (one fewer than turns). With ``shared_cache`` one KV cache holds the
     whole context (Video-o3); otherwise each turn re-encodes the context from scratch (decoupled).
     Turn tokens are decoded one at a time in both cases.

@@ -1,22 +1,26 @@
 """The simulated world of the Video-o3 reproduction: symbolic long videos, a global view, a crop tool.
 
-A *video* is ``T = 256`` frames; each frame is one symbol: one of 16 ordinary objects, one of
+A *video* is ``T = 128`` frames; each frame is one symbol: one of 16 ordinary objects, one of
 4 *markers*, or a marker with an object shown beside it. The timeline is a sequence of object
 events (2-6 frames each). A question names one or two markers ("which object is shown with
-marker A [and with marker B]?"); each named marker is an event of 8 frames inside which the
-*answer object* is shown beside the marker for ``ans_len`` consecutive frames (the clue-sparsity
-knob: shorter is sparser). Zero or one further marker that the question does not name is a
-distractor (it also shows an object).
+marker A [and with marker B]?"); each named marker is an event of 8 frames, starting on the
+global view's grid (frame ``8 g``), inside which the *answer object* is shown beside the marker
+for ``ans_len`` consecutive frames (the clue-sparsity knob: shorter is sparser). Zero or one
+further marker that the question does not name is a distractor (it also shows an object).
+Marker events start at least 16 frames apart.
 
-* ``global_view``: every 8th frame, quantised: an object shows only its group (object // 4), and
-  every marker frame shows one shared "salient" symbol. The view shows each marker event in
-  exactly one global frame: it says *where* salient events are, not *which* marker nor the object.
+* ``global_view``: every 8th frame (16 frames), quantised: an object shows only its group
+  (object // 4), and every marker frame shows one shared "salient" symbol. The view shows each
+  marker event in exactly one global frame, its first: it says *where* salient events are, not
+  *which* marker nor the object.
 * ``crop``: the tool. ``crop(frames, start_bin, strategy)`` returns the fine symbols of the
-  16 frames ``[8 b, 8 b + 16)`` at stride 1/2/4 (fine/medium/coarse), padded with BLANK.
+  8 frames ``[8 b, 8 b + 8)`` at stride 1/2/4 (fine/medium/coarse), padded with BLANK.
 * ``uniform_frames``: the single-pass baseline's input, ``n`` evenly spaced fine frames.
-* ``salient_frames``: the salience-guided single pass's input: ``n`` fine frames spent around the
-  global frames with the highest novelty score (``-log`` frequency of their coarse symbol in the
-  video's own global view), no seeking and no feedback (the control a reviewer asks for).
+* ``salient_frames``: the salience-guided single pass's input: ``n`` fine frames spent on the
+  events of the global frames that show the salient symbol, no seeking and no feedback (the
+  control a reviewer asks for). Until the ninth session the targets were the global frames of
+  highest novelty (``-log`` frequency of their coarse symbol in the view), which in a 32-frame
+  view were the marker frames in ~94% of videos but in a 16-frame view in only ~30%.
 * ``oracle_episode``: the reference trajectory (crop every salient event in temporal order until
   every named marker has been seen, then answer), used for SFT. Its think token states which
   named marker is still missing (``NEED m``, or ``NEED_BOTH`` before either is seen): our
@@ -24,9 +28,12 @@ distractor (it also shows an object).
 
 Token layout of one episode (fixed-size turns, so episodes batch without ragged caches)::
 
-    prefix  = BOS Q m1 m2|NONE /Q  G c_0 .. c_31 /G                       (39 tokens)
-    tool    = NEED GROUND BIN_b STRAT_s /GROUND   CROP f_1 .. f_16 /CROP   (5 + 18)
+    prefix  = BOS Q m1 m2|NONE /Q  G c_0 .. c_15 /G                       (23 tokens)
+    tool    = NEED GROUND BIN_b STRAT_s /GROUND   CROP f_1 .. f_8 /CROP    (5 + 10)
     answer  = ANS m1 a1 m2|NONE a2|NONE                                   (5)
+
+(Until the ninth session the videos had 256 frames and the crops 16, with marker events at any
+offset: reference episodes of 67-113 tokens instead of 43-73; see the paper's substitution.)
 
 The answer turn names each marker before its object (our stand-in for the reasoning text that
 states which clue the answer rests on). Any think token (the bare ``THINK`` or a ``NEED`` token)
@@ -41,17 +48,17 @@ import numpy as np
 
 from icml26.core.validate import as_rng, check_int
 
-T = 256            # frames per video
-STRIDE = 8         # global view stride (32 global frames) and crop-bin width
-CROP_LEN = 16      # frames per crop window
-N_BINS = (T - CROP_LEN) // STRIDE + 1   # 31 crop start bins
+T = 128            # frames per video
+STRIDE = 8         # global view stride (16 global frames) and crop-bin width
+CROP_LEN = 8       # frames per crop window (one bin: a marker event is grid-aligned)
+N_BINS = (T - CROP_LEN) // STRIDE + 1   # 16 crop start bins, one per global frame
 N_OBJ = 16
 N_MARK = 4
 STRATEGIES = ("fine", "medium", "coarse")
 STRATEGY_STRIDE = {"fine": 1, "medium": 2, "coarse": 4}
 TURN_LEN = 5
 TOOL_LEN = CROP_LEN + 2
-UNI_SLOTS = 48
+UNI_SLOTS = 24
 
 # ---------------------------------------------------------------- vocabulary
 PAD, BOS, Q, EQ, G, EG, THINK, GROUND, EGROUND, ANS, EANS, CROP, ECROP, UNI, EUNI, BLANK, NONE = range(17)
@@ -60,13 +67,14 @@ OBJ0 = STRAT0 + len(STRATEGIES)      # 20
 MARK0 = OBJ0 + N_OBJ                 # 36
 MOBJ0 = MARK0 + N_MARK               # 40: marker m shown with object o
 COARSE0 = MOBJ0 + N_MARK * N_OBJ     # 104
-BIN0 = COARSE0 + N_OBJ // 4 + 1      # 109
-NEED0 = BIN0 + N_BINS                # 140: think "marker m is still missing"
-NEED_BOTH = NEED0 + N_MARK           # 144: think "both named markers are still missing"
-VOCAB = NEED_BOTH + 1                # 145
+SALIENT = COARSE0 + N_OBJ // 4       # the global view's one symbol for every marker frame
+BIN0 = SALIENT + 1                   # 109
+NEED0 = BIN0 + N_BINS                # 125: think "marker m is still missing"
+NEED_BOTH = NEED0 + N_MARK           # 129: think "both named markers are still missing"
+VOCAB = NEED_BOTH + 1                # 130
 THINKS = (THINK, *range(NEED0, NEED_BOTH + 1))   # tokens that open a tool turn
 MARK_LEN = 8                         # frames of a marker event (= STRIDE: one global frame each)
-PREFIX_LEN = 5 + 2 + T // STRIDE     # 39
+PREFIX_LEN = 5 + 2 + T // STRIDE     # 23
 
 
 def fine_token(symbol: int) -> int:
@@ -104,10 +112,10 @@ def make_video(rng: np.random.Generator | int, *, hops: int = 1, distractors: in
     distractors = check_int("distractors", distractors, minimum=0, maximum=N_MARK - hops)
     ans_len = check_int("ans_len", ans_len, minimum=1, maximum=MARK_LEN)
     k = hops + distractors
-    # marker starts, at least 28 frames apart and clear of the ends
+    # marker events start on the global-view grid (frame 8 g, g in 1..T/8 - 2), at least two bins apart
     while True:
-        starts = np.sort(rng.choice(np.arange(4, T - 24), size=k, replace=False))
-        if k == 1 or np.diff(starts).min() >= 28:
+        starts = STRIDE * np.sort(rng.choice(np.arange(1, T // STRIDE - 1), size=k, replace=False))
+        if k == 1 or np.diff(starts).min() >= 2 * STRIDE:
             break
     frames = np.empty(T, dtype=np.int64)
     t, prev = 0, -1
@@ -134,12 +142,12 @@ def make_video(rng: np.random.Generator | int, *, hops: int = 1, distractors: in
 
 
 def global_view(frames: np.ndarray) -> list[int]:
-    """The coarse global view: every ``STRIDE``-th frame as a coarse token (32 tokens)."""
+    """The coarse global view: every ``STRIDE``-th frame as a coarse token (16 tokens)."""
     return [coarse_token(int(x)) for x in np.asarray(frames)[::STRIDE]]
 
 
 def crop(frames: np.ndarray, start_bin: int, strategy: str = "fine") -> list[int]:
-    """The VideoCrop tool: fine tokens of frames ``[8 b, 8 b + 16)`` at the strategy's stride, BLANK-padded to 16."""
+    """The VideoCrop tool: fine tokens of frames ``[8 b, 8 b + 8)`` at the strategy's stride, BLANK-padded to 8."""
     b = check_int("start_bin", start_bin, minimum=0, maximum=N_BINS - 1)
     if strategy not in STRATEGY_STRIDE:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
@@ -164,22 +172,13 @@ def uniform_frames(frames: np.ndarray, n: int, offset: float = 0.5) -> list[int]
     return toks + [BLANK] * (UNI_SLOTS - n)
 
 
-def novelty(frames: np.ndarray) -> np.ndarray:
-    """Salience of each global frame: ``-log`` of its coarse symbol's frequency in the global view (32,).
-
-    A cheap, task-agnostic score (rare is salient); it reads only the coarse view the seeker also sees.
-    """
-    g = np.asarray(global_view(frames))
-    _, inv, cnt = np.unique(g, return_inverse=True, return_counts=True)
-    return -np.log(cnt[inv] / len(g))
-
-
 def salient_indices(frames: np.ndarray, n: int) -> np.ndarray:
     """Frame indices of the salience-guided single pass: ``n`` fine frames chosen before looking at any.
 
-    The global frames tied at the highest novelty are the targets; an event seen in global frame
-    ``g`` lies inside frames ``[8 g - 7, 8 g + 7]`` (15 frames), so each target gets ``n // K``
-    (at most 15) evenly spaced frames of that span (``K`` targets; the remainder goes to the
+    The global frames that show the salient symbol are the targets (the same location information
+    the seeker reads from the global view); an event seen in global frame
+    ``g`` starts there (events are grid-aligned) and spans frames ``[8 g, 8 g + 8)``, so each
+    target gets ``n // K`` (at most 8) evenly spaced frames of that span (``K`` targets; the remainder goes to the
     first targets); budget left over when every span is covered is spent evenly on the rest of
     the video. Returns ``n`` sorted, distinct indices.
     """
@@ -187,9 +186,10 @@ def salient_indices(frames: np.ndarray, n: int) -> np.ndarray:
     n = check_int("n", n, minimum=1, maximum=UNI_SLOTS)
     if frames.shape != (T,):
         raise ValueError(f"frames must have shape ({T},), got {frames.shape}")
-    nov = novelty(frames)
-    targets = np.flatnonzero(nov >= nov.max() - 1e-12)
-    spans = [np.arange(max(0, STRIDE * g - STRIDE + 1), min(T, STRIDE * g + STRIDE)) for g in targets]
+    targets = np.flatnonzero(np.asarray(global_view(frames)) == SALIENT)
+    if len(targets) == 0:
+        raise ValueError("frames must hold at least one marker event (no global frame shows the salient symbol)")
+    spans = [np.arange(STRIDE * g, min(T, STRIDE * g + MARK_LEN)) for g in targets]
     share = [n // len(spans) + (i < n % len(spans)) for i in range(len(spans))]
     chosen: set[int] = set()
     for sp, k in zip(spans, share):
@@ -246,13 +246,13 @@ def missing_think(video: Video, seen) -> int:
 def oracle_bins(video: Video) -> list[int]:
     """Crop bins of the reference trajectory: each salient event in time order until all named markers are seen.
 
-    An 8-frame marker event starting at s shows in global frame g = ceil(s / 8) only, and lies
-    inside the crop window of bin g - 1, frames [8 g - 8, 8 g + 8).
+    An 8-frame marker event starting at s = 8 g shows in global frame g only, and is exactly the
+    crop window of bin g, frames [8 g, 8 g + 8).
     """
     need = set(video.asked)
     bins = []
     for (s, _), mid in zip(video.salient, video.salient_ids):
-        bins.append(-(-s // STRIDE) - 1)
+        bins.append(s // STRIDE)
         need.discard(mid)
         if not need:
             break
