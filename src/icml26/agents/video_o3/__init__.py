@@ -364,7 +364,11 @@ PAPER = Paper(
                        "controls; check and gate unchanged. Changed by review after that run (partly -> "
                        "not-reproduced): under the house rule a part counts only if the control fails it, and the "
                        "seeker's one passing part (beating uniform frames by >= 10 points) is passed just as well "
-                       "by the salience-guided single pass, which has no interleaving."),
+                       "by the salience-guided single pass, which has no interleaving. Review of the ninth session "
+                       "(text only): the salience-guided half of the rule cannot pass in this world, nor could it in "
+                       "the old one: at the seeker's budget that pass's information ceiling is 0.805, 1.0, 1.0 at clue "
+                       "lengths 1, 2, 3, so no seeker could beat it by 10 points over the sweep (tested); the verdict "
+                       "rests on the house-rule part, which is measured."),
             paper_value="qualitative: native clue seeking beats uniform single-pass sampling; MLVU 72.1 vs 70.2 for the base model",
             control="the same model, one pass at the seeker's mean visual-token budget (the better of the SFT and GRPO "
                     "checkpoints) over uniform fine frames, and over salience-guided fine frames",
