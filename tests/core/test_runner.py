@@ -191,3 +191,24 @@ def test_each_job_reports_its_own_cpu(tmp_path, fake_papers):
     assert summary.ok and summary.outcomes
     for out in summary.outcomes:
         assert out.cpu_s is not None and 0.0 <= out.cpu_s <= out.duration_s * 2 + 1.0
+
+
+def test_forkserver_preloads_the_optimiser_import_without_touching_random_streams():
+    """The server imports torch._dynamo (what a job's first optimiser imports) so that no job pays for it; that is
+    safe only because the import draws from no random stream and starts no thread, checked here in a fresh process."""
+    pytest.importorskip("torch")
+    from icml26.core import runner
+
+    assert runner._preload()[-2:] == ["torch", "torch._dynamo"]
+    code = ("import importlib, random, threading, numpy as np, torch\n"
+            "def draw(imp):\n"
+            "    torch.manual_seed(0); np.random.seed(0); random.seed(0)\n"
+            "    if imp:\n"
+            "        importlib.import_module('torch._dynamo')\n"
+            "    return torch.rand(3).tolist(), np.random.rand(2).tolist(), random.random()\n"
+            "a = draw(True); b = draw(False); assert a == b, (a, b)\n"
+            "assert threading.active_count() == 1\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
