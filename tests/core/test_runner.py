@@ -212,3 +212,23 @@ def test_forkserver_preloads_the_optimiser_import_without_touching_random_stream
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_jobs_run_longest_first_by_their_last_cost(tmp_path, fake_papers):
+    """A re-run starts the seeds that cost most last time first (longest processing time first), so a slow seed
+    does not start last and run alone; unknown seeds get the paper's mean, a paper with no history goes first."""
+    from icml26.core.runner import longest_first
+
+    ok, other = fake_papers["fake-ok"], fake_papers["fake-raise"]
+    with Store(tmp_path / "r.sqlite") as st:
+        todo, _ = plan([ok, other], "quick", seeds=4, store=st, force=True)
+        assert [(j.paper, j.seed) for j in todo] == [(p.slug, s) for p in (ok, other) for s in range(4)]  # no history
+        for seed, cpu, wall in ((0, 10.0, 11.0), (1, 30.0, 31.0), (2, None, 50.0), (2, 5.0, 6.0)):  # newest row wins
+            st.record(paper=ok.slug, profile="quick", seed=seed, status="ok", code_hash=f"h{seed}{cpu}",
+                      metrics={"x": 1.0}, duration_s=wall, cpu_s=cpu)
+        st.record(paper=ok.slug, profile="quick", seed=3, status="error", code_hash="h", error="boom", duration_s=99.0)
+        todo, _ = plan([ok, other], "quick", seeds=4, store=st, force=True)
+        # other: no history (inf); ok: seed 1 (30), seed 3 (unknown: mean of 10, 30, 5 = 15), seed 0 (10), seed 2 (5)
+        assert [(j.paper, j.seed) for j in todo] == ([(other.slug, s) for s in range(4)]
+                                                     + [(ok.slug, s) for s in (1, 3, 0, 2)])
+    assert longest_first(todo, None) == todo and longest_first([], None) == []

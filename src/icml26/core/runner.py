@@ -58,7 +58,34 @@ def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, sto
         for s in range(n):
             job = Job(paper.slug, prof.name, s, float(timeout_s or prof.timeout_s), ov, prof.cpus, prof.gpu)
             (skipped if s in done else todo).append(job)
-    return todo, skipped
+    return longest_first(todo, store), skipped
+
+
+def longest_first(jobs: Sequence[Job], store: Store | None) -> list[Job]:
+    """``jobs`` ordered by their expected cost, largest first (the classic longest-processing-time rule, which
+    keeps a slow seed from starting last and running alone): the CPU seconds (else the wall time) of the
+    newest ``ok`` row of the same paper, profile and seed in ``store``, else the mean of that paper's known
+    seeds; jobs with no estimate at all go first. Ties keep their order, so without a store, or with no
+    history, the order is unchanged. Only the order changes: each job's result does not depend on it."""
+    jobs = list(jobs)
+    if store is None or len(jobs) < 2:
+        return jobs
+    known: dict[tuple[str, str], dict[int, float]] = {}
+    for paper, profile in dict.fromkeys((j.paper, j.profile) for j in jobs):
+        est: dict[int, float] = {}
+        for r in store.rows(paper, profile):  # oldest first: the newest row of a seed wins
+            cost = r.cpu_s if r.cpu_s is not None else r.duration_s
+            if r.status == "ok" and cost is not None:
+                est[r.seed] = float(cost)
+        known[(paper, profile)] = est
+
+    def cost(j: Job) -> float:
+        est = known[(j.paper, j.profile)]
+        if j.seed in est:
+            return est[j.seed]
+        return sum(est.values()) / len(est) if est else float("inf")
+
+    return sorted(jobs, key=cost, reverse=True)
 
 
 # -- the worker side ------------------------------------------------------------------------
