@@ -232,3 +232,29 @@ def test_jobs_run_longest_first_by_their_last_cost(tmp_path, fake_papers):
         assert [(j.paper, j.seed) for j in todo] == ([(other.slug, s) for s in range(4)]
                                                      + [(ok.slug, s) for s in (1, 3, 0, 2)])
     assert longest_first(todo, None) == todo and longest_first([], None) == []
+
+
+def test_a_fresh_store_orders_jobs_by_the_shipped_rows(tmp_path, fake_papers):
+    """With no history in the store, the rows shipped with the report give the costs; the store's own history wins."""
+    import gzip
+    import json
+
+    from icml26.core.runner import longest_first
+
+    ok = fake_papers["fake-ok"]
+    ship = tmp_path / "runs.jsonl.gz"
+    recs = [{"paper": ok.slug, "profile": "quick", "seed": s, "status": st, "duration_s": d, "cpu_s": c}
+            for s, st, d, c in ((0, "ok", 5.0, 4.0), (1, "ok", 9.0, None), (2, "ok", 1.0, 1.0), (2, "error", 90.0, 90.0))]
+    with gzip.open(ship, "wt", encoding="utf-8") as fh:
+        fh.write("\n".join(json.dumps(r) for r in recs) + "\n")
+    with Store(tmp_path / "r.sqlite") as st:
+        todo, _ = plan([ok], "quick", seeds=3, store=st, force=True)
+        assert [j.seed for j in longest_first(todo, st, ship)] == [1, 0, 2]          # 9 (wall), 4, 1
+        assert [j.seed for j in longest_first(todo, st, tmp_path / "none.gz")] == [0, 1, 2]  # no file: order kept
+        (tmp_path / "bad.gz").write_bytes(b"not gzip")
+        assert [j.seed for j in longest_first(todo, st, tmp_path / "bad.gz")] == [0, 1, 2]
+        for seed, cpu in ((2, 50.0), (0, 20.0)):
+            st.record(paper=ok.slug, profile="quick", seed=seed, status="ok", code_hash="h", metrics={"x": 1.0},
+                      duration_s=cpu, cpu_s=cpu)
+        # the store's history wins over the shipped rows: seed 2 (50), seed 1 at the store's mean (35), seed 0 (20)
+        assert [j.seed for j in longest_first(todo, st, ship)] == [2, 1, 0]

@@ -17,6 +17,7 @@ Workers exit when their driver dies, and what libraries print goes to the log
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import resource
@@ -61,22 +62,59 @@ def plan(papers: Sequence[Paper], profile: str, *, seeds: int | None = None, sto
     return longest_first(todo, store), skipped
 
 
-def longest_first(jobs: Sequence[Job], store: Store | None) -> list[Job]:
+#: The rows shipped with the report (``icml26 report`` writes them): the cost history of a fresh clone.
+SHIPPED_RUNS = Path(__file__).resolve().parents[3] / "report" / "runs.jsonl.gz"
+
+
+def _shipped_costs(path: Path) -> dict[tuple[str, str], dict[int, float]]:
+    """Per (paper, profile), each seed's cost (CPU seconds, else wall) in the ``ok`` rows of a runs export, the
+    last row of a seed winning; empty if the file is missing or unreadable (the estimate is only a hint)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    return _read_costs(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_costs(path: str, mtime_ns: int, size: int) -> dict[tuple[str, str], dict[int, float]]:
+    import gzip
+
+    out: dict[tuple[str, str], dict[int, float]] = {}
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                rec = json.loads(line)
+                cost = rec.get("cpu_s") if rec.get("cpu_s") is not None else rec.get("duration_s")
+                if rec.get("status") == "ok" and isinstance(cost, (int, float)):
+                    out.setdefault((rec["paper"], rec["profile"]), {})[int(rec["seed"])] = float(cost)
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        return {}
+    return out
+
+
+def longest_first(jobs: Sequence[Job], store: Store | None, shipped: Path | None = SHIPPED_RUNS) -> list[Job]:
     """``jobs`` ordered by their expected cost, largest first (the classic longest-processing-time rule, which
     keeps a slow seed from starting last and running alone): the CPU seconds (else the wall time) of the
-    newest ``ok`` row of the same paper, profile and seed in ``store``, else the mean of that paper's known
-    seeds; jobs with no estimate at all go first. Ties keep their order, so without a store, or with no
-    history, the order is unchanged. Only the order changes: each job's result does not depend on it."""
+    newest ``ok`` row of the same paper, profile and seed in ``store``, else in the rows ``shipped`` with the
+    report (a fresh clone's history), else the mean of that paper's known seeds; jobs with no estimate at all
+    go first. Ties keep their order, so with no history the order is unchanged. Only the order changes: each
+    job's result does not depend on it."""
     jobs = list(jobs)
     if store is None or len(jobs) < 2:
         return jobs
     known: dict[tuple[str, str], dict[int, float]] = {}
+    ship: dict[tuple[str, str], dict[int, float]] | None = None
     for paper, profile in dict.fromkeys((j.paper, j.profile) for j in jobs):
         est: dict[int, float] = {}
         for r in store.rows(paper, profile):  # oldest first: the newest row of a seed wins
             cost = r.cpu_s if r.cpu_s is not None else r.duration_s
             if r.status == "ok" and cost is not None:
                 est[r.seed] = float(cost)
+        if not est and shipped is not None:
+            if ship is None:
+                ship = _shipped_costs(shipped)
+            est = dict(ship.get((paper, profile), {}))
         known[(paper, profile)] = est
 
     def cost(j: Job) -> float:
