@@ -12,7 +12,9 @@ interrupted run (Ctrl-C) keeps every finished job exactly once and a re-run comp
 only the missing ones. Before a job starts the driver leases it in the store, so two
 ``icml26 run`` processes on one store share the work (a dead process's lease expires).
 Workers exit when their driver dies, and what libraries print goes to the log
-(:func:`icml26.core.jobs.log_path`), not to the terminal.
+(:func:`icml26.core.jobs.log_path`), not to the terminal. Jobs start longest first, by the
+cost of the same seed's last stored run (:func:`longest_first`), so a slow seed does not
+start last and run alone.
 """
 
 from __future__ import annotations
