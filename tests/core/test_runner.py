@@ -232,6 +232,12 @@ def test_jobs_run_longest_first_by_their_last_cost(tmp_path, fake_papers):
         assert [(j.paper, j.seed) for j in todo] == ([(other.slug, s) for s in range(4)]
                                                      + [(ok.slug, s) for s in (1, 3, 0, 2)])
     assert longest_first(todo, None) == todo and longest_first([], None) == []
+    with pytest.raises(TypeError, match="jobs"):
+        longest_first([("fake-ok", 0)], None)
+    with pytest.raises(TypeError, match="store"):
+        longest_first(todo, "runs.sqlite")
+    with pytest.raises(TypeError, match="shipped"):
+        longest_first(todo, None, shipped=3)
 
 
 def test_a_fresh_store_orders_jobs_by_the_shipped_rows(tmp_path, fake_papers):

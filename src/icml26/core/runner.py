@@ -20,6 +20,7 @@ start last and run alone.
 from __future__ import annotations
 
 import functools
+import math
 import multiprocessing as mp
 import os
 import resource
@@ -88,7 +89,7 @@ def _read_costs(path: str, mtime_ns: int, size: int) -> dict[tuple[str, str], di
             for line in fh:
                 rec = json.loads(line)
                 cost = rec.get("cpu_s") if rec.get("cpu_s") is not None else rec.get("duration_s")
-                if rec.get("status") == "ok" and isinstance(cost, (int, float)):
+                if rec.get("status") == "ok" and isinstance(cost, (int, float)) and math.isfinite(cost):
                     out.setdefault((rec["paper"], rec["profile"]), {})[int(rec["seed"])] = float(cost)
     except (OSError, ValueError, KeyError, TypeError, EOFError):
         return {}
@@ -103,6 +104,12 @@ def longest_first(jobs: Sequence[Job], store: Store | None, shipped: Path | None
     go first. Ties keep their order, so with no history the order is unchanged. Only the order changes: each
     job's result does not depend on it."""
     jobs = list(jobs)
+    if not all(isinstance(j, Job) for j in jobs):
+        raise TypeError("jobs must be a sequence of Job")
+    if store is not None and not isinstance(store, Store):
+        raise TypeError(f"store must be a Store or None, got {type(store).__name__}")
+    if shipped is not None and not isinstance(shipped, (str, os.PathLike)):
+        raise TypeError(f"shipped must be a path or None, got {type(shipped).__name__}")
     if store is None or len(jobs) < 2:
         return jobs
     known: dict[tuple[str, str], dict[int, float]] = {}
@@ -111,11 +118,11 @@ def longest_first(jobs: Sequence[Job], store: Store | None, shipped: Path | None
         est: dict[int, float] = {}
         for r in store.rows(paper, profile):  # oldest first: the newest row of a seed wins
             cost = r.cpu_s if r.cpu_s is not None else r.duration_s
-            if r.status == "ok" and cost is not None:
+            if r.status == "ok" and cost is not None and math.isfinite(cost):  # a NaN would scramble the sort
                 est[r.seed] = float(cost)
         if not est and shipped is not None:
             if ship is None:
-                ship = _shipped_costs(shipped)
+                ship = _shipped_costs(Path(shipped))
             est = dict(ship.get((paper, profile), {}))
         known[(paper, profile)] = est
 
